@@ -1,0 +1,49 @@
+# The map of what a contributor can do. Needs only python3 (>= 3.11) on the PATH.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+DEV_STAMP := $(VENV)/.installed-dev
+
+.PHONY: run test lint format bench docs clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+# Reinstall when the dependencies change.
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e .
+	touch $@
+
+$(DEV_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	touch $@ $(STAMP)
+
+## run: audit the bundled demo log (findings are expected there, so exit 0 regardless)
+run: $(STAMP)
+	$(BIN)/audit fixtures/demo/ --exit-zero
+
+## test: the whole suite
+test: $(DEV_STAMP)
+	$(BIN)/python -m pytest
+
+## lint: ruff check + ruff format --check
+lint: $(DEV_STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+## format: apply ruff's fixes and formatting
+format: $(DEV_STAMP)
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+## bench: throughput of audit against a plain orjson parse of the same log
+bench: $(STAMP)
+	$(BIN)/python bench/bench.py
+
+## docs: regenerate the rule table in README.md from the rule docstrings
+docs: $(STAMP)
+	$(BIN)/python -m auditor.docs --write README.md
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

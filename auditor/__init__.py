@@ -1,0 +1,3 @@
+"""auditor: audit the transcripts of tool-using LLM agents."""
+
+__version__ = "0.1.0"

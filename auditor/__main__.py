@@ -1,0 +1,5 @@
+"""Allow `python -m auditor`."""
+
+from auditor.cli import main
+
+main()

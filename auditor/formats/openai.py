@@ -1,0 +1,171 @@
+"""OpenAI chat logs: `{messages, tools?, id?}`, a list of those, or a bare list of messages.
+
+Messages are `{role, content, tool_calls?, tool_call_id?}`; content is a string or a list of
+parts; `tool_calls[].function.arguments` is a JSON string. Also read: the legacy single
+`function_call` with `role: function` results, and the flat `{id, name, arguments}` calls and
+`{role: tool, id, error}` results that tau2-bench writes (the `tau` format reuses this parser).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from auditor.formats._common import (
+    Problem,
+    as_id,
+    attach,
+    excerpt_json,
+    fallback_id,
+    own_id,
+    text_of,
+    tool_call,
+    tool_specs,
+)
+from auditor.model import Conversation, Location, Message, ToolCall, ToolResult
+from auditor.sources import Record
+
+NAME = "openai"
+ID_KEYS = ("id", "conversation_id", "session_id", "thread_id", "trace_id")
+
+
+def detect(record: Record) -> bool:
+    value = record.value
+    if record.kind != "json":
+        return False
+    if isinstance(value, dict):
+        return isinstance(value.get("messages"), list)
+    if isinstance(value, list) and value and isinstance(value[0], dict):
+        first = value[0]
+        return isinstance(first.get("messages"), list) or is_message(first)
+    return False
+
+
+def is_message(value: Any) -> bool:
+    """An OpenAI-style message: a role and a content or calls."""
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("role"), str)
+        and ("content" in value or "tool_calls" in value or "function_call" in value)
+    )
+
+
+def parse(record: Record) -> Iterator[Conversation | Problem]:
+    value, location = record.value, record.location
+    if isinstance(value, dict):
+        yield from _container(value, location, None)
+    elif (
+        isinstance(value, list) and value and isinstance(value[0], dict) and "messages" in value[0]
+    ):
+        for i, item in enumerate(value):
+            if isinstance(item, dict) and isinstance(item.get("messages"), list):
+                yield from _container(item, location.child(i), i)
+            else:
+                yield Problem(
+                    location.child(i),
+                    "expected a conversation object with `messages`",
+                    evidence=excerpt_json(item),
+                )
+    else:
+        problems: list[Problem] = []
+        msgs = messages(value, location, problems)
+        cid = fallback_id(location)
+        yield from attach(problems, cid)
+        yield Conversation(cid, NAME, location, msgs)
+
+
+def _container(
+    value: dict, location: Location, index: int | None
+) -> Iterator[Conversation | Problem]:
+    problems: list[Problem] = []
+    msgs = messages(value["messages"], location.child("messages"), problems)
+    cid = own_id(value, *ID_KEYS)
+    conversation_id = cid or fallback_id(location, index)
+    yield from attach(problems, conversation_id)
+    yield Conversation(
+        conversation_id,
+        NAME,
+        location,
+        msgs,
+        tools=tool_specs(value.get("tools") or value.get("functions")),
+        own_id=cid is not None,
+    )
+
+
+def messages(items: list, location: Location, problems: list[Problem]) -> tuple[Message, ...]:
+    """Normalise a list of OpenAI-style messages; what is not a message becomes a Problem."""
+    out: list[Message] = []
+    for i, item in enumerate(items):
+        here = location.child(i)
+        if not isinstance(item, dict) or not isinstance(item.get("role"), str):
+            problems.append(
+                Problem(
+                    here,
+                    "expected a message object with a string `role`",
+                    evidence=excerpt_json(item),
+                )
+            )
+            continue
+        out.append(message(item, len(out), here, problems))
+    return tuple(out)
+
+
+def message(item: dict, index: int, here: Location, problems: list[Problem]) -> Message:
+    role = item["role"]
+    text = text_of(item.get("content"))
+    calls = _calls(item, here, problems)
+    result = None
+    if role in ("tool", "function"):
+        call_id = as_id(item.get("tool_call_id")) or (
+            as_id(item.get("id")) if role == "tool" else None
+        )
+        error = item.get("error", item.get("is_error"))
+        name = item.get("name")
+        result = ToolResult(
+            call_id,
+            text,
+            error if isinstance(error, bool) else None,
+            name if isinstance(name, str) else None,
+        )
+        role = "tool"
+    reasoning = item.get("reasoning_content", item.get("reasoning"))
+    author = item.get("name") if role != "tool" else None
+    return Message(
+        index,
+        role,
+        text,
+        here,
+        tool_calls=calls,
+        result=result,
+        name=author if isinstance(author, str) else None,
+        reasoning=reasoning if isinstance(reasoning, str) else "",
+    )
+
+
+def _calls(item: dict, here: Location, problems: list[Problem]) -> tuple[ToolCall, ...]:
+    raw = item.get("tool_calls")
+    calls: list[ToolCall] = []
+    if isinstance(raw, list):
+        for j, entry in enumerate(raw):
+            where = here.child("tool_calls", j)
+            if not isinstance(entry, dict):
+                problems.append(
+                    Problem(where, "expected a tool call object", evidence=excerpt_json(entry))
+                )
+                continue
+            fn = entry.get("function") if isinstance(entry.get("function"), dict) else entry
+            if not isinstance(fn.get("name"), str) or not fn.get("name"):
+                problems.append(
+                    Problem(where, "tool call has no `name`", evidence=excerpt_json(entry))
+                )
+            calls.append(tool_call(entry.get("id"), fn.get("name"), fn.get("arguments"), where))
+    elif raw is not None:
+        problems.append(Problem(here.child("tool_calls"), "expected `tool_calls` to be a list"))
+    legacy = item.get("function_call")
+    if isinstance(legacy, dict):
+        calls.append(
+            tool_call(
+                None, legacy.get("name"), legacy.get("arguments"), here.child("function_call")
+            )
+        )
+    return tuple(calls)

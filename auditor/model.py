@@ -1,0 +1,135 @@
+"""The one model every log format is normalised into (SPEC §3).
+
+Formats build these objects; replay and rules read them; nothing else in the pipeline sees a
+format's raw JSON. Every object is frozen: a rule cannot change what another rule sees.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+Origin = Literal["structured", "text"]
+
+
+def escape_pointer_token(token: str | int) -> str:
+    """One reference token of a JSON pointer (RFC 6901: `~` -> `~0`, `/` -> `~1`)."""
+    return str(token).replace("~", "~0").replace("/", "~1")
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """Where something sits in the input."""
+
+    path: str
+    """The file as the user named it (or `-` for stdin)."""
+    line: int | None = None
+    """1-based line: the record's line in JSONL, resolved from the pointer in documents."""
+    pointer: str = ""
+    """JSON pointer (RFC 6901) inside the record; empty for the whole record."""
+
+    def child(self, *tokens: str | int) -> Location:
+        """The location of a value below this one."""
+        suffix = "".join("/" + escape_pointer_token(t) for t in tokens)
+        return Location(self.path, self.line, self.pointer + suffix)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """A tool the transcript declares."""
+
+    name: str
+    description: str = ""
+    parameters: Any = None
+    """The declared JSON Schema of the arguments, as given; None when there is none."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """A request to run a tool."""
+
+    id: str | None
+    """The call id that links the result to it; None when the format has none."""
+    name: str
+    arguments: Any
+    """The parsed arguments (normally a dict); None when `raw_arguments` did not parse."""
+    raw_arguments: str | None = None
+    """The arguments as logged when they came as a JSON string; None when they came parsed."""
+    arguments_error: str | None = None
+    """Why `raw_arguments` is not valid JSON; None when it is."""
+    origin: Origin = "structured"
+    """`structured`: a call field of the log; `text`: recovered from message text by the format."""
+    location: Location | None = None
+    """Where the call itself is, when more precise than its message."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """What a tool returned."""
+
+    call_id: str | None
+    """The id of the call it answers; None when the format pairs results by position."""
+    text: str
+    is_error: bool | None = None
+    """True or False when the log says; None when it does not."""
+    name: str | None = None
+    """The tool's name when the log repeats it beside the result."""
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalRequest:
+    """The agent (or its runtime) asks a person to approve a call before it runs."""
+
+    id: str
+    call_id: str | None
+    name: str
+    arguments: Any
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalDecision:
+    """A person's answer to an approval request."""
+
+    request_id: str
+    approved: bool
+    arguments: Any = None
+    """Arguments the person edited before approving; None when they approved as asked."""
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One turn of a conversation."""
+
+    index: int
+    """Position in `Conversation.messages`; findings call it the turn."""
+    role: str
+    """`system`, `user`, `assistant` or `tool`; other roles are kept as logged."""
+    text: str
+    location: Location
+    tool_calls: tuple[ToolCall, ...] = ()
+    result: ToolResult | None = None
+    """Set on `tool` messages: one result per message."""
+    name: str | None = None
+    """The author's name where the log has several agents."""
+    reasoning: str = ""
+    """Reasoning or thinking text the model produced besides its answer."""
+    approval_request: ApprovalRequest | None = None
+    approval_decision: ApprovalDecision | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Conversation:
+    """One agent run, in the order its messages happened."""
+
+    id: str
+    """The log's own id when it has one, otherwise `path:line` or `path#index`."""
+    format: str
+    location: Location
+    messages: tuple[Message, ...]
+    tools: tuple[ToolSpec, ...] | None = None
+    """The declared tools; None when the log declares none (rules that need them skip it)."""
+    own_id: bool = False
+    """True when `id` comes from the log itself, so it survives edits to the file around it."""
+    complete: bool = True
+    """False for snapshots (a gateway exchange) where a trailing pending call is normal."""

@@ -1,0 +1,116 @@
+"""What a run produced, as every reporter sees it: findings, summary, coverage and errors."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from auditor.findings import Finding, Severity
+from auditor.rules import FAMILIES, Rule
+
+
+@dataclass(frozen=True)
+class Counts:
+    """What was read."""
+
+    files: int = 0
+    records: int = 0
+    """Non-blank JSON Lines lines plus whole documents and text files, readable or not."""
+    conversations: int = 0
+    assistant_turns: int = 0
+    skipped_files: int = 0
+    """Files found by walking a directory that hold no transcript (a `.txt` of prose)."""
+
+    def __add__(self, other: Counts) -> Counts:
+        return Counts(
+            self.files + other.files,
+            self.records + other.records,
+            self.conversations + other.conversations,
+            self.assistant_turns + other.assistant_turns,
+            self.skipped_files + other.skipped_files,
+        )
+
+
+@dataclass(frozen=True)
+class Gap:
+    """Rules of one family that could not examine some conversations, and why."""
+
+    family: str
+    reason: str
+    rules: tuple[str, ...]
+    conversations: int
+
+
+@dataclass(frozen=True)
+class RunError:
+    """Something that stopped part of the run: an unreadable path or a crash inside the auditor."""
+
+    kind: str
+    """`path`, `format` or `rule`."""
+    message: str
+    path: str | None = None
+    code: str | None = None
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a reporter may want to know besides the report."""
+
+    elapsed: float | None = None
+    """Seconds the run took; the table shows it only on a terminal, so files stay reproducible."""
+    quiet: bool = False
+    """Findings only: no summary, no coverage."""
+
+
+@dataclass(frozen=True)
+class Report:
+    """The whole result of a run, sorted and ready to write."""
+
+    findings: tuple[Finding, ...]
+    counts: Counts
+    rules: tuple[Rule, ...]
+    """The rules that ran."""
+    gaps: tuple[Gap, ...] = ()
+    errors: tuple[RunError, ...] = ()
+
+    def by_severity(self) -> dict[str, int]:
+        counts = Counter(f.severity for f in self.findings)
+        return {s.value: counts.get(s, 0) for s in Severity}
+
+    def by_rule(self) -> dict[str, int]:
+        return dict(sorted(Counter(f.code for f in self.findings).items()))
+
+    def summary(self) -> dict[str, Any]:
+        c = self.counts
+        return {
+            "files": c.files,
+            "records": c.records,
+            "conversations": c.conversations,
+            "assistant_turns": c.assistant_turns,
+            "skipped_files": c.skipped_files,
+            "findings": len(self.findings),
+            "by_severity": self.by_severity(),
+            "by_rule": self.by_rule(),
+            "errors": len(self.errors),
+        }
+
+    def coverage(self) -> dict[str, Any]:
+        """Per rule family: the rules that ran, and the conversations some could not examine."""
+        families: dict[str, Any] = {}
+        for rule in self.rules:
+            entry = families.setdefault(
+                rule.family,
+                {"name": FAMILIES.get(rule.family, rule.family), "rules": [], "not_examined": []},
+            )
+            entry["rules"].append(rule.code)
+        for gap in self.gaps:
+            if gap.family in families:
+                families[gap.family]["not_examined"].append(
+                    {
+                        "reason": gap.reason,
+                        "rules": list(gap.rules),
+                        "conversations": gap.conversations,
+                    }
+                )
+        return {"conversations": self.counts.conversations, "families": families}

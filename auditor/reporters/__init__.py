@@ -1,0 +1,31 @@
+"""Reporters: one module per output format, each with `write(report, out, context)`.
+
+Reporters see the Report (findings, counts, coverage, errors) and the rule docs, never the
+conversations. The registry names modules rather than importing them, so that `audit
+--version` and `--help` do not pay for rich's table code.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import TextIO
+
+from auditor.report import Context, Report
+
+__all__ = ["REPORTERS", "Context", "Writer", "writer"]
+
+Writer = Callable[[Report, TextIO, Context], None]
+
+REPORTERS: dict[str, str] = {
+    "table": "auditor.reporters.table",
+    "json": "auditor.reporters.json",
+    "jsonl": "auditor.reporters.jsonl",
+    "sarif": "auditor.reporters.sarif",
+    "github": "auditor.reporters.github",
+}
+
+
+def writer(name: str) -> Writer:
+    """The `write` function of the reporter called `name`."""
+    return importlib.import_module(REPORTERS[name]).write

@@ -1,0 +1,34 @@
+"""Make log text safe to print: no escape sequence or bidi trick from a log reaches a screen.
+
+rich strips only a few control characters (SPEC §9): ESC/CSI sequences and C1 controls pass
+through, and a log that says `::error::` would issue a GitHub workflow command. Every character
+that could move the cursor, recolour the terminal, reorder text or break a line is shown as a
+visible escape instead.
+"""
+
+from __future__ import annotations
+
+import re
+
+# C0 controls (tab included: it breaks table cells), DEL, C1 controls, bidi embeddings,
+# overrides and isolates, zero-width and invisible marks, line and paragraph separators.
+_UNSAFE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]"
+)
+
+
+def _visible(match: re.Match[str]) -> str:
+    char = match.group()
+    code = ord(char)
+    if char == "\n":
+        return "\\n"
+    if char == "\t":
+        return "\\t"
+    if char == "\r":
+        return "\\r"
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def safe(text: str) -> str:
+    """`text` with every unsafe character replaced by a visible escape."""
+    return _UNSAFE.sub(_visible, text)

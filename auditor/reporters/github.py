@@ -1,0 +1,43 @@
+"""GitHub Actions workflow commands: one `::error file=…,line=…,title=…::…` annotation per finding.
+
+Values are escaped as the runner expects (`%`, CR and LF in data; also `:` and `,` in
+properties), after unsafe characters are made visible, so a log line cannot end the command
+early or issue one of its own.
+"""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from auditor.findings import Finding, Severity
+from auditor.report import Context, Report
+from auditor.reporters._escape import safe
+
+COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}
+
+
+def _data(text: str) -> str:
+    return safe(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _property(text: str) -> str:
+    return _data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def annotation(f: Finding) -> str:
+    props = [f"file={_property(f.path)}"]
+    if f.line is not None:
+        props.append(f"line={f.line}")
+    props.append(f"title={_property(f'{f.code} {f.name}')}")
+    where = []
+    if f.conversation is not None:
+        where.append(f"conversation {f.conversation}")
+    if f.turn is not None:
+        where.append(f"turn {f.turn}")
+    message = f.message + (f" ({', '.join(where)})" if where else "")
+    return f"::{COMMANDS[f.severity]} {','.join(props)}::{_data(message)}\n"
+
+
+def write(report: Report, out: TextIO, context: Context) -> None:
+    for f in report.findings:
+        out.write(annotation(f))

@@ -1,0 +1,133 @@
+"""The rule registry: one module per rule, listed here by hand.
+
+A rule module holds `CODE`, `NAME`, `SEVERITY`, optionally `REQUIRES` (what a conversation
+must have for the rule to examine it) and `Options` (a frozen dataclass of its settings), a
+`check(replay, options)` generator of Violations, and a docstring under fixed headings that is
+its documentation everywhere: `--explain`, the README rule table and SARIF `rules[]`. The IN
+rules have no `check`: the engine reports them while reading.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+from auditor.errors import ConfigError
+from auditor.findings import Severity, Violation
+from auditor.replay import Replay
+from auditor.rules import (
+    invalid_record,
+    orphan_tool_result,
+    unanswered_tool_call,
+    unrecognized_record,
+)
+
+_MODULES: tuple[ModuleType, ...] = (
+    invalid_record,
+    unrecognized_record,
+    unanswered_tool_call,
+    orphan_tool_result,
+)
+
+FAMILIES = {
+    "IN": "input",
+    "FB": "fabrication",
+    "EX": "execution",
+    "CF": "confirmation",
+    "LP": "loops",
+}
+
+# What a rule may require of a conversation, and how coverage reports its absence.
+REQUIREMENTS: dict[str, tuple[Callable[[Replay], bool], str]] = {
+    "tools": (lambda r: r.conversation.tools is not None, "no tools declared"),
+}
+
+SECTIONS = ("What it does", "Why is this bad?", "Example")
+CLOSING_SECTIONS = ("Does not fire on", "Use instead")
+_HEADING = re.compile(r"^## (.+)$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A rule's identity, documentation and check, read from its module."""
+
+    code: str
+    name: str
+    severity: Severity
+    summary: str
+    """The first line of the docstring: what the rule reports, in one sentence."""
+    doc: str
+    """The rest of the docstring: markdown under the fixed headings."""
+    check: Callable[[Replay, Any], Iterable[Violation]] | None
+    requires: tuple[str, ...] = ()
+    options: type | None = None
+    sections: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_module(cls, module: ModuleType) -> Rule:
+        summary, _, doc = (module.__doc__ or "").strip().partition("\n")
+        doc = doc.strip()
+        return cls(
+            code=module.CODE,
+            name=module.NAME,
+            severity=module.SEVERITY,
+            summary=summary.strip(),
+            doc=doc,
+            check=getattr(module, "check", None),
+            requires=tuple(getattr(module, "REQUIRES", ())),
+            options=getattr(module, "Options", None),
+            sections=_sections(doc),
+        )
+
+    @property
+    def family(self) -> str:
+        return self.code[:2]
+
+    def default_options(self) -> Any:
+        return self.options() if self.options is not None else None
+
+
+def _sections(doc: str) -> dict[str, str]:
+    parts = _HEADING.split(doc)
+    return {parts[i].strip(): parts[i + 1].strip() for i in range(1, len(parts) - 1, 2)}
+
+
+RULES: tuple[Rule, ...] = tuple(Rule.from_module(m) for m in _MODULES)
+BY_CODE: dict[str, Rule] = {r.code: r for r in RULES}
+BY_NAME: dict[str, Rule] = {r.name: r for r in RULES}
+
+
+def lookup(selector: str) -> Rule | None:
+    """A rule by its code or name, case-insensitively."""
+    selector = selector.strip()
+    return BY_CODE.get(selector.upper()) or BY_NAME.get(selector.lower())
+
+
+def matching(selector: str) -> list[Rule]:
+    """The rules a selector names: `ALL`, a code, a code prefix (`EX`, `CF00`) or a name."""
+    token = selector.strip()
+    if not token:
+        return []
+    if token.upper() == "ALL":
+        return list(RULES)
+    rule = lookup(token)
+    if rule is not None:
+        return [rule]
+    prefix = token.upper()
+    found = [r for r in RULES if r.code.startswith(prefix)]
+    if not found:
+        raise ConfigError(
+            f"unknown rule selector `{token}`: use a code (EX001), a prefix (EX) or a name "
+            "(unanswered-tool-call); `audit --rules` lists them"
+        )
+    return found
+
+
+def select(selectors: Iterable[str], ignores: Iterable[str] = ()) -> tuple[Rule, ...]:
+    """The rules enabled by `select` minus `ignore`, in registry order."""
+    chosen = {r.code for s in selectors for r in matching(s)}
+    ignored = {r.code for s in ignores for r in matching(s)}
+    return tuple(r for r in RULES if r.code in chosen and r.code not in ignored)

@@ -1,0 +1,52 @@
+r"""A tool result that answers no earlier tool call.
+
+## What it does
+Fires on a tool result whose call id matches no call made before it, on a second result for
+a call that already had one, and on a result without an id when no call is waiting.
+
+## Why is this bad?
+A result nobody asked for is either output from another conversation spliced into this one,
+a call the log lost, or a tool that ran twice. The model reads it as a fact all the same.
+
+## Example
+```jsonl
+{"id": "run-3", "messages": [{"role": "user", "content": "Cancel order 42"}, {"role": "tool", "tool_call_id": "call_9", "content": "order 42 cancelled"}, {"role": "assistant", "content": "Done."}]}
+```
+
+## Does not fire on
+Results whose id matches an earlier call, even when several calls are answered out of order.
+```jsonl
+{"id": "run-4", "messages": [{"role": "user", "content": "Cancel order 42"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "call_9", "type": "function", "function": {"name": "cancel_order", "arguments": "{\"order_id\": 42}"}}]}, {"role": "tool", "tool_call_id": "call_9", "content": "order 42 cancelled"}, {"role": "assistant", "content": "Done."}]}
+```
+"""
+
+from collections.abc import Iterator
+
+from auditor.findings import Severity, Violation, excerpt
+from auditor.replay import Replay
+
+CODE = "EX002"
+NAME = "orphan-tool-result"
+SEVERITY = Severity.WARNING
+
+
+def check(replay: Replay, options: None) -> Iterator[Violation]:
+    for orphan in replay.orphans:
+        call_id = orphan.result.call_id
+        if call_id is None:
+            message = "tool result without a call id arrives when no call is waiting for one"
+        elif orphan.answered_turn is not None:
+            message = (
+                f"second result for call `{call_id}` (made at turn {orphan.answered_turn}), "
+                "which already had its result"
+            )
+        else:
+            message = f"tool result for call `{call_id}` answers no earlier call"
+        yield Violation(
+            message,
+            orphan.message.index,
+            orphan.message.location,
+            tool=orphan.result.name,
+            call_id=call_id,
+            evidence=excerpt(orphan.result.text),
+        )

@@ -1,0 +1,68 @@
+r"""A tool call that got no result before the agent moved on, or that the transcript ends on.
+
+## What it does
+Pairs every structured tool call with the result that carries its id. Fires when the caller
+speaks again before any result arrives, when the result arrives only after that, or when the
+transcript ends while the call is still waiting.
+
+## Why is this bad?
+A call without a result means the tool never ran, or ran and its output was lost: the model
+then answers from nothing. Chat APIs reject a history with an unanswered call, so frameworks
+that "repair" the history drop or fake results without telling anyone. A transcript that
+ends on a call is an agent that crashed or timed out mid-task.
+
+## Example
+```jsonl
+{"id": "run-1", "messages": [{"role": "user", "content": "Weather in Paris?"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\": \"Paris\"}"}}]}, {"role": "assistant", "content": "It is sunny in Paris."}]}
+```
+
+## Does not fire on
+- calls answered by a result with their id, in any order, before the next assistant turn;
+- the trailing call of a gateway snapshot (`exchange` format), which is normal there;
+- calls written into message text: those are EX003.
+```jsonl
+{"id": "run-2", "messages": [{"role": "user", "content": "Weather in Paris?"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\": \"Paris\"}"}}]}, {"role": "tool", "tool_call_id": "call_1", "content": "sunny, 24C"}, {"role": "assistant", "content": "It is sunny in Paris."}]}
+```
+"""
+
+from collections.abc import Iterator
+
+from auditor.findings import Severity, Violation, describe_call
+from auditor.replay import Exchange, Replay
+
+CODE = "EX001"
+NAME = "unanswered-tool-call"
+SEVERITY = Severity.ERROR
+
+
+def check(replay: Replay, options: None) -> Iterator[Violation]:
+    complete = replay.conversation.complete
+    for exchange in replay.exchanges:
+        if exchange.call.origin != "structured" or exchange.answered:
+            continue
+        if exchange.passed_at is None and not complete:
+            continue
+        yield Violation(
+            _message(exchange),
+            exchange.turn,
+            exchange.call.location or replay.conversation.messages[exchange.turn].location,
+            tool=exchange.call.name,
+            call_id=exchange.call.id,
+            evidence=describe_call(exchange.call),
+        )
+
+
+def _message(exchange: Exchange) -> str:
+    call = f"`{exchange.call.name}` call" + (f" `{exchange.call.id}`" if exchange.call.id else "")
+    caller = "the assistant" if exchange.caller == "assistant" else f"the {exchange.caller}"
+    if exchange.passed_at is None:
+        return f"the transcript ends on {call} with no result"
+    if exchange.result is None:
+        return (
+            f"{call} got no result before {caller} spoke again at turn {exchange.passed_at}; "
+            "it went on without the tool's output"
+        )
+    return (
+        f"{call} got its result only at turn {exchange.result_turn}, after {caller} "
+        f"had already spoken again at turn {exchange.passed_at}"
+    )

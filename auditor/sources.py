@@ -1,0 +1,383 @@
+"""Turn the paths a user names into records: one JSON value (or text) and where it came from.
+
+Everything is read in binary: one bad UTF-8 byte costs one record, not the file, and a stray
+`\\r` cannot shift the line numbers after it (SPEC §9).
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import stat
+import sys
+import zlib
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import IO, Any, Literal
+
+import orjson
+
+from auditor.model import Location
+
+Kind = Literal["jsonl", "document", "text", "sniff"]
+
+JSONL_SUFFIXES = (".jsonl", ".ndjson")
+DOCUMENT_SUFFIXES = (".json", ".traj")
+TEXT_SUFFIXES = (".txt",)
+_GZIP_MAGIC = b"\x1f\x8b"
+_BOM = b"\xef\xbb\xbf"
+# What a broken or truncated .gz raises part-way through a read.
+_STREAM_ERRORS = (OSError, EOFError, zlib.error)
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """One input to read."""
+
+    path: str
+    """The path as the user wrote it (or found below a directory they named); `-` is stdin."""
+    kind: Kind
+    compressed: bool
+    explicit: bool
+    """Named on the command line, not found by walking a directory."""
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One JSON value (or one text file) and where it starts."""
+
+    location: Location
+    value: Any
+    kind: Literal["json", "text"] = "json"
+    document: bytes | None = None
+    """The bytes of a whole JSON document, kept so pointers can be turned into line numbers."""
+
+
+@dataclass(frozen=True, slots=True)
+class InvalidRecord:
+    """A line or document that could not be read as JSON (or text)."""
+
+    location: Location
+    reason: str
+    excerpt: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class PathError:
+    """A path that cannot be read at all."""
+
+    path: str
+    reason: str
+
+
+def kind_of(path: str) -> tuple[Kind, bool]:
+    """The kind of file a name promises, and whether it is gzip-compressed."""
+    name = path.lower()
+    compressed = name.endswith(".gz")
+    if compressed:
+        name = name[:-3]
+    if name.endswith(JSONL_SUFFIXES):
+        return "jsonl", compressed
+    if name.endswith(DOCUMENT_SUFFIXES):
+        return "document", compressed
+    if name.endswith(TEXT_SUFFIXES):
+        return "text", compressed
+    return "sniff", compressed
+
+
+def _walkable(name: str) -> bool:
+    return kind_of(name)[0] != "sniff"
+
+
+def discover(paths: Iterable[str]) -> Iterator[Source | PathError]:
+    """Sources for the given paths, directories walked recursively in sorted order.
+
+    A directory reached twice (through a symlink, or a symlink loop) is walked once. Hidden
+    directories (`.git`, `.venv`) are not entered unless named.
+    """
+    seen: set[tuple[int, int]] = set()
+    for path in paths:
+        if path == "-":
+            yield Source("-", "sniff", False, True)
+            continue
+        try:
+            st = os.stat(path)
+        except OSError as exc:
+            yield PathError(path, os_reason(exc))
+            continue
+        if stat.S_ISDIR(st.st_mode):
+            yield from _walk(path, st, seen)
+        else:
+            kind, compressed = kind_of(path)
+            yield Source(path, kind, compressed, True)
+
+
+def _walk(
+    directory: str, st: os.stat_result, seen: set[tuple[int, int]]
+) -> Iterator[Source | PathError]:
+    if (st.st_dev, st.st_ino) in seen:
+        return
+    seen.add((st.st_dev, st.st_ino))
+    try:
+        with os.scandir(directory) as it:
+            entries = sorted(it, key=lambda e: e.name)
+    except OSError as exc:
+        yield PathError(directory, os_reason(exc))
+        return
+    for entry in entries:
+        path = os.path.join(directory, entry.name)
+        try:
+            entry_stat = entry.stat()  # follows symlinks; a dangling link raises
+            is_dir = stat.S_ISDIR(entry_stat.st_mode)
+        except OSError:
+            if entry.is_symlink():
+                continue  # a dangling link inside a tree is not the user's input
+            raise
+        if is_dir:
+            if not entry.name.startswith("."):
+                yield from _walk(path, entry_stat, seen)
+        elif stat.S_ISREG(entry_stat.st_mode) and _walkable(entry.name):
+            kind, compressed = kind_of(entry.name)
+            yield Source(path, kind, compressed, False)
+
+
+def os_reason(exc: OSError) -> str:
+    return (exc.strerror or str(exc)).lower()
+
+
+def read(source: Source) -> Iterator[Record | InvalidRecord]:
+    """The records of one source, in order. Raises OSError only when it cannot be opened."""
+    if source.path == "-":
+        raw: IO[bytes] = sys.stdin.buffer
+        yield from _read_stream(source, raw, source.kind)
+        return
+    with open(source.path, "rb") as raw:
+        yield from _read_stream(source, raw, source.kind)
+
+
+def _read_stream(source: Source, raw: IO[bytes], kind: Kind) -> Iterator[Record | InvalidRecord]:
+    head = raw.peek(2)[:2] if hasattr(raw, "peek") else b""
+    fp: IO[bytes] = raw
+    if source.compressed or head == _GZIP_MAGIC:
+        fp = gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[assignment]
+    if kind == "sniff":
+        yield from _read_sniffed(source.path, fp)
+    elif kind == "jsonl":
+        yield from read_lines(source.path, fp)
+    elif kind == "document":
+        yield from _read_document(source.path, fp)
+    else:
+        yield from _read_text(source.path, fp)
+
+
+def read_lines(
+    path: str, lines: Iterable[bytes], first_line: int = 1
+) -> Iterator[Record | InvalidRecord]:
+    """JSON Lines: one record per non-blank line, each with its 1-based line number."""
+    import jsonlines  # imported here: it costs 40 ms (attrs) that `audit --version` should not pay
+
+    guarded = _Guarded(lines)
+    reader = jsonlines.Reader(guarded, loads=orjson.loads)
+    offset = first_line - 1
+    while True:
+        try:
+            value = reader.read(skip_empty=True, allow_none=True)
+        except EOFError:
+            break
+        except jsonlines.InvalidLineError as exc:
+            line = exc.lineno + offset
+            yield InvalidRecord(
+                Location(path, line), _reason(exc.__cause__, in_line=True), _excerpt(exc.line)
+            )
+            continue
+        yield Record(Location(path, guarded.lineno + offset), value)
+    if guarded.error is not None:
+        yield InvalidRecord(
+            Location(path, guarded.lineno + offset + 1),
+            f"compressed stream is corrupt or truncated: {guarded.error}",
+        )
+
+
+class _Guarded:
+    """Iterate lines, turning a corrupt stream into a stored error instead of an exception.
+
+    jsonlines ends its read loop on EOFError, which is also what a truncated .gz raises: left
+    alone, the rest of a broken file would vanish without a word.
+    """
+
+    def __init__(self, lines: Iterable[bytes]) -> None:
+        self._it = iter(lines)
+        self.lineno = 0
+        self.error: str | None = None
+
+    def __iter__(self) -> Iterator[bytes]:
+        return self
+
+    def __next__(self) -> bytes:
+        if self.error is not None:
+            raise StopIteration
+        try:
+            line = next(self._it)
+        except _STREAM_ERRORS as exc:
+            self.error = str(exc) or type(exc).__name__
+            raise StopIteration from None
+        self.lineno += 1
+        return line
+
+
+def _read_document(path: str, fp: IO[bytes]) -> Iterator[Record | InvalidRecord]:
+    try:
+        data = fp.read()
+    except _STREAM_ERRORS as exc:
+        yield InvalidRecord(Location(path, 1), f"compressed stream is corrupt or truncated: {exc}")
+        return
+    yield from parse_document(path, data)
+
+
+def parse_document(path: str, data: bytes) -> Iterator[Record | InvalidRecord]:
+    """One JSON document; a file that turns out to be JSON Lines is read as such."""
+    if data.startswith(_BOM):
+        data = data[len(_BOM) :]
+    if not data.strip():
+        return
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        if exc.msg == "unexpected content after document" and _first_line_is_json(data):
+            yield from read_lines(path, data.splitlines(keepends=True))
+            return
+        yield InvalidRecord(
+            Location(path, exc.lineno),
+            _reason(exc),
+            _excerpt(_line_at(data, exc.lineno)),
+        )
+        return
+    yield Record(Location(path), value, document=data)
+
+
+def _first_line_is_json(data: bytes) -> bool:
+    return _is_json(data.split(b"\n", 1)[0])
+
+
+def _read_text(path: str, fp: IO[bytes]) -> Iterator[Record | InvalidRecord]:
+    try:
+        data = fp.read()
+    except _STREAM_ERRORS as exc:
+        yield InvalidRecord(Location(path, 1), f"compressed stream is corrupt or truncated: {exc}")
+        return
+    if data.startswith(_BOM):
+        data = data[len(_BOM) :]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        yield InvalidRecord(
+            Location(path, line),
+            f"not valid UTF-8: byte 0x{data[exc.start]:02x} at column {column}",
+        )
+        return
+    yield Record(Location(path), text, kind="text")
+
+
+def _read_sniffed(path: str, fp: IO[bytes]) -> Iterator[Record | InvalidRecord]:
+    """stdin or an unknown suffix: decide from the first non-blank line.
+
+    JSON Lines if that line is JSON; one document if it opens one (`{` or `[` on a line of its
+    own, as pretty-printers write); otherwise text if the whole input is UTF-8 (a transcript),
+    and JSON Lines again if it is not, so that binary garbage is reported line by line.
+    """
+    try:
+        leading: list[bytes] = []
+        first = fp.readline()
+        while first and not first.strip():
+            leading.append(first)
+            first = fp.readline()
+    except _STREAM_ERRORS as exc:
+        yield InvalidRecord(Location(path, 1), f"compressed stream is corrupt or truncated: {exc}")
+        return
+    if not first:
+        return
+    stripped = first.removeprefix(_BOM).strip()
+    opens_json = stripped[:1] in (b"{", b"[")
+    if opens_json and _is_json(stripped):
+        yield from read_lines(path, _chain([*leading, first], fp))
+        return
+    try:
+        rest = fp.read()
+    except _STREAM_ERRORS as exc:
+        yield InvalidRecord(Location(path, 1), f"compressed stream is corrupt or truncated: {exc}")
+        return
+    data = b"".join([*leading, first, rest])
+    if opens_json:
+        yield from parse_document(path, data)
+        return
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        yield from read_lines(path, data.splitlines(keepends=True))
+        return
+    yield from _read_text(path, _BytesReader(data))
+
+
+def _is_json(data: bytes) -> bool:
+    try:
+        orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return False
+    return True
+
+
+def _chain(head: list[bytes], rest: Iterable[bytes]) -> Iterator[bytes]:
+    yield from head
+    yield from rest
+
+
+class _BytesReader:
+    def __init__(self, data: bytes) -> None:
+        self._data = data
+
+    def read(self) -> bytes:
+        return self._data
+
+
+def _reason(exc: BaseException | None, in_line: bool = False) -> str:
+    """Why a line is not a record, with the column a person can go to.
+
+    Inside one JSON Lines line the column is the character offset (orjson would count the
+    line's own newline as the start of a second line); in a document it is orjson's column.
+    """
+    if isinstance(exc, UnicodeDecodeError):
+        bad = exc.object[exc.start : exc.start + 1]
+        return f"not valid UTF-8: byte 0x{bad.hex()} at column {exc.start + 1}"
+    if isinstance(exc, orjson.JSONDecodeError):
+        if exc.msg.startswith("str is not valid UTF-8"):
+            return "not valid UTF-8: the text holds an unpaired surrogate"
+        column = min(exc.pos, len(exc.doc.rstrip())) + 1 if in_line else exc.colno
+        return f"not valid JSON: {_JSON_ERRORS.get(exc.msg, exc.msg)} at column {column}"
+    return f"not valid JSON: {exc}"
+
+
+# orjson's wording where it misleads: `this is not json` "expected 'true'".
+_JSON_ERRORS = {
+    "unexpected end of data": "the text ends before the JSON value does (truncated?)",
+    "unexpected content after document": "more text after the JSON value (two on one line?)",
+    "invalid literal, expected 'true'": "unexpected text where a JSON value should start",
+    "invalid literal, expected 'false'": "unexpected text where a JSON value should start",
+    "invalid literal, expected 'null'": "unexpected text where a JSON value should start",
+    "unexpected character, expected a JSON value": (
+        "unexpected text where a JSON value should start"
+    ),
+}
+
+
+def _line_at(data: bytes, lineno: int) -> bytes:
+    lines = data.split(b"\n", lineno)
+    return lines[lineno - 1] if len(lines) >= lineno else b""
+
+
+def _excerpt(line: str | bytes, limit: int = 80) -> str:
+    if isinstance(line, bytes):
+        line = line.decode("utf-8", "replace")
+    line = line.strip()
+    return line if len(line) <= limit else line[: limit - 1] + "…"

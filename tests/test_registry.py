@@ -1,0 +1,55 @@
+"""The registries are written out by hand: every module is listed, codes and names are unique."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import re
+
+import auditor.formats
+import auditor.reporters
+import auditor.rules
+from auditor.formats import FORMATS
+from auditor.reporters import REPORTERS
+from auditor.rules import FAMILIES, RULES
+
+
+def _modules(package) -> set[str]:
+    return {m.name for m in pkgutil.iter_modules(package.__path__) if not m.name.startswith("_")}
+
+
+def test_every_rule_module_is_registered():
+    registered = {r.check.__module__.rsplit(".", 1)[1] for r in RULES if r.check is not None}
+    registered |= {"invalid_record", "unrecognized_record"}
+    assert _modules(auditor.rules) == registered
+
+
+def test_rule_codes_and_names_are_unique_and_well_formed():
+    codes = [r.code for r in RULES]
+    names = [r.name for r in RULES]
+    assert len(set(codes)) == len(codes)
+    assert len(set(names)) == len(names)
+    for rule in RULES:
+        assert re.fullmatch(r"[A-Z]{2}\d{3}", rule.code)
+        assert rule.family in FAMILIES
+        assert re.fullmatch(r"[a-z]+(-[a-z]+)*", rule.name)
+        assert not rule.name.startswith(("no-", "disallow-"))
+
+
+def test_rule_module_is_named_by_its_slug():
+    for rule in RULES:
+        if rule.check is not None:
+            assert rule.check.__module__ == "auditor.rules." + rule.name.replace("-", "_")
+
+
+def test_every_format_module_is_registered():
+    assert _modules(auditor.formats) == set(FORMATS)
+    for name, module in FORMATS.items():
+        assert name == module.NAME
+        assert callable(module.detect) and callable(module.parse)
+
+
+def test_every_reporter_module_is_registered_and_loads():
+    assert _modules(auditor.reporters) == set(REPORTERS)
+    for name, path in REPORTERS.items():
+        assert callable(importlib.import_module(path).write), name

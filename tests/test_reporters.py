@@ -1,0 +1,189 @@
+"""Every reporter on one shared set of findings, compared with reviewed snapshots (semgrep-style).
+
+The findings hold hostile log text on purpose: escape sequences, rich markup, bidi controls
+and a line that starts a GitHub workflow command. `AUDITOR_UPDATE_EXPECTED=1` rewrites.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+
+import pytest
+
+from auditor.findings import Finding, Severity, fingerprint
+from auditor.report import Context, Counts, Gap, Report, RunError
+from auditor.reporters import REPORTERS, writer
+from auditor.rules import BY_CODE, RULES
+from tests.conftest import SNAPSHOTS, UPDATE
+
+HOSTILE = (
+    "\x1b[31mred\x1b[0m [bold]markup[/bold] [link=http://x]y[/link] "
+    "\u202eevil\u202c\n::error::owned"
+)
+
+
+def _finding(
+    code, path, line, pointer, conversation, turn, message, evidence="", tool=None, call_id=None
+):
+    rule = BY_CODE[code]
+    return Finding(
+        code=code,
+        name=rule.name,
+        severity=rule.severity,
+        message=message,
+        path=path,
+        line=line,
+        pointer=pointer,
+        conversation=conversation,
+        turn=turn,
+        tool=tool,
+        call_id=call_id,
+        evidence=evidence,
+        fingerprint=fingerprint(code, conversation or "", turn, evidence or message),
+    )
+
+
+FINDINGS = (
+    _finding(
+        "IN001",
+        "logs/a run.jsonl",
+        2,
+        "",
+        None,
+        None,
+        "not valid JSON: unexpected text where a JSON value should start at column 1",
+        evidence="this is not json",
+    ),
+    _finding(
+        "EX001",
+        "logs/a run.jsonl",
+        7,
+        "/messages/3/tool_calls/0",
+        "refund-17",
+        3,
+        "`issue_refund` call `call_7` got no result before the assistant spoke again at turn 4; "
+        "it went on without the tool's output",
+        evidence='issue_refund({"order": "A-1041"})',
+        tool="issue_refund",
+        call_id="call_7",
+    ),
+    _finding(
+        "EX002",
+        "logs/a run.jsonl",
+        7,
+        "/messages/9",
+        "refund-17",
+        9,
+        "tool result for call `call_x` answers no earlier call",
+        evidence=HOSTILE,
+        call_id="call_x",
+    ),
+    _finding(
+        "IN002",
+        "logs/tau:2025-10-13T11:43.json",
+        15,
+        "/3",
+        None,
+        None,
+        "JSON object of no known log format (keys: event, ts)",
+    ),
+    _finding(
+        "EX002",
+        "logs/tau:2025-10-13T11:43.json",
+        420,
+        "/simulations/0/messages/5",
+        "sim-1",
+        5,
+        "tool result for call `" + HOSTILE + "` answers no earlier call",
+    ),
+)
+
+REPORT = Report(
+    findings=FINDINGS,
+    counts=Counts(files=2, records=9, conversations=7, assistant_turns=31),
+    rules=RULES,
+    gaps=(Gap("EX", "no tools declared", ("EX005", "EX007"), 6),),
+    errors=(
+        RunError(
+            "rule",
+            "EX001 (unanswered-tool-call) crashed on conversation c9: KeyError: 'x'",
+            "logs/a run.jsonl",
+            "EX001",
+        ),
+    ),
+)
+
+
+def render(name: str, report: Report = REPORT) -> str:
+    out = io.StringIO()
+    writer(name)(report, out, Context(elapsed=1.25))
+    return out.getvalue()
+
+
+@pytest.fixture(autouse=True)
+def _fixed_width(monkeypatch):
+    monkeypatch.delenv("COLUMNS", raising=False)
+
+
+@pytest.mark.parametrize("name", sorted(REPORTERS))
+def test_snapshot(name):
+    text = render(name)
+    snapshot = SNAPSHOTS / "reporters" / f"report.{name}"
+    if os.environ.get(UPDATE):
+        snapshot.write_text(text, encoding="utf-8")
+    assert text == snapshot.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("name", ["table", "github"])
+def test_no_control_character_from_a_log_reaches_the_terminal(name):
+    text = render(name)
+    assert "\x1b" not in text and "\u202e" not in text
+    assert "\\x1b[31mred" in text  # shown, visibly escaped
+    for line in text.splitlines():
+        assert not line.startswith("::error::owned")
+    if name == "table":
+        assert "[bold]markup[/bold]" in text  # printed as text, not applied as markup
+
+
+def test_table_without_findings_says_so_and_keeps_coverage():
+    report = Report(
+        (),
+        Counts(files=1, records=1, conversations=3, assistant_turns=5),
+        RULES,
+        gaps=(Gap("EX", "no tools declared", ("EX005",), 3),),
+    )
+    text = render("table", report)
+    assert "No findings." in text
+    assert "Coverage: EX005 could not examine 3 of 3 conversations: no tools declared" in text
+    assert "Done in" not in text  # elapsed time only on a terminal: files stay reproducible
+
+
+def test_json_document_shape():
+    doc = json.loads(render("json"))
+    assert list(doc) == ["version", "tool", "summary", "coverage", "findings", "errors"]
+    assert doc["summary"]["by_rule"] == {"EX001": 1, "EX002": 2, "IN001": 1, "IN002": 1}
+    assert doc["coverage"]["families"]["EX"]["not_examined"] == [
+        {"reason": "no tools declared", "rules": ["EX005", "EX007"], "conversations": 6}
+    ]
+    assert doc["findings"][1]["fingerprint"] == FINDINGS[1].fingerprint
+
+
+def test_jsonl_is_one_finding_per_line():
+    lines = render("jsonl").splitlines()
+    assert [json.loads(line)["code"] for line in lines] == [f.code for f in FINDINGS]
+
+
+def test_github_annotation_escaping():
+    lines = render("github").splitlines()
+    assert lines[0] == (
+        "::error file=logs/a run.jsonl,line=2,title=IN001 invalid-record::not valid JSON: "
+        "unexpected text where a JSON value should start at column 1"
+    )
+    assert lines[3].startswith("::warning file=logs/tau%3A2025-10-13T11%3A43.json,line=15,")
+    assert all(line.startswith("::") for line in lines) and len(lines) == len(FINDINGS)
+
+
+def test_severity_levels_map_to_sarif_levels():
+    assert {s.value for s in Severity} == {"error", "warning", "note"}
