@@ -8,6 +8,7 @@ pairing from here and never pair anything themselves.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from auditor.model import Conversation, Message, ToolCall, ToolResult
@@ -31,6 +32,26 @@ class Exchange:
     def answered(self) -> bool:
         """A result arrived before the caller's next turn."""
         return self.result is not None and self.passed_at is None
+
+    @property
+    def failed(self) -> bool:
+        """The result is an error: flagged by the log or, when the log has no flag, worded so."""
+        result = self.result
+        if result is None:
+            return False
+        if result.is_error is not None:
+            return result.is_error
+        return looks_like_error(result.text)
+
+
+# Logs without an error flag (tau-bench, SWE-agent) say it in the text: "Error: payment amount
+# does not add up…", "Traceback (most recent call last):".
+_ERROR_TEXT = re.compile(r"\s*(?:error\b|exception\b|traceback \(most recent call last\))", re.I)
+
+
+def looks_like_error(text: str) -> bool:
+    """A tool result that reads as an error when the log has no flag for it."""
+    return _ERROR_TEXT.match(text) is not None
 
 
 @dataclass(frozen=True, slots=True)

@@ -103,3 +103,15 @@ def test_orphans_name_duplicates():
         )
     )
     assert [(o.message.index, o.answered_turn) for o in r.orphans] == [(2, 0), (3, None)]
+
+
+def test_failed_uses_the_flag_and_falls_back_to_the_wording():
+    def outcome(result):
+        r = replay(conv(msg(0, "assistant", calls=[call("a")]), msg(1, "tool", result=result)))
+        return r.exchanges[0].failed
+
+    assert outcome(ToolResult("a", "fine", is_error=True))
+    assert not outcome(ToolResult("a", "Error: but flagged fine", is_error=False))
+    assert outcome(ToolResult("a", "Error: payment amount does not add up"))
+    assert outcome(ToolResult("a", "Traceback (most recent call last):\n  File"))
+    assert not outcome(ToolResult("a", "No errors found."))
