@@ -61,6 +61,8 @@ class ToolCall:
     """`structured`: a call field of the log; `text`: recovered from message text by the format."""
     location: Location | None = None
     """Where the call itself is, when more precise than its message."""
+    approval_request_id: str | None = None
+    """The approval request this call executes, when the log links them (Responses `mcp_call`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,19 +80,29 @@ class ToolResult:
 
 @dataclass(frozen=True, slots=True)
 class ApprovalRequest:
-    """The agent (or its runtime) asks a person to approve a call before it runs."""
+    """The agent (or its runtime) asks a person to approve a call before it runs.
+
+    Formats put it on a Message of role `approval` (an event, not a turn: it does not count as
+    the assistant speaking again, so calls waiting for results stay waiting).
+    """
 
     id: str
     call_id: str | None
+    """The call it is for when the log says; None when the call comes after the approval."""
     name: str
     arguments: Any
 
 
 @dataclass(frozen=True, slots=True)
 class ApprovalDecision:
-    """A person's answer to an approval request."""
+    """A person's answer to an approval request.
+
+    On a Message of role `approval`, or on the `tool` message that carries a rejection as the
+    call's result (Claude Code: "The user doesn't want to proceed with this tool use").
+    """
 
     request_id: str
+    """The ApprovalRequest's id, or the call's id when the log has no separate request."""
     approved: bool
     arguments: Any = None
     """Arguments the person edited before approving; None when they approved as asked."""
@@ -104,7 +116,8 @@ class Message:
     index: int
     """Position in `Conversation.messages`; findings call it the turn."""
     role: str
-    """`system`, `user`, `assistant` or `tool`; other roles are kept as logged."""
+    """`system`, `user`, `assistant`, `tool`, or `approval` for approval events; other roles
+    are kept as logged."""
     text: str
     location: Location
     tool_calls: tuple[ToolCall, ...] = ()

@@ -1,0 +1,101 @@
+"""Tool arguments compared by meaning: parsed, object keys unordered, numbers by value, strings NFC.
+
+Loops compare calls canonically (tau-bench repeats calls that differ only in whitespace) and
+approvals compare the approved call with the executed one (a hash-matched confirmation breaks
+on `1` vs `1.0` or a reordered key). Both use this module, so "the same call" means one thing.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+
+def normalise(value: Any) -> Any:
+    """A plain JSON value whose serialisation with sorted keys is the same for equal meanings."""
+    if isinstance(value, str):
+        return unicodedata.normalize("NFC", value)
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**63:
+        return int(value)
+    if isinstance(value, int | float):
+        return value
+    if isinstance(value, dict):
+        return {unicodedata.normalize("NFC", str(k)): normalise(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [normalise(v) for v in value]
+    return repr(value)
+
+
+def key(value: Any) -> str:
+    """A string equal for two values exactly when they are equal in meaning."""
+    try:
+        return orjson.dumps(normalise(value), option=orjson.OPT_SORT_KEYS).decode()
+    except TypeError:  # nesting deeper than orjson writes: fall back to a slower exact form
+        return repr(_sorted(normalise(value)))
+
+
+def _sorted(value: Any) -> Any:
+    if isinstance(value, dict):
+        return sorted((k, _sorted(v)) for k, v in value.items())
+    if isinstance(value, list):
+        return [_sorted(v) for v in value]
+    return value
+
+
+def same_meaning(a: Any, b: Any) -> bool:
+    return key(a) == key(b)
+
+
+_MISSING = object()
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One difference between two argument values."""
+
+    path: str
+    """Where, as `payment_id` or `flights[0].date`; empty for the whole value."""
+    old: Any
+    new: Any
+    """The values at `path`; `missing()` when the path exists on one side only."""
+
+
+def missing() -> object:
+    """The marker `Change.old`/`Change.new` holds when the path does not exist on that side."""
+    return _MISSING
+
+
+def changes(old: Any, new: Any, path: str = "") -> list[Change]:
+    """Every path whose meaning differs between `old` and `new`, in a stable order."""
+    if same_meaning(old, new):
+        return []
+    if isinstance(old, dict) and isinstance(new, dict):
+        out: list[Change] = []
+        for k in sorted(set(old) | set(new), key=str):
+            child = f"{path}.{k}" if path else str(k)
+            out.extend(changes(old.get(k, _MISSING), new.get(k, _MISSING), child))
+        return out
+    if isinstance(old, list) and isinstance(new, list):
+        out = []
+        for i in range(max(len(old), len(new))):
+            a = old[i] if i < len(old) else _MISSING
+            b = new[i] if i < len(new) else _MISSING
+            out.extend(changes(a, b, f"{path}[{i}]"))
+        return out
+    return [Change(path, old, new)]
+
+
+def show(value: Any, limit: int = 60) -> str:
+    """A value as a short JSON excerpt for a message; `(missing)` for an absent one."""
+    if value is _MISSING:
+        return "(missing)"
+    try:
+        text = orjson.dumps(value).decode()
+    except TypeError:
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
