@@ -1,4 +1,4 @@
-"""`make bench`: how fast `audit` reads a log compared with parsing it, and how much memory it takes.
+"""`make bench`: how fast `audit` reads a log compared with parsing it, and its peak memory.
 
 Generates a synthetic OpenAI-format JSON Lines log shaped like tau-bench's airline
 trajectories (about 16 KB and 26 messages a conversation: a 6 KB system prompt, short user
@@ -30,11 +30,44 @@ from pathlib import Path
 import orjson
 
 OUT = Path(__file__).resolve().parent / "out"
-WORDS = (
-    "reservation flight passenger cabin economy business baggage payment certificate gift card "
-    "refund policy confirm cancel modify upgrade membership gold silver regular insurance date "
-    "origin destination airport seat available delayed status user profile address agent"
-).split()
+WORDS = [
+    "reservation",
+    "flight",
+    "passenger",
+    "cabin",
+    "economy",
+    "business",
+    "baggage",
+    "payment",
+    "certificate",
+    "gift",
+    "card",
+    "refund",
+    "policy",
+    "confirm",
+    "cancel",
+    "modify",
+    "upgrade",
+    "membership",
+    "gold",
+    "silver",
+    "regular",
+    "insurance",
+    "date",
+    "origin",
+    "destination",
+    "airport",
+    "seat",
+    "available",
+    "delayed",
+    "status",
+    "user",
+    "profile",
+    "address",
+    "agent",
+]
+
+BOOKING = '{"user_id": "u", "flight_number": "HAT001", "date": "2024-05-20", "payment_id": "PAY"}'
 
 TOOLS = [
     {
@@ -131,7 +164,7 @@ def conversation(i: int, rng: random.Random, system: str) -> dict:
     elif failure == "loop":
         for k in range(4):
             cid = f"loop_{i}_{k}"
-            args = '{"user_id": "u", "flight_number": "HAT001", "date": "2024-05-20", "payment_id": "card_1"}'
+            args = BOOKING.replace("PAY", "card_1")
             messages.append(
                 {
                     "role": "assistant",
@@ -163,7 +196,8 @@ def conversation(i: int, rng: random.Random, system: str) -> dict:
         messages.append(
             {
                 "role": "assistant",
-                "content": '<|channel|>commentary to=functions.think <|constrain|>json<|message|>{"thought": "x"}<|call|>',
+                "content": "<|channel|>commentary to=functions.think <|constrain|>json"
+                '<|message|>{"thought": "x"}<|call|>',
             }
         )
     elif failure == "drift":
@@ -184,7 +218,7 @@ def conversation(i: int, rng: random.Random, system: str) -> dict:
                         "type": "function",
                         "function": {
                             "name": "book_reservation",
-                            "arguments": '{"user_id": "u", "flight_number": "HAT001", "date": "2024-05-20", "payment_id": "gift_9"}',
+                            "arguments": BOOKING.replace("PAY", "gift_9"),
                         },
                     }
                 ],
@@ -303,7 +337,8 @@ def main() -> None:
     with open(path, "rb") as f:
         conversations = sum(1 for _ in f)
     print(
-        f"log: {path.name}: {size:.0f} MB, {conversations:,} conversations; machine: {os.cpu_count()} cores"
+        f"log: {path.name}: {size:.0f} MB, {conversations:,} conversations; "
+        f"machine: {os.cpu_count()} cores"
     )
     parse = parse_only(path)
     print(f"orjson parse           {parse:7.2f} s  {size / parse:7.1f} MB/s")
@@ -321,7 +356,8 @@ def main() -> None:
         print(f"--jobs 2 speed-up over --jobs 1: {results[1] / results[2]:.2f}x")
     print(f"audit --version        {startup() * 1000:7.0f} ms (median of 7)")
     print(
-        "targets: audit >= 0.5x orjson on one core; --jobs 2 >= 1.6x --jobs 1; peak RSS < 150 MB on 1 GB"
+        "targets: audit >= 0.5x orjson on one core; --jobs 2 >= 1.6x --jobs 1; "
+        "peak RSS < 150 MB on 1 GB"
     )
 
 
