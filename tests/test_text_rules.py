@@ -6,6 +6,7 @@ import io
 import json
 import subprocess
 import sys
+from collections import Counter
 
 import pytest
 from hypothesis import given, settings
@@ -17,7 +18,7 @@ from auditor.replay import replay
 from auditor.report import Context
 from auditor.reporters import REPORTERS, writer
 from auditor.rules import BY_CODE
-from tests.conftest import FIXTURES, audit
+from tests.conftest import FIXTURES, REALDATA, audit, requires_realdata
 
 TEXT_RULES = ("FB001", "FB002", "EX003", "EX004")
 
@@ -217,3 +218,39 @@ def test_text_rule_findings_pass_through_every_output_format(name):
     else:
         for f in report.findings:
             assert f.conversation in text and f.code in text
+
+
+@requires_realdata
+def test_real_logs_text_rules_fire_only_on_grok_text_calls():
+    # Measured by hand: grok-3-mini (tau2, tighter policy) writes 23 calls as JSON content;
+    # the user simulator answers them as if they ran. Nothing else in tau/tau2 is text calls,
+    # fabricated observations or leaked tokens.
+    report = audit([REALDATA / "tau-bench", REALDATA / "tau2-bench-blakeelias"], select=TEXT_RULES)
+    assert {f.code for f in report.findings} == {"EX003"}
+    assert {f.path.rsplit("/", 1)[1] for f in report.findings} == {GROK_MINI}
+    per_conversation = Counter(f.conversation[:8] for f in report.findings)
+    assert per_conversation == {
+        "15b6d135": 8,
+        "9f98912e": 6,
+        "9d7e1728": 5,
+        "38ee0474": 3,
+        "e1ff48c4": 1,
+    }
+    first = report.findings[0]
+    assert (first.line, first.pointer, first.turn, first.tool) == (
+        603,
+        "/simulations/0/messages/4",
+        4,
+        "get_user_details",
+    )
+    assert first.message == (
+        '`get_user_details` call written as text in the `{"function_call": {…}}` JSON dialect; '
+        "nothing executed it (the next turn is the user's, not a tool result)"
+    )
+    assert first.evidence == 'get_user_details({"user_id":"ivan_rossi_8555"})'
+
+
+GROK_MINI = (
+    "2025-10-13T11:35:31.288529_airline_tighter_policy_llm_agent_grok-3-mini_"
+    "user_simulator_grok-3-mini.json"
+)
