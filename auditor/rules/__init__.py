@@ -19,8 +19,12 @@ from auditor.errors import ConfigError
 from auditor.findings import Severity, Violation
 from auditor.replay import Replay
 from auditor.rules import (
+    answer_with_pending_action,
+    fabricated_observation,
     invalid_record,
+    leaked_control_tokens,
     orphan_tool_result,
+    tool_call_in_text,
     unanswered_tool_call,
     unrecognized_record,
 )
@@ -28,8 +32,12 @@ from auditor.rules import (
 _MODULES: tuple[ModuleType, ...] = (
     invalid_record,
     unrecognized_record,
+    fabricated_observation,
+    answer_with_pending_action,
     unanswered_tool_call,
     orphan_tool_result,
+    tool_call_in_text,
+    leaked_control_tokens,
 )
 
 FAMILIES = {
