@@ -19,9 +19,14 @@ from auditor.errors import ConfigError
 from auditor.findings import Severity, Violation
 from auditor.replay import Replay
 from auditor.rules import (
+    cyclic_tool_calls,
     invalid_record,
     orphan_tool_result,
+    repeated_assistant_message,
+    repeated_tool_call,
+    repeated_tool_error,
     unanswered_tool_call,
+    uninformative_tool_error,
     unrecognized_record,
 )
 
@@ -30,6 +35,11 @@ _MODULES: tuple[ModuleType, ...] = (
     unrecognized_record,
     unanswered_tool_call,
     orphan_tool_result,
+    repeated_tool_call,
+    repeated_tool_error,
+    cyclic_tool_calls,
+    repeated_assistant_message,
+    uninformative_tool_error,
 )
 
 FAMILIES = {
