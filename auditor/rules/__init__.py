@@ -19,6 +19,7 @@ from auditor.errors import ConfigError
 from auditor.findings import Severity, Violation
 from auditor.replay import Replay
 from auditor.rules import (
+    claimed_action_without_call,
     cyclic_tool_calls,
     invalid_record,
     orphan_tool_result,
@@ -33,6 +34,7 @@ from auditor.rules import (
 _MODULES: tuple[ModuleType, ...] = (
     invalid_record,
     unrecognized_record,
+    claimed_action_without_call,
     unanswered_tool_call,
     orphan_tool_result,
     repeated_tool_call,
