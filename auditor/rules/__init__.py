@@ -20,12 +20,18 @@ from auditor.findings import Severity, Violation
 from auditor.replay import Replay
 from auditor.rules import (
     answer_with_pending_action,
+    claimed_action_without_call,
+    cyclic_tool_calls,
     fabricated_observation,
     invalid_record,
     leaked_control_tokens,
     orphan_tool_result,
+    repeated_assistant_message,
+    repeated_tool_call,
+    repeated_tool_error,
     tool_call_in_text,
     unanswered_tool_call,
+    uninformative_tool_error,
     unrecognized_record,
 )
 
@@ -34,10 +40,16 @@ _MODULES: tuple[ModuleType, ...] = (
     unrecognized_record,
     fabricated_observation,
     answer_with_pending_action,
+    claimed_action_without_call,
     unanswered_tool_call,
     orphan_tool_result,
     tool_call_in_text,
     leaked_control_tokens,
+    repeated_tool_call,
+    repeated_tool_error,
+    cyclic_tool_calls,
+    repeated_assistant_message,
+    uninformative_tool_error,
 )
 
 FAMILIES = {
