@@ -31,7 +31,6 @@ import itertools
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -206,27 +205,29 @@ def tool_names(conversation: Conversation) -> frozenset[str] | None:
     return frozenset(t.name for t in conversation.tools)
 
 
+# The readings of the replay the text rules are on: the four rules run one after the other on
+# the same conversation, so each message is read once. Only one conversation is kept, so memory
+# stays bounded by the largest conversation, not by the log.
+_last: tuple[Replay, list[tuple[Message, Reading]]] | None = None
+
+
 def read_turns(replay: Replay) -> Iterator[tuple[Message, Reading]]:
     """Every assistant message of a replay with what its text holds: the text rules' loop.
 
     Only `text` is read, never `reasoning`: users are not shown it, and models plan calls and
     quote templates there.
     """
-    names = tool_names(replay.conversation)
-    for turn in replay.turns:
-        yield turn.message, read(turn.message.text, names)
+    global _last
+    if _last is None or _last[0] is not replay:
+        names = tool_names(replay.conversation)
+        _last = (replay, [(t.message, read(t.message.text, names)) for t in replay.turns])
+    return iter(_last[1])
 
 
 def read(text: str, names: frozenset[str] | None = None) -> Reading:
     """What `text` holds; `names` are the declared tools (None when none are declared)."""
     if not text or _TRIGGER.search(text) is None:
         return EMPTY
-    return _read(text, names)
-
-
-@lru_cache(maxsize=512)
-def _read(text: str, names: frozenset[str] | None) -> Reading:
-    # The four text rules read the same message one after the other: read it once.
     return _Reader(text, names).reading()
 
 
