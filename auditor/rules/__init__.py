@@ -9,9 +9,11 @@ rules have no `check`: the engine reports them while reading.
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import cache
 from types import ModuleType
 from typing import Any
 
@@ -19,9 +21,12 @@ from auditor.errors import ConfigError
 from auditor.findings import Severity, Violation
 from auditor.replay import Replay
 from auditor.rules import (
+    argument_schema_violation,
     invalid_record,
+    malformed_arguments,
     orphan_tool_result,
     unanswered_tool_call,
+    unknown_tool,
     unrecognized_record,
 )
 
@@ -30,6 +35,9 @@ _MODULES: tuple[ModuleType, ...] = (
     unrecognized_record,
     unanswered_tool_call,
     orphan_tool_result,
+    unknown_tool,
+    malformed_arguments,
+    argument_schema_violation,
 )
 
 FAMILIES = {
@@ -43,7 +51,15 @@ FAMILIES = {
 # What a rule may require of a conversation, and how coverage reports its absence.
 REQUIREMENTS: dict[str, tuple[Callable[[Replay], bool], str]] = {
     "tools": (lambda r: r.conversation.tools is not None, "no tools declared"),
+    "jsonschema": (lambda r: _installed("jsonschema"), "jsonschema is not installed"),
 }
+
+
+@cache
+def _installed(module: str) -> bool:
+    """An optional dependency is importable (looked up once, not imported)."""
+    return importlib.util.find_spec(module) is not None
+
 
 SECTIONS = ("What it does", "Why is this bad?", "Example")
 CLOSING_SECTIONS = ("Does not fire on", "Use instead")
