@@ -21,11 +21,15 @@ from auditor.errors import ConfigError
 from auditor.findings import Severity, Violation
 from auditor.replay import Replay
 from auditor.rules import (
+    approved_arguments_changed,
+    approved_arguments_reformatted,
     argument_schema_violation,
+    confirmation_loop,
     invalid_record,
     malformed_arguments,
     orphan_tool_result,
     unanswered_tool_call,
+    unapproved_execution,
     unknown_tool,
     unrecognized_record,
 )
@@ -38,6 +42,10 @@ _MODULES: tuple[ModuleType, ...] = (
     unknown_tool,
     malformed_arguments,
     argument_schema_violation,
+    approved_arguments_changed,
+    approved_arguments_reformatted,
+    unapproved_execution,
+    confirmation_loop,
 )
 
 FAMILIES = {
@@ -51,6 +59,7 @@ FAMILIES = {
 # What a rule may require of a conversation, and how coverage reports its absence.
 REQUIREMENTS: dict[str, tuple[Callable[[Replay], bool], str]] = {
     "tools": (lambda r: r.conversation.tools is not None, "no tools declared"),
+    "approvals": (lambda r: bool(r.approvals), "no approvals seen"),
     "jsonschema": (lambda r: _installed("jsonschema"), "jsonschema is not installed"),
 }
 
