@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
+from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -262,8 +263,16 @@ class _Walk:
         self.exchanges = exchanges
         self.options = options
         self.calls_at: dict[int, list[Exchange]] = {}
+        self.calls_by_id: dict[str, list[Exchange]] = {}
         for e in exchanges:
             self.calls_at.setdefault(e.turn, []).append(e)
+            if e.call.id is not None:
+                self.calls_by_id.setdefault(e.call.id, []).append(e)
+        # Explicit requests still waiting for their call, by the call id they name, or by tool
+        # name when they name none; approved ones by tool name, to notice a request repeated.
+        self.waiting_by_id: dict[str, list[_Draft]] = {}
+        self.waiting_by_name: dict[str, deque[_Draft]] = {}
+        self.approved_by_name: dict[str, list[_Draft]] = {}
         self.linked: set[int] = set()  # id() of the exchanges an approval accounts for
         self.drafts: list[_Draft] = []
         self.pending = _pending(options.pending_patterns)
@@ -285,8 +294,10 @@ class _Walk:
 
     def _request(self, r: ApprovalRequest, index: int, requests: dict[str, _Draft]) -> None:
         value, raw = _arguments(r.arguments)
-        for d in self.drafts:
-            if d.approved and d.execution is None and d.asked_again is None and _same(d, r, value):
+        approved = [d for d in self.approved_by_name.get(r.name, ()) if d.open()]
+        self.approved_by_name[r.name] = approved
+        for d in approved:
+            if _same(d, r, value):
                 d.asked_again = index
         gated = self._call_before(r.call_id, index)
         if gated is not None:
@@ -303,6 +314,10 @@ class _Walk:
         )
         requests[r.id] = d
         self.drafts.append(d)
+        if gated is None and r.call_id is not None:
+            self.waiting_by_id.setdefault(r.call_id, []).append(d)
+        elif gated is None:
+            self.waiting_by_name.setdefault(d.name, deque()).append(d)
 
     def _decision(self, dec: ApprovalDecision, index: int, requests: dict[str, _Draft]) -> None:
         d = requests.get(dec.request_id)
@@ -318,6 +333,8 @@ class _Walk:
         if d.decision is not None:
             return  # a second answer to one request: the first one stands
         d.decision, d.approved, d.decided_at = dec, dec.approved, index
+        if dec.approved and d.request is not None:
+            self.approved_by_name.setdefault(d.request.name, []).append(d)
         # An edit is what a call made after the decision must match; a call logged before the
         # request still shows what the person was asked about.
         if dec.arguments is not None and d.gated is None:
@@ -334,14 +351,16 @@ class _Walk:
                 if d.approved is None:
                     d.approved = True  # the API ran it, so it was approved (SPEC §2)
             return
-        for d in reversed(self.drafts):
-            if d.request and d.open() and call.id is not None and d.request.call_id == call.id:
-                self._link(d, e)
-                return
-        for d in self.drafts:
-            if d.request and d.open() and d.request.call_id is None and d.name == call.name:
-                self._link(d, e)
-                return
+        if call.id is not None:
+            for d in reversed(self.waiting_by_id.get(call.id, ())):
+                if d.open():
+                    self._link(d, e)
+                    return
+        queue = self.waiting_by_name.get(call.name)
+        while queue and not queue[0].open():
+            queue.popleft()
+        if queue:
+            self._link(queue.popleft(), e)
 
     def _link(self, d: _Draft, e: Exchange) -> None:
         d.execution = e
@@ -350,8 +369,8 @@ class _Walk:
     def _call_before(self, call_id: str | None, index: int) -> Exchange | None:
         if call_id is None:
             return None
-        for e in reversed(self.exchanges):
-            if e.turn < index and e.call.id == call_id:
+        for e in reversed(self.calls_by_id.get(call_id, ())):
+            if e.turn < index:
                 return e
         return None
 
