@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 
 from auditor import sources
 from auditor.config import Settings
-from auditor.findings import Finding, Violation, fingerprint
+from auditor.findings import Finding, Severity, Violation, fingerprint
 from auditor.formats import FileReader, Problem
 from auditor.formats import detect as detect_format
 from auditor.jsonpos import pointer_lines
@@ -169,13 +169,19 @@ class _Auditor:
                     )
                 )
 
+    def _severity(self, rule: Rule, v: Violation) -> Severity:
+        """The configured severity of the rule, else the finding's own, else the rule's default."""
+        if v.severity is not None and rule.code not in self.settings.severity:
+            return v.severity
+        return self.settings.severity_of(rule)
+
     def _finding(self, rule: Rule, v: Violation, conversation: str | None, key: str) -> Finding:
         loc = v.location
         turn = v.turn if v.turn >= 0 else None
         return Finding(
             code=rule.code,
             name=rule.name,
-            severity=self.settings.severity_of(rule),
+            severity=self._severity(rule, v),
             message=v.message,
             path=loc.path,
             line=loc.line,

@@ -73,6 +73,9 @@ class Violation:
     call_id: str | None = None
     evidence: str = ""
     """A short excerpt of the log that shows the problem (use `excerpt`)."""
+    severity: Severity | None = None
+    """A severity other than the rule's default for this finding (LP001 escalates long loops);
+    a severity configured for the rule still wins."""
 
 
 @dataclass(frozen=True, slots=True)

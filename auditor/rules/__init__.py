@@ -21,15 +21,25 @@ from auditor.errors import ConfigError
 from auditor.findings import Severity, Violation
 from auditor.replay import Replay
 from auditor.rules import (
+    answer_with_pending_action,
     approved_arguments_changed,
     approved_arguments_reformatted,
     argument_schema_violation,
+    claimed_action_without_call,
     confirmation_loop,
+    cyclic_tool_calls,
+    fabricated_observation,
     invalid_record,
+    leaked_control_tokens,
     malformed_arguments,
     orphan_tool_result,
+    repeated_assistant_message,
+    repeated_tool_call,
+    repeated_tool_error,
+    tool_call_in_text,
     unanswered_tool_call,
     unapproved_execution,
+    uninformative_tool_error,
     unknown_tool,
     unrecognized_record,
 )
@@ -37,8 +47,13 @@ from auditor.rules import (
 _MODULES: tuple[ModuleType, ...] = (
     invalid_record,
     unrecognized_record,
+    fabricated_observation,
+    answer_with_pending_action,
+    claimed_action_without_call,
     unanswered_tool_call,
     orphan_tool_result,
+    tool_call_in_text,
+    leaked_control_tokens,
     unknown_tool,
     malformed_arguments,
     argument_schema_violation,
@@ -46,6 +61,11 @@ _MODULES: tuple[ModuleType, ...] = (
     approved_arguments_reformatted,
     unapproved_execution,
     confirmation_loop,
+    repeated_tool_call,
+    repeated_tool_error,
+    cyclic_tool_calls,
+    repeated_assistant_message,
+    uninformative_tool_error,
 )
 
 FAMILIES = {
