@@ -14,7 +14,7 @@ from auditor.formats import FileReader, Problem
 from auditor.formats import detect as detect_format
 from auditor.jsonpos import pointer_lines
 from auditor.model import Conversation
-from auditor.replay import replay
+from auditor.replay import ApprovalOptions, replay
 from auditor.report import Counts, Gap, Report, RunError
 from auditor.rules import BY_CODE, REQUIREMENTS, Rule
 from auditor.rules import invalid_record as in001
@@ -96,6 +96,8 @@ class _Auditor:
         self.checks = [
             (rule, settings.options_of(rule)) for rule in settings.rules if rule.check is not None
         ]
+        # Replay finds approvals in chat logs the way the enabled CF rules' options say.
+        self.approvals = ApprovalOptions.merge(options for _, options in self.checks)
 
     def invalid(self, record: sources.InvalidRecord) -> None:
         if self.in001 is None:
@@ -143,7 +145,7 @@ class _Auditor:
 
     def conversation(self, conversation: Conversation) -> None:
         result = self.result
-        rep = replay(conversation)
+        rep = replay(conversation, self.approvals)
         result.counts = result.counts + Counts(conversations=1, assistant_turns=len(rep.turns))
         key: str | None = None
         for rule, options in self.checks:

@@ -49,6 +49,18 @@ def describe_call(call: ToolCall) -> str:
     return excerpt(f"{call.name}({arguments})")
 
 
+def on_call(message: str, call: ToolCall, turn: int, fallback: Location) -> Violation:
+    """A violation about one call: placed on the call (else on `fallback`), the call as evidence."""
+    return Violation(
+        message,
+        turn,
+        call.location or fallback,
+        tool=call.name,
+        call_id=call.id,
+        evidence=describe_call(call),
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class Violation:
     """What a rule yields: the problem and where it is. The engine adds the rule's code."""
