@@ -48,7 +48,12 @@ class Exchange:
 
 # Logs without an error flag (tau-bench, SWE-agent) say it in the text: "Error: payment amount
 # does not add up…", "Traceback (most recent call last):".
-_ERROR_TEXT = re.compile(r"\s*(?:error\b|exception\b|traceback \(most recent call last\))", re.I)
+_ERROR_TEXT = re.compile(
+    r"\s*(?:error\b|exception\b|traceback \(most recent call last\)"
+    r"|an? (?:unexpected |unknown |internal )?error (?:has )?occurred\b"
+    r"|internal (?:server )?error\b)",
+    re.I,
+)
 
 
 def looks_like_error(text: str) -> bool:

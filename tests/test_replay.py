@@ -114,4 +114,6 @@ def test_failed_uses_the_flag_and_falls_back_to_the_wording():
     assert not outcome(ToolResult("a", "Error: but flagged fine", is_error=False))
     assert outcome(ToolResult("a", "Error: payment amount does not add up"))
     assert outcome(ToolResult("a", "Traceback (most recent call last):\n  File"))
+    assert outcome(ToolResult("a", 'An error occurred while executing tool "X".'))
+    assert outcome(ToolResult("a", "Internal server error"))
     assert not outcome(ToolResult("a", "No errors found."))
