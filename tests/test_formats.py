@@ -260,7 +260,7 @@ def test_exchanges_that_repeat_a_conversation_add_only_what_is_new():
 def test_exchange_trailing_call_waits_for_a_request_the_log_does_not_hold():
     report = audit([FORMAT_DIR / "exchange"], select=["EX001", "EX002"])
     assert report.findings == ()
-    assert report.counts.conversations == 7
+    assert report.counts.conversations == 8
 
 
 def test_exchange_recordings_of_each_api():
@@ -482,3 +482,18 @@ def test_harmony_transcript_ending_on_a_call_reports_it():
     assert finding.path.endswith("test_multi_turn_auto_drop_analysis.txt")
     assert (finding.code, finding.line, finding.turn, finding.tool) == ("EX001", 6, 6, "python")
     assert finding.message == "the transcript ends on `python` call with no result"
+
+
+def test_exchange_previous_response_id_continues_the_conversation():
+    path = FORMAT_DIR / "exchange" / "responses-previous-response-id.jsonl"
+    (chain,) = _conversations(path)
+    assert [m["role"] for m in chain["messages"]] == [
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+        "user",
+        "assistant",
+    ]
+    assert _lines(chain) == [1, 1, 2, 2, 3, 3]
+    assert chain["messages"][2]["result"]["call_id"] == "call_001"

@@ -56,36 +56,7 @@ conversation = st.fixed_dictionaries(
 tau_entry = st.fixed_dictionaries(
     {"traj": st.lists(message, max_size=5)}, optional={"task_id": json_values, "trial": json_values}
 )
-record = conversation | tau_entry | st.lists(message, min_size=1, max_size=4) | json_values
-
-
-@settings(
-    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
-@given(st.lists(record, min_size=1, max_size=5))
-def test_any_records_are_read_without_crash_and_counted(tmp_path, records):
-    path = tmp_path / "fuzz.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in records))
-    report = audit([path])
-    assert report.errors == (), report.errors
-    assert report.counts.records == len(records)
-    for f in report.findings:
-        assert f.line is not None and 1 <= f.line <= len(records)
-
-
-@settings(
-    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
-@given(st.binary(max_size=400))
-def test_any_bytes_are_read_without_crash_and_every_line_counted(tmp_path, data):
-    path = tmp_path / "noise.jsonl"
-    path.write_bytes(data)
-    report = audit([path])
-    assert report.errors == ()
-    non_blank = [line for line in data.split(b"\n") if line.strip()]
-    assert report.counts.records == len(non_blank)
-    unreadable = [f for f in report.findings if f.code == "IN001"]
-    assert len(unreadable) <= len(non_blank)
+tau_and_openai = conversation | tau_entry | st.lists(message, min_size=1, max_size=4)
 
 
 # The other formats' shapes, built from the same loose parts.
@@ -270,12 +241,14 @@ other_record = (
     )
 )
 
+record = tau_and_openai | other_record | json_values
+
 
 @settings(
-    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-@given(st.lists(other_record, min_size=1, max_size=6))
-def test_every_format_reads_any_record_without_crash(tmp_path, records):
+@given(st.lists(record, min_size=1, max_size=5))
+def test_any_records_are_read_without_crash_and_counted(tmp_path, records):
     path = tmp_path / "fuzz.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
     report = audit([path])
@@ -283,11 +256,34 @@ def test_every_format_reads_any_record_without_crash(tmp_path, records):
     assert report.counts.records == len(records)
     for f in report.findings:
         assert f.line is not None and 1 <= f.line <= len(records)
-    document = tmp_path / "fuzz.json"
-    document.write_text(json.dumps(records[0], indent=1))
-    report = audit([document])
+
+
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.binary(max_size=400))
+def test_any_bytes_are_read_without_crash_and_every_line_counted(tmp_path, data):
+    path = tmp_path / "noise.jsonl"
+    path.write_bytes(data)
+    report = audit([path])
+    assert report.errors == ()
+    non_blank = [line for line in data.split(b"\n") if line.strip()]
+    assert report.counts.records == len(non_blank)
+    unreadable = [f for f in report.findings if f.code == "IN001"]
+    assert len(unreadable) <= len(non_blank)
+
+
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(record)
+def test_any_document_is_read_without_crash_and_its_findings_have_lines(tmp_path, value):
+    path = tmp_path / "fuzz.json"
+    path.write_text(json.dumps(value, indent=1))
+    report = audit([path])
     assert report.errors == (), report.errors
-    assert all(f.line is not None for f in report.findings)
+    lines = path.read_text().count("\n") + 1
+    assert all(f.line is not None and 1 <= f.line <= lines for f in report.findings)
 
 
 harmony_text = st.lists(

@@ -71,9 +71,13 @@ def is_body(body: dict) -> bool:
     if isinstance(tools, list) and any(isinstance(t, dict) and "input_schema" in t for t in tools):
         return True
     messages = body.get("messages")
-    return isinstance(messages, list) and any(
-        isinstance(m, dict) and has_blocks(m.get("content")) for m in messages
-    )
+    if not isinstance(messages, list):
+        return False
+    for message in messages:  # runs on every OpenAI record too: a plain loop, no generator
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, list) and has_blocks(content):
+            return True
+    return False
 
 
 def has_blocks(content: Any) -> bool:

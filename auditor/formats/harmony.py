@@ -115,15 +115,15 @@ def _frames(text: str) -> Iterator[tuple[int, str | None, str, str | None, bool]
 
 def _header(header: str) -> tuple[str, str | None, str | None, bool]:
     """(author, recipient, channel, whether the content is declared JSON)."""
-    before, _, after = header.partition(CHANNEL)
+    before, _, after = header.replace("<|constrain|>", " ").partition(CHANNEL)
     words = before.split()
-    channel_words = after.replace("<|constrain|>", " ").split()
+    channel_words = after.split()
     author = words[0] if words and not words[0].startswith("to=") else "assistant"
     recipient = next(
         (w[3:] for w in (*words, *channel_words) if w.startswith("to=") and len(w) > 3), None
     )
     channel = channel_words[0] if channel_words and not channel_words[0].startswith("to=") else None
-    return author, recipient, channel, "json" in channel_words[1:]
+    return author, recipient, channel, "json" in (*words[1:], *channel_words[1:])
 
 
 def _call(recipient: str, content: str, typed: bool, here: Location) -> ToolCall:
