@@ -139,6 +139,10 @@ def _problems(path) -> list[dict]:
     return [i["problem"] for i in normalise(path) if "problem" in i]
 
 
+def _roles(conversation) -> str:
+    return " ".join(m["role"] for m in conversation["messages"])
+
+
 def _lines(conversation) -> list[int]:
     return [int(m["location"].split(":")[1].split("/")[0]) for m in conversation["messages"]]
 
@@ -146,8 +150,7 @@ def _lines(conversation) -> list[int]:
 def test_anthropic_results_leave_the_user_message_and_keep_their_error_flag():
     weather = _by_id(FORMAT_DIR / "anthropic" / "tool-use.jsonl")["conv_weather"]
     assert weather["format"] == "anthropic" and weather["tools"][0]["name"] == "get_weather"
-    roles = [m["role"] for m in weather["messages"]]
-    assert roles == ["system", "user", "assistant", "tool", "tool", "user", "assistant"]
+    assert _roles(weather) == "system user assistant tool tool user assistant"
     turn = weather["messages"][2]
     assert turn["reasoning"] == "Two cities, so two calls."
     assert [c["id"] for c in turn["tool_calls"]] == [
@@ -192,8 +195,7 @@ def test_anthropic_list_is_read_whole_when_a_later_conversation_has_blocks():
 
 def test_responses_items_of_one_response_are_one_turn():
     history = _conversations(FORMAT_DIR / "responses" / "items.jsonl")[1]
-    roles = [m["role"] for m in history["messages"]]
-    assert roles == ["user", "assistant", "tool", "tool", "assistant", "tool", "assistant"]
+    assert _roles(history) == "user assistant tool tool assistant tool assistant"
     patch, search = history["messages"][1]["tool_calls"]
     assert patch["name"] == "apply_patch" and patch["arguments"]["input"].startswith("*** Begin")
     assert "raw_arguments" not in patch
@@ -267,15 +269,7 @@ def test_exchange_recordings_of_each_api():
     (anthropic,) = _conversations(
         FORMAT_DIR / "exchange" / "pydantic-ai-anthropic-strict-tool-run.jsonl"
     )
-    assert [m["role"] for m in anthropic["messages"]] == [
-        "system",
-        "user",
-        "assistant",
-        "tool",
-        "assistant",
-        "tool",
-        "assistant",
-    ]
+    assert _roles(anthropic) == "system user assistant tool assistant tool assistant"
     assert _lines(anthropic) == [1, 1, 1, 2, 2, 3, 3]
     (retry,) = _conversations(FORMAT_DIR / "exchange" / "pydantic-ai-openai-responses-retry.jsonl")
     assert len(retry["messages"][1]["tool_calls"]) == 2
@@ -317,7 +311,7 @@ def test_stream_groups_interleaved_sessions_each_message_at_its_line():
 def test_claude_code_blocks_merge_and_a_rejection_is_a_denied_approval():
     (session,) = _conversations(FORMAT_DIR / "stream" / "claude-code-short.jsonl")
     assert session["id"] == "55604662-cf2a-4331-851a-ec234028f8ca"
-    assert [m["role"] for m in session["messages"]] == ["user", "assistant", "tool", "tool", "user"]
+    assert _roles(session) == "user assistant tool tool user"
     turn = session["messages"][1]
     assert [c["location"].split(":")[1] for c in turn["tool_calls"]] == [
         "8/message/content/0",
@@ -377,13 +371,7 @@ def test_sharegpt_calls_and_observations_pair_in_order():
     assert single["tools"][0]["name"] == "get_weather"
     assert single["messages"][2]["tool_calls"][0]["arguments"] == {"city": "Paris"}
     assert single["messages"][3]["result"]["text"] == '{"temperature": 21, "sky": "clear"}'
-    assert [m["role"] for m in parallel["messages"]] == [
-        "user",
-        "assistant",
-        "tool",
-        "tool",
-        "assistant",
-    ]
+    assert _roles(parallel) == "user assistant tool tool assistant"
     assert [m["result"]["text"] for m in parallel["messages"][2:4]] == [
         '{"temperature":21}',
         '{"temperature":27}',
@@ -408,18 +396,7 @@ def test_swe_agent_text_actions_are_executed_calls():
     assert results == [c["id"] for c in calls[:-1]]  # the final submit has no observation
     assert calls[-1]["name"] == "submit"
     (fenced,) = _conversations(FORMAT_DIR / "swe-agent" / "fenced-actions.traj")
-    roles = [m["role"] for m in fenced["messages"]]
-    assert roles == [
-        "system",
-        "user",
-        "assistant",
-        "tool",
-        "assistant",
-        "user",
-        "assistant",
-        "tool",
-        "assistant",
-    ]
+    assert _roles(fenced) == "system user assistant tool assistant user assistant tool assistant"
     assert "tool_calls" not in fenced["messages"][4]  # no command: SWE-agent's format error
     (structured,) = _conversations(FORMAT_DIR / "swe-agent" / "function_calling_simple.traj")
     assert structured["messages"][3]["result"]["call_id"] == "call_PbWErNIge3YTrli3fiVvmIid"
@@ -439,14 +416,7 @@ def test_multiagent_speakers_and_roles():
     assert [m["role"] for m in algo["messages"][:3]] == ["user", "assistant", "user"]
     assert algo["messages"][2]["name"] == "Computer_terminal"
     (ag2,) = _conversations(FORMAT_DIR / "multiagent" / "ag2-chat-history.json")
-    assert [m["role"] for m in ag2["messages"]] == [
-        "user",
-        "assistant",
-        "user",
-        "assistant",
-        "user",
-        "assistant",
-    ]
+    assert _roles(ag2) == "user assistant user assistant user assistant"
 
 
 def test_harmony_frames_calls_results_and_declared_tools():
@@ -487,13 +457,6 @@ def test_harmony_transcript_ending_on_a_call_reports_it():
 def test_exchange_previous_response_id_continues_the_conversation():
     path = FORMAT_DIR / "exchange" / "responses-previous-response-id.jsonl"
     (chain,) = _conversations(path)
-    assert [m["role"] for m in chain["messages"]] == [
-        "user",
-        "assistant",
-        "tool",
-        "assistant",
-        "user",
-        "assistant",
-    ]
+    assert _roles(chain) == "user assistant tool assistant user assistant"
     assert _lines(chain) == [1, 1, 2, 2, 3, 3]
     assert chain["messages"][2]["result"]["call_id"] == "call_001"
