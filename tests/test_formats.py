@@ -262,7 +262,7 @@ def test_exchanges_that_repeat_a_conversation_add_only_what_is_new():
 def test_exchange_trailing_call_waits_for_a_request_the_log_does_not_hold():
     report = audit([FORMAT_DIR / "exchange"], select=["EX001", "EX002"])
     assert report.findings == ()
-    assert report.counts.conversations == 8
+    assert report.counts.conversations == 9
 
 
 def test_exchange_recordings_of_each_api():
@@ -454,9 +454,14 @@ def test_harmony_transcript_ending_on_a_call_reports_it():
     assert finding.message == "the transcript ends on `python` call with no result"
 
 
-def test_exchange_previous_response_id_continues_the_conversation():
-    path = FORMAT_DIR / "exchange" / "responses-previous-response-id.jsonl"
-    (chain,) = _conversations(path)
+def test_exchange_requests_naming_a_stored_conversation_continue_it():
+    path = FORMAT_DIR / "exchange" / "responses-stored-state.jsonl"
+    chain, stored = _conversations(path)
     assert _roles(chain) == "user assistant tool assistant user assistant"
     assert _lines(chain) == [1, 1, 2, 2, 3, 3]
     assert chain["messages"][2]["result"]["call_id"] == "call_001"
+    # the Conversations API: each request sends only its new input
+    assert stored["id"] == "conv_689667905b048191b4740501625afd940c7533ace33a2dab"
+    assert stored["own_id"] is True
+    assert _roles(stored) == "user assistant user assistant"
+    assert _lines(stored) == [4, 4, 5, 5]

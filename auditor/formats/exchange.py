@@ -117,7 +117,7 @@ class Collector:
                 got, listed = _response(body, here, problems)
                 response_id = as_id(body.get("id"))
                 tools = (tools or ()) + listed or None
-        thread, known = self._continued(sent, previous)
+        thread, known = self._continued(sent, previous, own)
         if thread is None:
             thread = _Thread(own or fallback_id(location), own is not None, location)
             self._threads.append(thread)
@@ -128,13 +128,20 @@ class Collector:
             thread.responses.add(response_id)
         yield from attach(problems, thread.id)
 
-    def _continued(self, sent: list[Message], previous: str | None) -> tuple[_Thread | None, int]:
-        """The conversation this request continues, and how many of its messages it repeats."""
-        if previous is not None:
-            for thread in reversed(self._threads):
-                if previous in thread.responses:
-                    return thread, 0
+    def _continued(
+        self, sent: list[Message], previous: str | None, own: str | None
+    ) -> tuple[_Thread | None, int]:
+        """The conversation this request continues, and how many of its messages it repeats.
+
+        A request naming the previous response, or the conversation by its id, sends only what
+        is new (unless it repeats the conversation all the same); otherwise the request must
+        start with everything an earlier conversation holds.
+        """
         keys = [_key(m) for m in sent]
+        for thread in reversed(self._threads):
+            if previous in thread.responses or (thread.own and own == thread.id):
+                n = len(thread.keys)
+                return thread, n if keys[:n] == thread.keys else 0
         best: _Thread | None = None
         for thread in reversed(self._threads):
             n = len(thread.keys)

@@ -262,14 +262,14 @@ class Items:
                 Problem(here, "tool call item has no `name`", evidence=excerpt_json(item))
             )
         call = tool_call(item.get("call_id") or item.get("id"), name, arguments, here)
+        approval = as_id(item.get("approval_request_id"))
+        if approval is not None:  # an `mcp_call` the API ran once the request was approved
+            call = replace(call, approval_request_id=approval)
         self._assistant(here).calls.append(call)
         return call
 
     def _mcp_call(self, item: dict, here: Location) -> None:
         call = self._call(item, here, item.get("arguments"))
-        approval = as_id(item.get("approval_request_id"))
-        if approval is not None:
-            self._turn.calls[-1] = replace(call, approval_request_id=approval)  # type: ignore[union-attr]
         error = item.get("error")
         failed = bool(error) or item.get("status") == "failed"
         text = (text_of(error) or excerpt_json(error)) if error else text_of(item.get("output"))
@@ -302,6 +302,14 @@ class Items:
                 parse_arguments(item.get("arguments")),
             )
         else:
+            if not isinstance(item.get("approve"), bool):
+                self.problems.append(
+                    Problem(
+                        here,
+                        "approval response has no boolean `approve`",
+                        evidence=excerpt_json(item),
+                    )
+                )
             reason = item.get("reason")
             draft.approval_decision = ApprovalDecision(
                 as_id(item.get("approval_request_id")) or "",

@@ -123,8 +123,11 @@ class Collector:
 
     def _new_codex(self, sid: str | None, location: Location) -> _Session:
         key = f"codex:{sid}" if sid else f"codex:{location.path}:{location.line}"
-        session = _Session(sid or fallback_id(location), sid is not None, location)
-        self._sessions[key] = self._codex = session
+        session = self._sessions.get(key)  # a session resumed further down the same file
+        if session is None:
+            session = _Session(sid or fallback_id(location), sid is not None, location)
+            self._sessions[key] = session
+        self._codex = session
         return session
 
 
@@ -221,6 +224,8 @@ class _Session:
             request_id = as_id(value.get("request_id"))
             if request_id is None:
                 self.problems.append(Problem(here, "approval response has no `request_id`"))
+            if not isinstance(value.get("approved"), bool):
+                self.problems.append(Problem(here, "approval response has no boolean `approved`"))
             reason = value.get("reason")
             draft.approval_decision = ApprovalDecision(
                 request_id or "",
