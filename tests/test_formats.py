@@ -465,3 +465,34 @@ def test_exchange_requests_naming_a_stored_conversation_continue_it():
     assert stored["own_id"] is True
     assert _roles(stored) == "user assistant user assistant"
     assert _lines(stored) == [4, 4, 5, 5]
+
+
+def test_a_session_of_events_without_messages_is_reported(tmp_path):
+    path = tmp_path / "spans.jsonl"
+    lines = [
+        {"trace_id": "t1", "type": "span", "name": "retrieve"},
+        {"trace_id": "t1", "type": "span", "name": "generate"},
+    ]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    report = audit([path])
+    (finding,) = report.findings
+    assert (finding.code, finding.line, finding.conversation) == ("IN002", 1, "t1")
+    assert finding.message == "no line of session `t1` holds a message (`span`)"
+    assert report.counts.records == 2 and report.counts.conversations == 0
+
+
+def test_bare_item_list_is_responses_and_input_format_forces_another_reading(tmp_path):
+    # the first item is `{role, content}` as in an OpenAI list; the second is typed
+    items = [
+        {"role": "user", "content": "How many open issues?"},
+        {"type": "function_call", "call_id": "fc_1", "name": "count", "arguments": "{}"},
+    ]
+    path = tmp_path / "items.json"
+    path.write_text(json.dumps(items))
+    (finding,) = audit([path], select=["EX001"]).findings
+    assert finding.message == "the transcript ends on `count` call `fc_1` with no result"
+    (as_openai,) = audit([path], input_format="openai").findings
+    assert (as_openai.code, as_openai.pointer) == ("IN002", "/1")
+    assert as_openai.message == "expected a message object with a string `role`"
+    (wrong,) = audit([path], input_format="stream").findings
+    assert wrong.code == "IN002" and wrong.message.startswith("not a stream record")

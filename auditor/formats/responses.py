@@ -92,7 +92,8 @@ def detect(record: Record) -> bool:
             if isinstance(items, list) and items and is_item(items[0]):
                 return True
         return False
-    return isinstance(value, list) and bool(value) and is_item(value[0], strict=True)
+    # a bare list: OpenAI messages are `{role, content}` too, so a typed item must say so
+    return isinstance(value, list) and any(is_item(v, strict=True) for v in value)
 
 
 def is_item(value: Any, strict: bool = False) -> bool:

@@ -24,6 +24,7 @@ approval policy) is not modelled: the rollouts do not log the person's decisions
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 
 from auditor.formats import anthropic, responses
@@ -120,6 +121,8 @@ class Collector:
             text = payload.get("message")
             if isinstance(text, str) and not session.repeats_user(text, "event"):
                 session.append(Draft("user", here, [text], tag="event"))
+        else:
+            session.events[kind] += 1
 
     def _new_codex(self, sid: str | None, location: Location) -> _Session:
         key = f"codex:{sid}" if sid else f"codex:{location.path}:{location.line}"
@@ -157,6 +160,8 @@ class _Session:
         self.problems: list[Problem] = []
         self.items = responses.Items(self.problems)
         self.tools: dict[str, ToolSpec] = {}
+        self.events: Counter[str] = Counter()
+        """Lines that hold no message, by type: said when the session has no message at all."""
         self._by_message_id: dict[str, Draft] = {}
 
     @property
@@ -191,7 +196,8 @@ class _Session:
             self.message(value, location)
         elif kind in ("approval_request", "approval_response"):
             self.approval(value, kind, location)
-        # any other event (progress, system, telemetry) holds no message
+        else:  # any other event (progress, system, telemetry) holds no message
+            self.events[str(kind)] += 1
 
     def message(self, message: dict, here: Location) -> None:
         drafts = anthropic.read_message(message, here, self.problems)
@@ -237,9 +243,14 @@ class _Session:
 
     def finish(self) -> Iterator[Conversation | Problem]:
         self.items.close()
-        if not self.drafts and not self.problems:
-            return  # only bookkeeping lines (hooks, snapshots): no conversation
+        if not self.drafts:
+            kinds = ", ".join(f"`{k}`" for k in sorted(self.events)[:5])
+            self.problems.append(
+                Problem(self.location, f"no line of session `{self.id}` holds a message ({kinds})")
+            )
         yield from attach(self.problems, self.id)
+        if not self.drafts:
+            return
         first = self.drafts[0].location if self.drafts else self.location
         yield Conversation(
             self.id,
