@@ -64,11 +64,17 @@ def test_results_point_at_rules_files_and_turns():
     )
 
 
+def _ex001_index() -> int:
+    # By code, not by a fixed position: the registry grows as rules are added.
+    return next(i for i, r in enumerate(RULES) if r.code == "EX001")
+
+
 def test_rule_descriptors_come_from_the_docs():
-    rule = sarif_of(REPORT)["runs"][0]["tool"]["driver"]["rules"][2]
+    index = _ex001_index()
+    rule = sarif_of(REPORT)["runs"][0]["tool"]["driver"]["rules"][index]
     assert rule["id"] == "EX001" and rule["name"] == "unanswered-tool-call"
-    assert rule["shortDescription"]["text"] == RULES[2].summary
-    assert rule["fullDescription"]["text"] == RULES[2].sections["What it does"]
+    assert rule["shortDescription"]["text"] == RULES[index].summary
+    assert rule["fullDescription"]["text"] == RULES[index].sections["What it does"]
     assert "## Why is this bad?" in rule["help"]["markdown"]
     assert rule["defaultConfiguration"]["level"] == "error"
 
@@ -77,5 +83,5 @@ def test_crash_becomes_a_tool_notification_and_failed_execution():
     invocation = sarif_of(REPORT)["runs"][0]["invocations"][0]
     assert invocation["executionSuccessful"] is False
     (note,) = invocation["toolExecutionNotifications"]
-    assert note["associatedRule"] == {"id": "EX001", "index": 2}
+    assert note["associatedRule"] == {"id": "EX001", "index": _ex001_index()}
     assert note["message"]["text"].startswith("EX001 (unanswered-tool-call) crashed")

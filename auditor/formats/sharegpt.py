@@ -113,7 +113,8 @@ def _calls(text: str, here: Location, problems: list[Problem]) -> list:
         problems.append(
             Problem(here, "expected the call as JSON `{name, arguments}`", evidence=text[:80])
         )
-        return [tool_call(None, "", text, here)]
+        # the call happened, but what it was is unreadable: the Problem says so, once
+        return [tool_call(None, "", {}, here)]
     return [
         tool_call(None, c["name"], c.get("arguments", c.get("parameters")), here) for c in calls
     ]
