@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from auditor import __version__
 from auditor.cli import app
+from auditor.formats import FORMATS
 from tests.conftest import FIXTURES, ROOT
 
 DEMO = FIXTURES / "demo"
@@ -73,7 +74,9 @@ def test_explain_by_code_and_name():
 def test_formats_lists_input_formats():
     result = invoke("--formats")
     assert result.exit_code == 0
-    assert result.stdout.splitlines()[0].startswith("tau ")
+    lines = result.stdout.splitlines()
+    assert [line.split()[0] for line in lines] == list(FORMATS)
+    assert "tau-bench and tau2-bench results." in lines[list(FORMATS).index("tau")]
 
 
 @pytest.mark.parametrize(

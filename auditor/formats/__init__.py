@@ -12,17 +12,39 @@ from __future__ import annotations
 from collections.abc import Iterator
 from types import ModuleType
 
-from auditor.formats import openai, tau
+from auditor.formats import (
+    anthropic,
+    exchange,
+    harmony,
+    multiagent,
+    openai,
+    responses,
+    sharegpt,
+    stream,
+    swe_agent,
+    tau,
+)
 from auditor.formats._common import Problem
 from auditor.model import Conversation
 from auditor.sources import Record
 
 __all__ = ["FORMATS", "FileReader", "Problem"]
 
-# Order matters: a tau-bench entry also holds OpenAI messages.
+# Order matters, most specific first: an exchange holds request bodies in any API's shape; a
+# tau-bench entry holds OpenAI messages; Anthropic and Responses conversations would also pass
+# for OpenAI ones (`messages`, or a bare list of `{role, content}`); SWE-agent trajectories
+# have a `history` like multi-agent chats.
 FORMATS: dict[str, ModuleType] = {
+    exchange.NAME: exchange,
     tau.NAME: tau,
+    anthropic.NAME: anthropic,
+    responses.NAME: responses,
+    sharegpt.NAME: sharegpt,
+    swe_agent.NAME: swe_agent,
+    multiagent.NAME: multiagent,
     openai.NAME: openai,
+    stream.NAME: stream,
+    harmony.NAME: harmony,
 }
 
 

@@ -3,14 +3,25 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import orjson
 
-from auditor.model import Location, ToolCall, ToolSpec
+from auditor.model import (
+    ApprovalDecision,
+    ApprovalRequest,
+    Conversation,
+    Location,
+    Message,
+    ToolCall,
+    ToolResult,
+    ToolSpec,
+)
 
 TEXT_PART_TYPES = frozenset({"text", "input_text", "output_text"})
+# Keys a record may carry its own conversation id under (SPEC §3).
+ID_KEYS = ("id", "conversation_id", "session_id", "thread_id", "trace_id")
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,3 +160,148 @@ def fallback_id(location: Location, index: int | None = None) -> str:
     """`path:line` for a JSON Lines record, `path#index` inside a document (SPEC §3)."""
     base = location.path if location.line is None else f"{location.path}:{location.line}"
     return base if index is None else f"{base}#{index}"
+
+
+@dataclass
+class Draft:
+    """A message still being assembled: formats that build one turn from several parts or lines
+    (content blocks, typed items, one block per line) fill it in, then freeze it."""
+
+    role: str
+    location: Location
+    texts: list[str] = field(default_factory=list)
+    reasoning: list[str] = field(default_factory=list)
+    calls: list[ToolCall] = field(default_factory=list)
+    result: ToolResult | None = None
+    name: str | None = None
+    approval_request: ApprovalRequest | None = None
+    approval_decision: ApprovalDecision | None = None
+    tag: str = ""
+    """Where the draft came from, for formats that must recognise a message logged twice."""
+
+    @classmethod
+    def of(cls, message: Message) -> Draft:
+        """A draft holding an already normalised message (its index is set again on freezing)."""
+        return cls(
+            message.role,
+            message.location,
+            [message.text] if message.text else [],
+            [message.reasoning] if message.reasoning else [],
+            list(message.tool_calls),
+            message.result,
+            message.name,
+            message.approval_request,
+            message.approval_decision,
+        )
+
+    @property
+    def text(self) -> str:
+        return "\n".join(t for t in self.texts if t and not t.isspace())
+
+    def freeze(self, index: int) -> Message:
+        return Message(
+            index,
+            self.role,
+            self.text,
+            self.location,
+            tuple(self.calls),
+            self.result,
+            self.name,
+            "\n".join(r for r in self.reasoning if r and not r.isspace()),
+            self.approval_request,
+            self.approval_decision,
+        )
+
+
+def freeze(drafts: Iterable[Draft]) -> tuple[Message, ...]:
+    """The drafts as messages, indexed in order."""
+    return tuple(d.freeze(i) for i, d in enumerate(drafts))
+
+
+def result_draft(
+    call_id: Any,
+    text: str,
+    location: Location,
+    is_error: Any = None,
+    name: Any = None,
+) -> Draft:
+    """A `tool` message carrying one result."""
+    return Draft(
+        "tool",
+        location,
+        [text],
+        result=ToolResult(
+            as_id(call_id),
+            text,
+            is_error if isinstance(is_error, bool) else None,
+            name if isinstance(name, str) else None,
+        ),
+    )
+
+
+def parse_arguments(arguments: Any) -> Any:
+    """Arguments given as a JSON string, parsed; anything else as it is; None when unparsable."""
+    if isinstance(arguments, str):
+        try:
+            return orjson.loads(arguments) if arguments.strip() else {}
+        except orjson.JSONDecodeError:
+            return None
+    return arguments
+
+
+def containers(
+    value: Any, location: Location, key: str, what: str
+) -> Iterator[tuple[dict, Location, int | None] | Problem]:
+    """The conversation objects of a record: the record itself, or each item of a list.
+
+    Each comes with its location and its index in the list (None for the record itself); an
+    item without a `key` list is a Problem saying it is not `what`.
+    """
+    if isinstance(value, dict):
+        yield value, location, None
+        return
+    for i, item in enumerate(value):
+        if isinstance(item, dict) and isinstance(item.get(key), list):
+            yield item, location.child(i), i
+        else:
+            yield Problem(location.child(i), f"expected {what}", evidence=excerpt_json(item))
+
+
+def conversation(
+    fmt: str,
+    value: Any,
+    location: Location,
+    messages: tuple[Message, ...],
+    problems: list[Problem],
+    index: int | None = None,
+    **fields: Any,
+) -> Iterator[Conversation | Problem]:
+    """The problems met while reading a conversation, then the conversation itself.
+
+    Its id is the record's own (`ID_KEYS`) when it has one, otherwise `path:line#index`.
+    """
+    cid = own_id(value, *ID_KEYS) if isinstance(value, dict) else None
+    conversation_id = cid or fallback_id(location, index)
+    yield from attach(problems, conversation_id)
+    yield Conversation(conversation_id, fmt, location, messages, own_id=cid is not None, **fields)
+
+
+def collected(collector: Any, record: Any) -> Iterator[Conversation | Problem]:
+    """What a grouped format reads from one record on its own (`parse` without a file)."""
+    yield from collector.add(record)
+    yield from collector.finish()
+
+
+def roled(
+    items: list, location: Location, problems: list[Problem], what: str = "a message object"
+) -> Iterator[tuple[int, dict, Location]]:
+    """(index, item, location) for the items of a message list that have a string `role`;
+    each other item becomes a Problem."""
+    for i, item in enumerate(items):
+        here = location.child(i)
+        if isinstance(item, dict) and isinstance(item.get("role"), str):
+            yield i, item, here
+        else:
+            problems.append(
+                Problem(here, f"expected {what} with a string `role`", evidence=excerpt_json(item))
+            )

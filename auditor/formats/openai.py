@@ -14,10 +14,10 @@ from typing import Any
 from auditor.formats._common import (
     Problem,
     as_id,
-    attach,
+    containers,
+    conversation,
     excerpt_json,
-    fallback_id,
-    own_id,
+    roled,
     text_of,
     tool_call,
     tool_specs,
@@ -26,7 +26,6 @@ from auditor.model import Conversation, Location, Message, ToolCall, ToolResult
 from auditor.sources import Record
 
 NAME = "openai"
-ID_KEYS = ("id", "conversation_id", "session_id", "thread_id", "trace_id")
 
 
 def detect(record: Record) -> bool:
@@ -52,60 +51,28 @@ def is_message(value: Any) -> bool:
 
 def parse(record: Record) -> Iterator[Conversation | Problem]:
     value, location = record.value, record.location
-    if isinstance(value, dict):
-        yield from _container(value, location, None)
-    elif (
-        isinstance(value, list) and value and isinstance(value[0], dict) and "messages" in value[0]
+    if isinstance(value, list) and not (
+        value and isinstance(value[0], dict) and "messages" in value[0]
     ):
-        for i, item in enumerate(value):
-            if isinstance(item, dict) and isinstance(item.get("messages"), list):
-                yield from _container(item, location.child(i), i)
-            else:
-                yield Problem(
-                    location.child(i),
-                    "expected a conversation object with `messages`",
-                    evidence=excerpt_json(item),
-                )
-    else:
         problems: list[Problem] = []
         msgs = messages(value, location, problems)
-        cid = fallback_id(location)
-        yield from attach(problems, cid)
-        yield Conversation(cid, NAME, location, msgs)
-
-
-def _container(
-    value: dict, location: Location, index: int | None
-) -> Iterator[Conversation | Problem]:
-    problems: list[Problem] = []
-    msgs = messages(value["messages"], location.child("messages"), problems)
-    cid = own_id(value, *ID_KEYS)
-    conversation_id = cid or fallback_id(location, index)
-    yield from attach(problems, conversation_id)
-    yield Conversation(
-        conversation_id,
-        NAME,
-        location,
-        msgs,
-        tools=tool_specs(value.get("tools") or value.get("functions")),
-        own_id=cid is not None,
-    )
+        yield from conversation(NAME, value, location, msgs, problems)
+        return
+    for item in containers(value, location, "messages", "a conversation object with `messages`"):
+        if isinstance(item, Problem):
+            yield item
+            continue
+        value, location, index = item
+        problems = []
+        msgs = messages(value["messages"], location.child("messages"), problems)
+        tools = tool_specs(value.get("tools") or value.get("functions"))
+        yield from conversation(NAME, value, location, msgs, problems, index, tools=tools)
 
 
 def messages(items: list, location: Location, problems: list[Problem]) -> tuple[Message, ...]:
     """Normalise a list of OpenAI-style messages; what is not a message becomes a Problem."""
     out: list[Message] = []
-    for i, item in enumerate(items):
-        here = location.child(i)
-        if not isinstance(item, dict) or not isinstance(item.get("role"), str):
-            problems.append(
-                Problem(
-                    here,
-                    "expected a message object with a string `role`",
-                    evidence=excerpt_json(item),
-                )
-            )
-            continue
+    for _, item, here in roled(items, location, problems):
         out.append(message(item, len(out), here, problems))
     return tuple(out)
 

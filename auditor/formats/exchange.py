@@ -1,0 +1,297 @@
+"""Gateway and HTTP recordings of model API calls: a request and its response per record.
+
+Reads `{request: {method, url, body}, response: {status, body}}` (bodies may be JSON strings)
+and the unwrapped `{request: {messages, tools}, response: {choices: [...]}}`, with any of the
+three APIs on either side: Chat Completions (`messages`, `choices[0].message`), Anthropic
+Messages (`messages` with content blocks, a response with `content`), Responses (`input` and
+`instructions`, a response with `output`). A lone response body (`{"type": "message", …}`,
+`{"object": "response", …}`, `{"object": "chat.completion", …}`) is a one-turn snapshot.
+
+Each request repeats the conversation so far, so exchanges overlap: an exchange whose request
+starts with everything an earlier conversation holds (same roles, user and assistant text,
+call and result ids) continues it, as does a Responses request naming an earlier response in
+`previous_response_id`; only what is new is added, so every turn is audited once, at the line
+that first shows it. Conversations are complete only up to the last response: a trailing call
+waits for a request the log does not hold, so it is not reported as unanswered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+
+import orjson
+
+from auditor.formats import anthropic, openai, responses
+from auditor.formats._common import (
+    ID_KEYS,
+    Problem,
+    as_id,
+    attach,
+    collected,
+    excerpt_json,
+    fallback_id,
+    freeze,
+    own_id,
+    tool_specs,
+)
+from auditor.model import Conversation, Location, Message, ToolSpec
+from auditor.sources import Record
+
+NAME = "exchange"
+
+
+def detect(record: Record) -> bool:
+    value = record.value
+    if record.kind != "json":
+        return False
+    if isinstance(value, list):
+        return bool(value) and isinstance(value[0], dict) and is_exchange(value[0])
+    return isinstance(value, dict) and (is_exchange(value) or is_response(value))
+
+
+def is_exchange(value: dict) -> bool:
+    return isinstance(value.get("request"), dict) and "response" in value
+
+
+def is_response(value: dict) -> bool:
+    """A response body of one of the three APIs."""
+    if value.get("type") == "message" and value.get("role") == "assistant":
+        # a Responses message item is shaped alike; a response body names its model
+        return isinstance(value.get("content"), list) and "model" in value
+    kind = value.get("object")
+    return (kind == "response" and isinstance(value.get("output"), list)) or (
+        kind == "chat.completion" and isinstance(value.get("choices"), list)
+    )
+
+
+def parse(record: Record) -> Iterator[Conversation | Problem]:
+    return collected(Collector(), record)
+
+
+class Collector:
+    """Joins the exchanges of one file into conversations, each turn once."""
+
+    def __init__(self) -> None:
+        self._threads: list[_Thread] = []
+
+    def add(self, record: Record) -> Iterator[Conversation | Problem]:
+        value, location = record.value, record.location
+        if isinstance(value, list):
+            for i, item in enumerate(value):
+                if isinstance(item, dict) and is_exchange(item):
+                    yield from self._exchange(item, location.child(i))
+                else:
+                    yield Problem(
+                        location.child(i),
+                        "expected an exchange object with `request` and `response`",
+                        evidence=excerpt_json(item),
+                    )
+        elif is_exchange(value):
+            yield from self._exchange(value, location)
+        else:
+            yield from _snapshot(value, location)
+        if record.document is not None:  # a document is the whole file: nothing can follow
+            yield from self.finish()
+
+    def finish(self) -> Iterator[Conversation | Problem]:
+        threads, self._threads = self._threads, []
+        for thread in threads:
+            yield thread.conversation()
+
+    def _exchange(self, value: dict, location: Location) -> Iterator[Problem]:
+        problems: list[Problem] = []
+        sent: list[Message] = []
+        tools: tuple[ToolSpec, ...] | None = None
+        previous = own = None
+        body, here = _body(value["request"], location.child("request"), problems)
+        if body is not None:
+            sent, tools = _request(body, here, problems)
+            previous = as_id(body.get("previous_response_id"))
+            own = _own_id(body)
+        got: list[Message] = []
+        response_id = None
+        if isinstance(value.get("response"), dict):
+            body, here = _body(value["response"], location.child("response"), problems)
+            if body is not None:
+                got, listed = _response(body, here, problems)
+                response_id = as_id(body.get("id"))
+                tools = (tools or ()) + listed or None
+        thread, known = self._continued(sent, previous, own)
+        if thread is None:
+            thread = _Thread(own or fallback_id(location), own is not None, location)
+            self._threads.append(thread)
+        thread.extend(sent[known:])
+        thread.extend(got)
+        thread.add_tools(tools)
+        if response_id is not None:
+            thread.responses.add(response_id)
+        yield from attach(problems, thread.id)
+
+    def _continued(
+        self, sent: list[Message], previous: str | None, own: str | None
+    ) -> tuple[_Thread | None, int]:
+        """The conversation this request continues, and how many of its messages it repeats.
+
+        A request naming the previous response, or the conversation by its id, sends only what
+        is new (unless it repeats the conversation all the same); otherwise the request must
+        start with everything an earlier conversation holds.
+        """
+        keys = [_key(m) for m in sent]
+        for thread in reversed(self._threads):
+            if previous in thread.responses or (thread.own and own == thread.id):
+                n = len(thread.keys)
+                return thread, n if keys[:n] == thread.keys else 0
+        best: _Thread | None = None
+        for thread in reversed(self._threads):
+            n = len(thread.keys)
+            longer = best is None or n > len(best.keys)
+            if n and n <= len(keys) and longer and keys[:n] == thread.keys:
+                best = thread
+        return best, len(best.keys) if best is not None else 0
+
+
+class _Thread:
+    """One conversation as its exchanges arrive."""
+
+    def __init__(self, cid: str, own: bool, location: Location) -> None:
+        self.id = cid
+        self.own = own
+        self.location = location
+        self.messages: list[Message] = []
+        self.keys: list[tuple] = []
+        self.responses: set[str] = set()
+        self.tools: dict[str, ToolSpec] = {}
+
+    def extend(self, messages: list[Message]) -> None:
+        self.messages.extend(messages)
+        self.keys.extend(_key(m) for m in messages)
+
+    def add_tools(self, tools: tuple[ToolSpec, ...] | None) -> None:
+        for spec in tools or ():
+            self.tools.setdefault(spec.name, spec)
+
+    def conversation(self) -> Conversation:
+        return Conversation(
+            self.id,
+            NAME,
+            self.location,
+            tuple(replace(m, index=i) for i, m in enumerate(self.messages)),
+            tools=tuple(self.tools.values()) or None,
+            own_id=self.own,
+            complete=False,
+        )
+
+
+def _key(message: Message) -> tuple:
+    """What a request repeats of a message exactly: enough to tell conversations apart."""
+    if message.result is not None:
+        return ("tool", message.result.call_id)
+    if message.role == "approval":
+        request, decision = message.approval_request, message.approval_decision
+        return ("approval", request and request.id, decision and decision.request_id)
+    calls = tuple(c.id or c.name for c in message.tool_calls)
+    return (message.role, " ".join(message.text.split()), calls)
+
+
+def _snapshot(value: dict, location: Location) -> Iterator[Conversation | Problem]:
+    problems: list[Problem] = []
+    messages, listed = _response(value, location, problems)
+    cid = as_id(value.get("id"))
+    tools = responses.declared_tools(value.get("tools"), list(listed))
+    conversation_id = cid or fallback_id(location)
+    yield from attach(problems, conversation_id)
+    yield Conversation(
+        conversation_id,
+        NAME,
+        location,
+        tuple(replace(m, index=i) for i, m in enumerate(messages)),
+        tools=tools,
+        own_id=cid is not None,
+        complete=False,
+    )
+
+
+def _body(part: dict, location: Location, problems: list[Problem]) -> tuple[dict | None, Location]:
+    """The body of a request or response: wrapped in `body` (maybe as a JSON string) or not."""
+    if "body" not in part:
+        return part, location
+    body, location = part["body"], location.child("body")
+    if isinstance(body, str):
+        try:
+            body = orjson.loads(body)
+        except orjson.JSONDecodeError:
+            problems.append(
+                Problem(
+                    location, "body is not JSON (a streamed response?)", evidence=excerpt_json(body)
+                )
+            )
+            return None, location
+    if isinstance(body, dict):
+        return body, location
+    if body is not None:
+        problems.append(
+            Problem(location, "expected a JSON object body", evidence=excerpt_json(body))
+        )
+    return None, location
+
+
+def _request(
+    body: dict, location: Location, problems: list[Problem]
+) -> tuple[list[Message], tuple[ToolSpec, ...] | None]:
+    if isinstance(body.get("messages"), list):
+        # Chat Completions or Anthropic: the Anthropic reader takes both (and a `system`)
+        messages = anthropic.messages(body, location, problems)
+        return list(messages), tool_specs(body.get("tools") or body.get("functions"))
+    if "input" in body:
+        items = responses.Items(problems)
+        responses.read_input(body, location, items)
+        items.close()
+        return list(freeze(items.drafts)), responses.declared_tools(body.get("tools"), items.listed)
+    problems.append(
+        Problem(location, "request body has neither `messages` nor `input`", evidence=_keys(body))
+    )
+    return [], None
+
+
+def _response(
+    body: dict, location: Location, problems: list[Problem]
+) -> tuple[list[Message], tuple[ToolSpec, ...]]:
+    if isinstance(body.get("content"), list) and body.get("role", "assistant") == "assistant":
+        message = body if "role" in body else {**body, "role": "assistant"}
+        return list(freeze(anthropic.read_message(message, location, problems))), ()
+    choices = body.get("choices")
+    if isinstance(choices, list):
+        # n > 1 gives alternatives to choose from; the conversation continues with the first
+        first = choices[0] if choices and isinstance(choices[0], dict) else {}
+        message = first.get("message")
+        if isinstance(message, dict) and isinstance(message.get("role"), str):
+            here = location.child("choices", 0, "message")
+            return [openai.message(message, 0, here, problems)], ()
+        if choices:
+            problems.append(
+                Problem(location.child("choices", 0), "expected a choice with a `message`")
+            )
+        return [], ()
+    if isinstance(body.get("output"), list):
+        items = responses.Items(problems)
+        items.extend(body["output"], location.child("output"))
+        items.close()
+        return list(freeze(items.drafts)), tuple(items.listed)
+    return [], ()  # an error response: no turn
+
+
+def _own_id(body: dict) -> str | None:
+    """A conversation id the request carries (Responses `conversation`, or in `metadata`)."""
+    conversation = body.get("conversation")
+    if isinstance(conversation, dict):
+        conversation = conversation.get("id")
+    found = as_id(conversation)
+    metadata = body.get("metadata")
+    if found is None and isinstance(metadata, dict):
+        found = own_id(metadata, *ID_KEYS[1:])
+    return found
+
+
+def _keys(body: dict) -> str:
+    return "keys: " + ", ".join(sorted(map(str, body))[:6])

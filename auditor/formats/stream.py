@@ -1,0 +1,262 @@
+"""Session streams: one message or event per line, grouped into conversations by session.
+
+A line belongs to the conversation named by its `conversation_id`, `session_id`, `sessionId`,
+`thread_id` or `trace_id`; sessions may interleave. A line holds a message (`{role, content,
+tool_calls?}` in OpenAI or Anthropic shape, flat or under `message`), a Responses item, an
+approval event (`{"type": "approval_request", "id", "call_id", "name", "arguments"}`,
+`{"type": "approval_response", "request_id", "approved", "arguments"?}`), or another event the
+rules have no use for (it is counted, not reported). Every message keeps the line it is on.
+
+Claude Code sessions (`~/.claude/projects/*/*.jsonl`): each content block of an assistant
+message is its own line with the same `message.id`; they are merged into one turn, each call
+keeping its own line. A subagent's lines (`agentId`, or `isSidechain` in older versions) form
+a conversation of their own, `<sessionId>/agent-<agentId>`. `progress` lines are skipped: they
+carry hook output and a copy of a subagent's messages, whose own transcript
+(`subagents/agent-*.jsonl`) is read as its own conversation. `system`, `summary`,
+`file-history-snapshot` and `queue-operation` lines are bookkeeping.
+
+Codex CLI rollouts (`~/.codex/sessions/…/rollout-*.jsonl`) carry no session key on their lines:
+a file is one session, named by its `session_meta` line. `response_item` payloads are the
+conversation; `event_msg` lines repeat them and are skipped, except a `user_message` that no
+`response_item` repeats (Codex Desktop logs the user's words only there). `turn_context` (the
+approval policy) is not modelled: the rollouts do not log the person's decisions.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+
+from auditor.formats import anthropic, responses
+from auditor.formats._common import (
+    Draft,
+    Problem,
+    as_id,
+    attach,
+    collected,
+    fallback_id,
+    freeze,
+    parse_arguments,
+    text_of,
+    tool_specs,
+)
+from auditor.model import ApprovalDecision, ApprovalRequest, Conversation, Location, ToolSpec
+from auditor.sources import Record
+
+NAME = "stream"
+KEYS = ("conversation_id", "session_id", "sessionId", "thread_id", "trace_id")
+CODEX_LINES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
+# Claude Code bookkeeping lines that carry no session id.
+KEYLESS = frozenset({"summary", "file-history-snapshot"})
+
+
+def detect(record: Record) -> bool:
+    value = record.value
+    if record.kind != "json" or not isinstance(value, dict) or "messages" in value:
+        return False
+    kind = value.get("type")
+    if kind in CODEX_LINES:
+        return isinstance(value.get("payload"), dict)
+    if kind in KEYLESS and ("leafUuid" in value or "messageId" in value):
+        return True
+    if not any(as_id(value.get(k)) for k in KEYS):
+        return False
+    return (
+        isinstance(kind, str)
+        or isinstance(value.get("role"), str)
+        or isinstance(value.get("message"), dict)
+    )
+
+
+def parse(record: Record) -> Iterator[Conversation | Problem]:
+    return collected(Collector(), record)
+
+
+class Collector:
+    """The sessions of one file, in the order their first line appears."""
+
+    def __init__(self) -> None:
+        self._sessions: dict[str, _Session] = {}
+        self._codex: _Session | None = None
+
+    def add(self, record: Record) -> Iterator[Conversation | Problem]:
+        value, location = record.value, record.location
+        if value.get("type") in CODEX_LINES:
+            self._codex_line(value, location)
+        else:
+            key = _key(value)
+            if key is not None:
+                session = self._sessions.get(key)
+                if session is None:
+                    session = self._sessions[key] = _Session(key, True, location)
+                session.line(value, location)
+        if record.document is not None:  # a document is the whole file: nothing can follow
+            yield from self.finish()
+
+    def finish(self) -> Iterator[Conversation | Problem]:
+        sessions, self._sessions, self._codex = self._sessions, {}, None
+        for session in sessions.values():
+            yield from session.finish()
+
+    def _codex_line(self, value: dict, location: Location) -> None:
+        kind, payload = value["type"], value["payload"]
+        here = location.child("payload")
+        session = self._codex
+        if kind == "session_meta":
+            sid = as_id(payload.get("id"))
+            if session is None or (sid is not None and sid != session.id):
+                self._new_codex(sid, location)  # a second rollout appended to the same file
+            return
+        if session is None:
+            session = self._new_codex(None, location)
+        if kind == "response_item":
+            if payload.get("type") == "message" and payload.get("role") == "user":
+                if session.repeats_user(text_of(payload.get("content")), "item"):
+                    return
+                session.items.add(payload, here)
+                session.drafts[-1].tag = "item"
+            else:
+                session.items.add(payload, here)
+        elif kind == "event_msg" and payload.get("type") == "user_message":
+            text = payload.get("message")
+            if isinstance(text, str) and not session.repeats_user(text, "event"):
+                session.append(Draft("user", here, [text], tag="event"))
+        else:
+            session.events[kind] += 1
+
+    def _new_codex(self, sid: str | None, location: Location) -> _Session:
+        key = f"codex:{sid}" if sid else f"codex:{location.path}:{location.line}"
+        session = self._sessions.get(key)  # a session resumed further down the same file
+        if session is None:
+            session = _Session(sid or fallback_id(location), sid is not None, location)
+            self._sessions[key] = session
+        self._codex = session
+        return session
+
+
+def _key(value: dict) -> str | None:
+    """The session a line belongs to; a subagent's lines are a session of their own."""
+    for name in KEYS:
+        key = as_id(value.get(name))
+        if key is not None:
+            break
+    else:
+        return None
+    agent = as_id(value.get("agentId"))
+    if agent is not None:
+        return f"{key}/agent-{agent}"
+    if value.get("isSidechain") is True:
+        return f"{key}/sidechain"
+    return key
+
+
+class _Session:
+    """One conversation as its lines arrive."""
+
+    def __init__(self, sid: str, own: bool, location: Location) -> None:
+        self.id = sid
+        self.own = own
+        self.location = location
+        self.problems: list[Problem] = []
+        self.items = responses.Items(self.problems)
+        self.tools: dict[str, ToolSpec] = {}
+        self.events: Counter[str] = Counter()
+        """Lines that hold no message, by type: said when the session has no message at all."""
+        self._by_message_id: dict[str, Draft] = {}
+
+    @property
+    def drafts(self) -> list[Draft]:
+        return self.items.drafts
+
+    def append(self, *drafts: Draft) -> None:
+        self.items.close()
+        self.items.drafts.extend(drafts)
+
+    def repeats_user(self, text: str, tag: str) -> bool:
+        """The user message just logged says the same, logged the other way (Codex)."""
+        if self.items.open or not self.drafts:
+            return False
+        last = self.drafts[-1]
+        return (
+            last.role == "user"
+            and last.tag not in ("", tag)
+            and " ".join(last.text.split()) == " ".join(text.split())
+        )
+
+    def line(self, value: dict, location: Location) -> None:
+        for spec in tool_specs(value.get("tools")) or ():
+            self.tools.setdefault(spec.name, spec)
+        kind = value.get("type")
+        message = value.get("message")
+        if isinstance(message, dict) and isinstance(message.get("role"), str):
+            self.message(message, location.child("message"))
+        elif kind in responses.ITEM_TYPES:
+            self.items.add(value, location)
+        elif isinstance(value.get("role"), str):
+            self.message(value, location)
+        elif kind in ("approval_request", "approval_response"):
+            self.approval(value, kind, location)
+        else:  # any other event (progress, system, telemetry) holds no message
+            self.events[str(kind)] += 1
+
+    def message(self, message: dict, here: Location) -> None:
+        drafts = anthropic.read_message(message, here, self.problems)
+        mid = as_id(message.get("id")) if message["role"] == "assistant" else None
+        earlier = self._by_message_id.get(mid) if mid is not None else None
+        if earlier is not None:  # another block of a message already begun (Claude Code)
+            main = drafts.pop(0)
+            earlier.texts.extend(main.texts)
+            earlier.reasoning.extend(main.reasoning)
+            earlier.calls.extend(main.calls)
+        elif mid is not None:
+            self._by_message_id[mid] = drafts[0]
+        if drafts:
+            self.append(*drafts)
+
+    def approval(self, value: dict, kind: str, here: Location) -> None:
+        draft = Draft("approval", here)
+        if kind == "approval_request":
+            request_id = as_id(value.get("id"))
+            if request_id is None:
+                self.problems.append(Problem(here, "approval request has no `id`"))
+            name = value.get("name")
+            draft.approval_request = ApprovalRequest(
+                request_id or "",
+                as_id(value.get("call_id")),
+                name if isinstance(name, str) else "",
+                parse_arguments(value.get("arguments")),
+            )
+        else:
+            request_id = as_id(value.get("request_id"))
+            if request_id is None:
+                self.problems.append(Problem(here, "approval response has no `request_id`"))
+            if not isinstance(value.get("approved"), bool):
+                self.problems.append(Problem(here, "approval response has no boolean `approved`"))
+            reason = value.get("reason")
+            draft.approval_decision = ApprovalDecision(
+                request_id or "",
+                value.get("approved") is True,
+                parse_arguments(value["arguments"]) if "arguments" in value else None,
+                reason if isinstance(reason, str) else "",
+            )
+        self.append(draft)
+
+    def finish(self) -> Iterator[Conversation | Problem]:
+        self.items.close()
+        if not self.drafts:
+            kinds = ", ".join(f"`{k}`" for k in sorted(self.events)[:5])
+            self.problems.append(
+                Problem(self.location, f"no line of session `{self.id}` holds a message ({kinds})")
+            )
+        yield from attach(self.problems, self.id)
+        if not self.drafts:
+            return
+        first = self.drafts[0].location if self.drafts else self.location
+        yield Conversation(
+            self.id,
+            NAME,
+            Location(first.path, first.line),  # where the first message is, not a bookkeeping line
+            freeze(self.drafts),
+            tools=tuple(self.tools.values()) or None,
+            own_id=self.own,
+        )
