@@ -101,6 +101,12 @@ def runs(
         yield run
 
 
+def attempts(run: Iterable[Exchange]) -> int:
+    """How many turns a run spans: parallel calls of one turn are one attempt, not a retry
+    (Claude Code cancels a failed call's siblings with one shared error)."""
+    return len({e.turn for e in run})
+
+
 def in_order(found: Iterable[list[Exchange]], made: list[Exchange]) -> list[list[Exchange]]:
     """Runs sorted by where their first call sits in `made`."""
     position = {id(e): i for i, e in enumerate(made)}

@@ -42,6 +42,7 @@ from auditor.replay import Exchange, Replay
 from auditor.rules._loops import (
     Options,
     at_call,
+    attempts,
     breaks,
     call_key,
     calls,
@@ -75,7 +76,7 @@ def check(replay: Replay, options: Options) -> Iterator[Violation]:
             open_runs[mine] = [*(run or ()), exchange]
     found.extend(open_runs.values())
     for run in in_order(found, made):
-        if len(run) >= options.min_repeats:
+        if attempts(run) >= options.min_repeats:
             yield _violation(replay, run)
 
 
@@ -88,5 +89,5 @@ def _violation(replay: Replay, run: list[Exchange]) -> Violation:
         first,
         f"`{first.call.name}` called {len(run)} times with the same arguments, each answered "
         f"with {answer} {quote(text)} ({turns(e.turn for e in run)})",
-        Severity.ERROR if len(run) >= ERROR_AT else None,
+        Severity.ERROR if attempts(run) >= ERROR_AT else None,
     )

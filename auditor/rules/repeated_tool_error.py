@@ -39,6 +39,7 @@ from auditor.replay import Exchange, Replay
 from auditor.rules._loops import (
     Options,
     at_call,
+    attempts,
     call_key,
     calls,
     in_order,
@@ -63,7 +64,9 @@ def check(replay: Replay, options: Options) -> Iterator[Violation]:
         run
         for made in by_tool.values()
         for run in runs(made, _same_error)
-        if run[0].failed and len(run) >= options.min_repeats and _varied(run, options.min_repeats)
+        if run[0].failed
+        and attempts(run) >= options.min_repeats
+        and _varied(run, options.min_repeats)
     ]
     for run in in_order(found, made):
         first = run[0]
