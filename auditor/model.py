@@ -30,8 +30,15 @@ class Location:
 
     def child(self, *tokens: str | int) -> Location:
         """The location of a value below this one."""
-        suffix = "".join("/" + escape_pointer_token(t) for t in tokens)
-        return Location(self.path, self.line, self.pointer + suffix)
+        pointer = self.pointer
+        for token in tokens:  # hot: every message and call of every log passes here
+            if type(token) is int:
+                pointer = f"{pointer}/{token}"
+            elif "~" in token or "/" in token:  # type: ignore[operator]
+                pointer = f"{pointer}/{escape_pointer_token(token)}"
+            else:
+                pointer = f"{pointer}/{token}"
+        return Location(self.path, self.line, pointer)
 
 
 @dataclass(frozen=True, slots=True)

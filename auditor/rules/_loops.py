@@ -20,6 +20,9 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
+from functools import lru_cache
+
+import orjson
 
 from auditor.canonical import key
 from auditor.findings import Severity, Violation, describe_call, excerpt
@@ -44,7 +47,12 @@ class Options:
 
 def transparent(name: str, options: Options) -> bool:
     """A neutral or exempt tool: its calls neither count as repeats nor end a run."""
-    return any(fnmatchcase(name, p) for p in (*NEUTRAL_TOOLS, *options.exempt_tools))
+    return _matches(name, options.exempt_tools)
+
+
+@lru_cache(maxsize=4096)  # a log calls a handful of tools, many times each
+def _matches(name: str, exempt: tuple[str, ...]) -> bool:
+    return any(fnmatchcase(name, p) for p in (*NEUTRAL_TOOLS, *exempt))
 
 
 def calls(replay: Replay, options: Options) -> list[Exchange]:
@@ -58,8 +66,20 @@ def calls(replay: Replay, options: Options) -> list[Exchange]:
 
 def call_key(call: ToolCall) -> str:
     """Equal for two calls of the same tool with arguments equal in meaning."""
-    arguments = key(call.arguments) if call.arguments is not None else call.raw_arguments
+    raw = call.raw_arguments
+    if raw is not None and len(raw) <= _CACHED_RAW:
+        # Five rules ask for the same calls' keys: short logged texts key a small cache.
+        return _raw_key(call.name, raw, call.arguments is not None)
+    arguments = key(call.arguments) if call.arguments is not None else raw
     return f"{call.name}\x1f{arguments}"
+
+
+_CACHED_RAW = 2_000  # longer arguments (a file's content) are keyed afresh, not kept
+
+
+@lru_cache(maxsize=8192)
+def _raw_key(name: str, raw: str, parsed: bool) -> str:
+    return f"{name}\x1f{key(orjson.loads(raw)) if parsed else raw}"
 
 
 def outcome(exchange: Exchange) -> tuple[bool, str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 
@@ -19,6 +20,7 @@ def words(name: str) -> list[str]:
     return [w.lower() for w in _WORDS.findall(name)]
 
 
+@lru_cache(maxsize=4096)  # a log calls a handful of tools, many times each
 def reads_only(name: str) -> bool:
     """The tool's name starts with a verb that only looks something up (`get_user`, `Grep`)."""
     first = words(name)[:1]

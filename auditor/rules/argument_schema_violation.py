@@ -22,7 +22,8 @@ the same call. The finding says which argument is wrong and what was allowed.
   reported by tools themselves in words a model can act on;
 - a declared schema that is not valid JSON Schema, or whose `$ref` points outside it: that
   tool's calls are skipped (the auditor never fetches a schema over the network);
-- every call when jsonschema is not installed (`pip install auditor[schemas]`): coverage says so.
+- every call when jsonschema cannot be imported (it is a dependency; a broken install lacks
+  it): coverage says so.
 ```jsonl
 {"id": "ex7-ok", "tools": [{"type": "function", "function": {"name": "paint", "parameters": {"type": "object", "properties": {"color": {"type": "string", "enum": ["red", "blue"]}, "coats": {"type": "integer"}}, "required": ["color", "coats"]}}}], "messages": [{"role": "user", "content": "Paint it"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "paint", "arguments": "{\"color\": \"red\", \"coats\": 2.0}"}}]}, {"role": "tool", "tool_call_id": "c1", "content": "painted"}]}
 ```
@@ -41,6 +42,7 @@ import orjson
 from auditor import canonical
 from auditor.findings import Severity, Violation, on_call
 from auditor.replay import Replay
+from auditor.rules._quickschema import certainly_valid
 
 CODE = "EX007"
 NAME = "argument-schema-violation"
@@ -63,6 +65,8 @@ def check(replay: Replay, options: None) -> Iterator[Violation]:
         schema = schemas.get(call.name)
         if not isinstance(call.arguments, dict) or not isinstance(schema, dict) or not schema:
             continue
+        if certainly_valid(schema, call.arguments):
+            continue  # most calls: skip jsonschema, which alone writes the messages
         if call.name not in validators:
             validators[call.name] = _validator(schema)
         problems = _problems(validators[call.name], call.arguments)

@@ -60,6 +60,11 @@ REQUIRES = ("tools",)
 
 def check(replay: Replay, options: None) -> Iterator[Violation]:
     tools = replay.conversation.tools or ()
+    said_done = {
+        t.message.index: found for t in replay.turns if (found := list(claims(t.message.text)))
+    }
+    if not said_done:
+        return  # most conversations claim nothing: skip reading every user and tool message
     turns = {turn.message.index: turn for turn in replay.turns}
     said: dict[str, int] = {}  # a word -> the last user message that used it
     shown: dict[str, int] = {}  # a word -> the last tool result that used it
@@ -77,7 +82,7 @@ def check(replay: Replay, options: None) -> Iterator[Violation]:
             if not exchange.failed:
                 done[exchange.call.name] = exchange.turn
         walked = turn.first_exchange + len(turn.exchanges)
-        for claim in claims(message.text):
+        for claim in said_done.get(message.index, ()):
             matching = _matching(claim, tools)
             asked = max((said.get(form, -1) for form in FORMS[claim.verb]), default=-1)
             if not matching or any(done.get(name, -1) > asked for name in matching):

@@ -1,0 +1,93 @@
+"""A quick answer to "is this certainly valid?" for the simple schemas most tools declare.
+
+jsonschema costs about 40 µs a call even for `{"type": "object", "properties": …}`, and almost
+every call in a log is valid. This pre-screen understands only a small subset of JSON Schema
+(`type`, `properties`, `required`, `additionalProperties` as a boolean, string `enum`, `items`,
+and annotations) and answers True only when the value certainly satisfies the schema. Any
+keyword outside the subset, or any doubt, gives False, and the caller asks jsonschema, which
+alone writes the messages. Written by hand because no allowed library offers a faster path;
+it can only skip work, never decide a finding.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_ANNOTATIONS = frozenset(
+    ("description", "title", "default", "examples", "$schema", "$comment", "deprecated")
+)
+_UNDERSTOOD = _ANNOTATIONS | {
+    "type",
+    "properties",
+    "required",
+    "additionalProperties",
+    "enum",
+    "items",
+}
+
+
+def certainly_valid(schema: Any, value: Any, depth: int = 0) -> bool:
+    """True when `value` satisfies `schema` for sure; False when unsure or invalid."""
+    if schema is True or (isinstance(schema, dict) and not schema):
+        return True
+    if not isinstance(schema, dict) or depth > 20 or not _UNDERSTOOD.issuperset(schema):
+        return False
+    kind = schema.get("type")
+    if kind is not None and not _has_type(value, kind):
+        return False
+    enum = schema.get("enum")
+    if enum is not None and not (
+        isinstance(enum, list)
+        and isinstance(value, str)
+        and all(isinstance(e, str) for e in enum)
+        and value in enum
+    ):
+        return False
+    if isinstance(value, dict):
+        return _object(schema, value, depth)
+    if isinstance(value, list) and "items" in schema:
+        items = schema["items"]
+        return all(certainly_valid(items, v, depth + 1) for v in value)
+    return True
+
+
+def _object(schema: dict, value: dict, depth: int) -> bool:
+    properties = schema.get("properties", {})
+    required = schema.get("required", [])
+    extra = schema.get("additionalProperties", True)
+    if not isinstance(properties, dict) or not isinstance(required, list):
+        return False
+    if not isinstance(extra, bool):
+        return False
+    if any(name not in value for name in required):
+        return False
+    for name, v in value.items():
+        sub = properties.get(name)
+        if sub is None:
+            if not extra:
+                return False
+        elif not certainly_valid(sub, v, depth + 1):
+            return False
+    return True
+
+
+def _has_type(value: Any, kind: Any) -> bool:
+    if isinstance(kind, list):
+        return any(_has_type(value, k) for k in kind)
+    if kind == "string":
+        return isinstance(value, str)
+    if kind == "object":
+        return isinstance(value, dict)
+    if kind == "array":
+        return isinstance(value, list)
+    if kind == "boolean":
+        return isinstance(value, bool)
+    if kind == "null":
+        return value is None
+    if isinstance(value, bool):
+        return False
+    if kind == "integer":
+        return isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+    if kind == "number":
+        return isinstance(value, int | float)
+    return False
