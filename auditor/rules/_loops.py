@@ -67,19 +67,20 @@ def calls(replay: Replay, options: Options) -> list[Exchange]:
 def call_key(call: ToolCall) -> str:
     """Equal for two calls of the same tool with arguments equal in meaning."""
     raw = call.raw_arguments
-    if raw is not None and len(raw) <= _CACHED_RAW:
+    if call.arguments is None:
+        return f"{call.name}\x1f{raw}"  # not JSON: the text itself
+    if raw is not None and raw.strip() and len(raw) <= _CACHED_RAW:
         # Five rules ask for the same calls' keys: short logged texts key a small cache.
-        return _raw_key(call.name, raw, call.arguments is not None)
-    arguments = key(call.arguments) if call.arguments is not None else raw
-    return f"{call.name}\x1f{arguments}"
+        return _raw_key(call.name, raw)
+    return f"{call.name}\x1f{key(call.arguments)}"
 
 
 _CACHED_RAW = 2_000  # longer arguments (a file's content) are keyed afresh, not kept
 
 
 @lru_cache(maxsize=8192)
-def _raw_key(name: str, raw: str, parsed: bool) -> str:
-    return f"{name}\x1f{key(orjson.loads(raw)) if parsed else raw}"
+def _raw_key(name: str, raw: str) -> str:
+    return f"{name}\x1f{key(orjson.loads(raw))}"
 
 
 def outcome(exchange: Exchange) -> tuple[bool, str]:
