@@ -40,9 +40,13 @@ def audit(paths: Iterable[str], settings: Settings, progress: Progress | None = 
     counts = Counts()
     skipped: dict[tuple[str, str], int] = defaultdict(int)
     errors: list[RunError] = []
-    for item in sources.discover(paths):
+    exclude = sources.Exclude(settings.exclude, settings.root)
+    for item in sources.discover(paths, exclude):
         if isinstance(item, sources.PathError):
             errors.append(RunError("path", f"{item.path}: {item.reason}", item.path))
+            continue
+        if isinstance(item, sources.Excluded):
+            counts += Counts(excluded=1)
             continue
         if progress is not None:
             progress(item.path)
@@ -53,7 +57,14 @@ def audit(paths: Iterable[str], settings: Settings, progress: Progress | None = 
             skipped[key] += n
         errors.extend(result.errors)
     findings.sort(key=Finding.sort_key)
-    return Report(tuple(findings), counts, settings.rules, _gaps(skipped), tuple(errors))
+    return Report(
+        tuple(findings),
+        counts,
+        settings.rules,
+        _gaps(skipped),
+        tuple(errors),
+        severity=dict(settings.severity),
+    )
 
 
 def audit_source(source: sources.Source, settings: Settings) -> _Result:

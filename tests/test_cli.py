@@ -26,7 +26,7 @@ def invoke(*args: str):
     return runner.invoke(app, [str(a) for a in args])
 
 
-def audit_process(*args, stdin: bytes | None = None) -> subprocess.CompletedProcess:
+def audit_process(*args, stdin: bytes | None = None, cwd=ROOT) -> subprocess.CompletedProcess:
     """The real console entry point in a child process, as CI and shells run it."""
     env = {**os.environ, "NO_COLOR": "1"}
     env.pop("COLUMNS", None)
@@ -34,7 +34,7 @@ def audit_process(*args, stdin: bytes | None = None) -> subprocess.CompletedProc
         [sys.executable, "-m", "auditor", *map(str, args)],
         input=stdin,
         capture_output=True,
-        cwd=ROOT,
+        cwd=cwd,
         env=env,
         timeout=60,
     )

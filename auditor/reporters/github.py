@@ -2,7 +2,9 @@
 
 Values are escaped as the runner expects (`%`, CR and LF in data; also `:` and `,` in
 properties), after unsafe characters are made visible, so a log line cannot end the command
-early or issue one of its own.
+early or issue one of its own. Coverage gaps and the count of findings a baseline hid follow as
+`::notice` annotations without a file, shown on the run's summary page, so that a run without
+annotations is never taken for a clean log when part of it was not examined.
 """
 
 from __future__ import annotations
@@ -41,3 +43,6 @@ def annotation(f: Finding) -> str:
 def write(report: Report, out: TextIO, context: Context) -> None:
     for f in report.findings:
         out.write(annotation(f))
+    if not context.quiet:
+        for note in report.notes():
+            out.write(f"::notice title=auditor::{_data(note)}\n")

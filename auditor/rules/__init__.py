@@ -36,7 +36,7 @@ FAMILIES = {
     "IN": "input",
     "FB": "fabrication",
     "EX": "execution",
-    "CF": "confirmation",
+    "CF": "approvals",
     "LP": "loops",
 }
 
