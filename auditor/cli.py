@@ -32,11 +32,11 @@ Examples:
   audit logs/ --statistics                counts per rule
   audit --explain EX003                   what a rule reports, and why
 
-Settings come from [tool.auditor] in the nearest pyproject.toml (or --config FILE); the
+Settings come from \\[tool.auditor] in the nearest pyproject.toml (or --config FILE); the
 command line wins.
 
-Exit status: 0 no finding at or above --fail-on; 1 there are; 2 usage error, unreadable
-path or internal error.
+Exit status: 0 no finding at or above --fail-on; 1 there are; 2 usage error, bad
+configuration, unreadable path or internal error.
 """
 
 
@@ -144,7 +144,7 @@ def audit(
             "--config",
             metavar="FILE",
             help="Read settings from FILE (a pyproject.toml, or a TOML file with the keys of "
-            "[tool.auditor] at its top) instead of the nearest pyproject.toml.",
+            "\\[tool.auditor] at its top) instead of the nearest pyproject.toml.",
             rich_help_panel=_CI,
         ),
     ] = None,

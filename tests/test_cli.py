@@ -51,6 +51,10 @@ def test_help_teaches():
     assert result.exit_code == 0
     for text in ("--format", "--fail-on", "--explain", "Examples:", "Exit status"):
         assert text in result.stdout
+    for text in ("--config", "--baseline", "--write-baseline", "--statistics"):
+        assert text in result.stdout
+    # Square brackets survive rich's markup: the table is named as users write it.
+    assert "from [tool.auditor] in the nearest pyproject.toml" in result.stdout
 
 
 def test_rules_table_and_json():

@@ -201,5 +201,17 @@ def test_github_annotation_escaping():
     ]
 
 
+def test_github_says_when_annotations_exceed_what_github_shows():
+    many = Report(FINDINGS[1:2] * 11, REPORT.counts, RULES)
+    lines = render("github", many).splitlines()
+    assert len(lines) == 12
+    assert lines[-1] == (
+        "::notice title=auditor::11 findings (11 error): GitHub shows 10 annotations of each "
+        "kind per step; the step's log lists them all"
+    )
+    ten = Report(FINDINGS[1:2] * 10, REPORT.counts, RULES)
+    assert len(render("github", ten).splitlines()) == 10  # all shown: nothing to say
+
+
 def test_severity_levels_map_to_sarif_levels():
     assert {s.value for s in Severity} == {"error", "warning", "note"}

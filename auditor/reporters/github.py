@@ -16,6 +16,7 @@ from auditor.report import Context, Report
 from auditor.reporters._escape import safe
 
 COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}
+SHOWN_PER_STEP = 10  # GitHub shows this many annotations of each kind per step, 50 per job
 
 
 def _data(text: str) -> str:
@@ -43,6 +44,16 @@ def annotation(f: Finding) -> str:
 def write(report: Report, out: TextIO, context: Context) -> None:
     for f in report.findings:
         out.write(annotation(f))
-    if not context.quiet:
-        for note in report.notes():
-            out.write(f"::notice title=auditor::{_data(note)}\n")
+    if context.quiet:
+        return
+    notes = report.notes()
+    counts = report.by_severity()
+    if any(n > SHOWN_PER_STEP for n in counts.values()):
+        shown = ", ".join(f"{n} {severity}" for severity, n in counts.items() if n)
+        notes.insert(
+            0,
+            f"{len(report.findings)} findings ({shown}): GitHub shows {SHOWN_PER_STEP} "
+            "annotations of each kind per step; the step's log lists them all",
+        )
+    for note in notes:
+        out.write(f"::notice title=auditor::{_data(note)}\n")

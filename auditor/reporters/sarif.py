@@ -38,7 +38,8 @@ def artifact_uri(path: str) -> str:
         return "stdin"
     if os.path.isabs(path):
         return "file://" + quote(path.replace(os.sep, "/"), safe="/")
-    return quote(path.replace(os.sep, "/"), safe="/")
+    # `audit .` walks to `./logs/a.jsonl`; the repository file is `logs/a.jsonl`.
+    return quote(os.path.normpath(path).replace(os.sep, "/"), safe="/")
 
 
 def artifact_location(path: str) -> dict[str, Any]:
