@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
@@ -117,7 +118,7 @@ class _Auditor:
                 self.in001,
                 Violation(record.reason, -1, loc, evidence=record.excerpt),
                 conversation=None,
-                key=loc.pointer,
+                key=_unindexed(loc.pointer),
             )
         )
 
@@ -149,7 +150,7 @@ class _Auditor:
         loc = problem.location
         violation = Violation(problem.reason, -1, loc, evidence=problem.evidence)
         self.result.findings.append(
-            self._finding(self.in002, violation, problem.conversation, key=loc.pointer)
+            self._finding(self.in002, violation, problem.conversation, key=_unindexed(loc.pointer))
         )
 
     def conversation(self, conversation: Conversation) -> None:
@@ -214,6 +215,18 @@ def conversation_key(conversation: Conversation) -> str:
             digest.update(call.name.encode("utf-8", "surrogatepass"))
         digest.update(b"\x1e")
     return "sha256:" + digest.hexdigest()[:20]
+
+
+_INDEX = re.compile(r"/\d+(?=/|$)")
+
+
+def _unindexed(pointer: str) -> str:
+    """A pointer without its array indexes: `/3/messages/5` -> `/#/messages/#`.
+
+    Records that never became a conversation have no identity of their own; their place in a
+    JSON document moves when items are inserted above them, so baselines must not key on it.
+    """
+    return _INDEX.sub("/#", pointer)
 
 
 def _resolve_lines(findings: list[Finding], start: int, document: bytes) -> None:

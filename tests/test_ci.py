@@ -316,3 +316,27 @@ def test_write_baseline_to_an_unwritable_place_is_exit_2(tmp_path):
     proc = audit_process(LOST, "--write-baseline", tmp_path / "no" / "b.json")
     assert proc.returncode == 2
     assert b"cannot write baseline" in proc.stderr
+
+
+def test_baseline_survives_items_inserted_above_in_a_json_document(tmp_path):
+    """Records of no known shape have no id: their index in the document must not matter."""
+    unknown = {"event": "heartbeat", "ts": 1}
+    lost = json.loads(conversation("doc"))
+    (tmp_path / "runs.json").write_text(json.dumps([lost, unknown], indent=2))
+    proc = audit_process("runs.json", "--write-baseline", "b.json", "-f", "jsonl", cwd=tmp_path)
+    assert proc.returncode == 0
+    assert [(f["code"], f["pointer"]) for f in jsonl(proc)] == [
+        ("EX001", "/0/messages/1/tool_calls/0"),
+        ("IN002", "/1"),
+    ]
+    # A new conversation and a new unknown item above the old ones: every index shifts by 2.
+    newcomer = {"metric": "latency"}
+    items = [json.loads(conversation("new")), newcomer, lost, unknown]
+    (tmp_path / "runs.json").write_text(json.dumps(items, indent=2))
+    proc = audit_process("runs.json", "--baseline", "b.json", "-f", "jsonl", cwd=tmp_path)
+    assert proc.returncode == 1
+    assert [(f["code"], f["pointer"], f["conversation"], f["evidence"]) for f in jsonl(proc)] == [
+        ("EX001", "/0/messages/1/tool_calls/0", "run-new", 'lookup({"key": "new"})'),
+        ("IN002", "/1", None, '{"metric":"latency"}'),
+    ]
+    assert proc.stderr == b"audit: 2 findings in the baseline not shown\n"
