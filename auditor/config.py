@@ -277,7 +277,7 @@ def rule_options(file: FileConfig, catalogue: Sequence[Rule]) -> dict[str, Any]:
                 current = options.get(rule.code) or rule.default_options()
                 try:
                     options[rule.code] = dataclasses.replace(current, **{name: converted})
-                except (ValueError, TypeError) as exc:
+                except (ValueError, TypeError, ConfigError) as exc:
                     raise file.error(f"{key}: {exc}", table) from exc
     return options
 

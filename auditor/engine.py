@@ -10,12 +10,12 @@ from dataclasses import dataclass, field, replace
 
 from auditor import sources
 from auditor.config import Settings
-from auditor.findings import Finding, Violation, fingerprint
+from auditor.findings import Finding, Severity, Violation, fingerprint
 from auditor.formats import FileReader, Problem
 from auditor.formats import detect as detect_format
 from auditor.jsonpos import pointer_lines
 from auditor.model import Conversation
-from auditor.replay import replay
+from auditor.replay import ApprovalOptions, replay
 from auditor.report import Counts, Gap, Report, RunError
 from auditor.rules import BY_CODE, REQUIREMENTS, Rule
 from auditor.rules import invalid_record as in001
@@ -108,6 +108,8 @@ class _Auditor:
         self.checks = [
             (rule, settings.options_of(rule)) for rule in settings.rules if rule.check is not None
         ]
+        # Replay finds approvals in chat logs the way the enabled CF rules' options say.
+        self.approvals = ApprovalOptions.merge(options for _, options in self.checks)
 
     def invalid(self, record: sources.InvalidRecord) -> None:
         if self.in001 is None:
@@ -155,7 +157,7 @@ class _Auditor:
 
     def conversation(self, conversation: Conversation) -> None:
         result = self.result
-        rep = replay(conversation)
+        rep = replay(conversation, self.approvals)
         result.counts = result.counts + Counts(conversations=1, assistant_turns=len(rep.turns))
         key: str | None = None
         for rule, options in self.checks:
@@ -179,13 +181,19 @@ class _Auditor:
                     )
                 )
 
+    def _severity(self, rule: Rule, v: Violation) -> Severity:
+        """The configured severity of the rule, else the finding's own, else the rule's default."""
+        if v.severity is not None and rule.code not in self.settings.severity:
+            return v.severity
+        return self.settings.severity_of(rule)
+
     def _finding(self, rule: Rule, v: Violation, conversation: str | None, key: str) -> Finding:
         loc = v.location
         turn = v.turn if v.turn >= 0 else None
         return Finding(
             code=rule.code,
             name=rule.name,
-            severity=self.settings.severity_of(rule),
+            severity=self._severity(rule, v),
             message=v.message,
             path=loc.path,
             line=loc.line,

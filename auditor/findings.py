@@ -49,6 +49,18 @@ def describe_call(call: ToolCall) -> str:
     return excerpt(f"{call.name}({arguments})")
 
 
+def on_call(message: str, call: ToolCall, turn: int, fallback: Location) -> Violation:
+    """A violation about one call: placed on the call (else on `fallback`), the call as evidence."""
+    return Violation(
+        message,
+        turn,
+        call.location or fallback,
+        tool=call.name,
+        call_id=call.id,
+        evidence=describe_call(call),
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class Violation:
     """What a rule yields: the problem and where it is. The engine adds the rule's code."""
@@ -61,6 +73,9 @@ class Violation:
     call_id: str | None = None
     evidence: str = ""
     """A short excerpt of the log that shows the problem (use `excerpt`)."""
+    severity: Severity | None = None
+    """A severity other than the rule's default for this finding (LP001 escalates long loops);
+    a severity configured for the rule still wins."""
 
 
 @dataclass(frozen=True, slots=True)

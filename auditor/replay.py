@@ -2,8 +2,9 @@
 
 A call is paired with the first later result that carries its id; a result without an id
 answers the oldest open call. A call is *passed* when the role that made it speaks again
-before its result arrives: the caller moved on without the tool's output. Rules read the
-pairing from here and never pair anything themselves.
+before its result arrives: the caller moved on without the tool's output. Approvals are then
+paired with the calls they gate (`auditor.approvals`). Rules read the pairing from here and
+never pair anything themselves.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from auditor.approvals import Approval, ApprovalOptions, pair
 from auditor.model import Conversation, Message, ToolCall, ToolResult
 
 
@@ -86,6 +88,8 @@ class Replay:
     exchanges: tuple[Exchange, ...]
     """Every call in the order it was made."""
     orphans: tuple[Orphan, ...]
+    approvals: tuple[Approval, ...] = ()
+    """Every approval asked, decided or required, with the call that ran under it."""
 
     def history(self, turn: Turn) -> tuple[Exchange, ...]:
         """The calls made before `turn`, with their outcomes."""
@@ -111,8 +115,12 @@ class _Open:
         )
 
 
-def replay(conversation: Conversation) -> Replay:
-    """Walk the conversation once and pair everything."""
+def replay(conversation: Conversation, approvals: ApprovalOptions | None = None) -> Replay:
+    """Walk the conversation once and pair everything.
+
+    `approvals` says how to find approvals in chat logs (the CF rules' options); defaults apply
+    when it is None.
+    """
     made: list[_Open] = []
     waiting: list[_Open] = []  # calls without a result, oldest first
     orphans: list[Orphan] = []
@@ -148,7 +156,9 @@ def replay(conversation: Conversation) -> Replay:
         Turn(message, tuple(frozen[first:end]), tuple(by_identity[id(p)] for p in pending), first)
         for message, first, end, pending in turn_parts
     )
-    return Replay(conversation, turns, tuple(frozen), tuple(orphans))
+    exchanges = tuple(frozen)
+    found = pair(conversation, exchanges, approvals or ApprovalOptions())
+    return Replay(conversation, turns, exchanges, tuple(orphans), found)
 
 
 def _take(waiting: list[_Open], call_id: str | None) -> _Open | None:

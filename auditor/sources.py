@@ -287,6 +287,9 @@ class _Guarded:
             self.error = str(exc) or type(exc).__name__
             raise StopIteration from None
         self.lineno += 1
+        if self.lineno == 1 and line.startswith(_BOM):
+            # jsonlines drops a BOM only after deciding the line is not blank.
+            return line[len(_BOM) :]
         return line
 
 

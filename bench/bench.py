@@ -1,81 +1,245 @@
-"""`make bench`: audit throughput against a plain orjson parse of the same synthetic log.
+"""`make bench`: how fast `audit` reads a log compared with parsing it, and its peak memory.
 
-Generates an OpenAI-format JSON Lines log (BENCH_CONVERSATIONS conversations, default 20000,
-a few percent with injected failures), then measures in one run: the time orjson takes to
-parse every line, the time `audit -f json` takes on the same file, their ratio, and the peak
-memory of the audit process. Figures, not assertions: tests never assert timings.
+Generates a synthetic OpenAI-format JSON Lines log shaped like tau-bench's airline
+trajectories (about 16 KB and 26 messages a conversation: a 6 KB system prompt, short user
+and assistant turns, tool results of ~650 characters, tools declared with schemas), with a few
+percent of conversations carrying injected failures (a call without result, an orphan result,
+a repeated failing call, a call written as text, leaked harmony tokens, an approval followed by
+a different call). Then measures, in one run:
+
+- orjson parsing every line of the file (the floor: reading the log at all);
+- `audit -f json` on the same file with `--jobs 1` and `--jobs 2` (when the option exists),
+  wall time and the peak resident memory of the whole process tree;
+- `audit --version` start-up time.
+
+Size: BENCH_MB (default 200) megabytes of log; `BENCH_MB=1000 make bench` for the 1 GB figure.
+The log is cached in bench/out/. Figures are printed, never asserted: tests do not time things.
 """
 
 from __future__ import annotations
 
 import os
 import random
-import resource
+import statistics
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import orjson
 
 OUT = Path(__file__).resolve().parent / "out"
+WORDS = [
+    "reservation",
+    "flight",
+    "passenger",
+    "cabin",
+    "economy",
+    "business",
+    "baggage",
+    "payment",
+    "certificate",
+    "gift",
+    "card",
+    "refund",
+    "policy",
+    "confirm",
+    "cancel",
+    "modify",
+    "upgrade",
+    "membership",
+    "gold",
+    "silver",
+    "regular",
+    "insurance",
+    "date",
+    "origin",
+    "destination",
+    "airport",
+    "seat",
+    "available",
+    "delayed",
+    "status",
+    "user",
+    "profile",
+    "address",
+    "agent",
+]
 
+BOOKING = '{"user_id": "u", "flight_number": "HAT001", "date": "2024-05-20", "payment_id": "PAY"}'
 
-def conversation(i: int, rng: random.Random) -> dict:
-    tools = [
-        {
-            "type": "function",
-            "function": {
-                "name": "get_order",
-                "parameters": {
-                    "type": "object",
-                    "properties": {"order_id": {"type": "string"}},
-                    "required": ["order_id"],
-                },
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": f"{name.replace('_', ' ')}.",
+            "parameters": {
+                "type": "object",
+                "properties": {p: {"type": "string"} for p in params},
+                "required": list(params),
             },
-        }
-    ]
-    messages: list[dict] = [
-        {"role": "system", "content": "You are a support agent. " * 20},
-        {"role": "user", "content": f"Where is my order A-{i}? " + "Please help. " * 10},
-    ]
-    for step in range(rng.randint(1, 4)):
-        cid = f"call_{i}_{step}"
+        },
+    }
+    for name, params in (
+        ("get_user_details", ("user_id",)),
+        ("get_reservation_details", ("reservation_id",)),
+        ("search_direct_flight", ("origin", "destination", "date")),
+        ("book_reservation", ("user_id", "flight_number", "date", "payment_id")),
+        ("cancel_reservation", ("reservation_id",)),
+        ("think", ("thought",)),
+    )
+]
+
+
+def words(rng: random.Random, n: int) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(n))
+
+
+def tool_output(rng: random.Random) -> str:
+    record = {
+        "reservation_id": f"R{rng.randrange(10**6):06d}",
+        "flights": [
+            {
+                "flight_number": f"HAT{rng.randrange(999):03d}",
+                "date": "2024-05-20",
+                "price": rng.randrange(90, 900),
+            }
+            for _ in range(3)
+        ],
+        "notes": words(rng, 40),
+    }
+    return orjson.dumps(record).decode()
+
+
+def conversation(i: int, rng: random.Random, system: str) -> dict:
+    messages: list[dict] = [{"role": "system", "content": system}]
+    failure = rng.random() < 0.04 and rng.choice(
+        ["lost", "orphan", "loop", "text", "harmony", "drift"]
+    )
+    for step in range(rng.randint(5, 8)):
+        messages.append({"role": "user", "content": words(rng, 16)})
+        for k in range(rng.randint(0, 2)):
+            cid = f"call_{i}_{step}_{k}"
+            name = rng.choice(
+                ["get_user_details", "get_reservation_details", "search_direct_flight"]
+            )
+            args = {"user_id": f"user_{i}", "reservation_id": f"R{i:06d}"}
+            messages.append(
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": cid,
+                            "type": "function",
+                            "function": {"name": name, "arguments": orjson.dumps(args).decode()},
+                        }
+                    ],
+                }
+            )
+            messages.append({"role": "tool", "tool_call_id": cid, "content": tool_output(rng)})
+        messages.append({"role": "assistant", "content": words(rng, 28)})
+    if failure == "lost":
+        messages.insert(
+            -1,
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": f"lost_{i}",
+                        "type": "function",
+                        "function": {
+                            "name": "cancel_reservation",
+                            "arguments": '{"reservation_id": "R1"}',
+                        },
+                    }
+                ],
+            },
+        )
+    elif failure == "orphan":
+        messages.append({"role": "tool", "tool_call_id": f"nobody_{i}", "content": "done"})
+    elif failure == "loop":
+        for k in range(4):
+            cid = f"loop_{i}_{k}"
+            args = BOOKING.replace("PAY", "card_1")
+            messages.append(
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": cid,
+                            "type": "function",
+                            "function": {"name": "book_reservation", "arguments": args},
+                        }
+                    ],
+                }
+            )
+            messages.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": cid,
+                    "content": "Error: payment amount does not add up",
+                }
+            )
+    elif failure == "text":
+        messages.append(
+            {
+                "role": "assistant",
+                "content": '[{"tool": "cancel_reservation", "reservation_id": "R1"}]',
+            }
+        )
+    elif failure == "harmony":
+        messages.append(
+            {
+                "role": "assistant",
+                "content": "<|channel|>commentary to=functions.think <|constrain|>json"
+                '<|message|>{"thought": "x"}<|call|>',
+            }
+        )
+    elif failure == "drift":
+        messages.append(
+            {
+                "role": "assistant",
+                "content": "I will book HAT001 on 2024-05-20 paid with card_1. Shall I proceed?",
+            }
+        )
+        messages.append({"role": "user", "content": "Yes."})
         messages.append(
             {
                 "role": "assistant",
                 "content": None,
                 "tool_calls": [
                     {
-                        "id": cid,
+                        "id": f"b_{i}",
                         "type": "function",
                         "function": {
-                            "name": "get_order",
-                            "arguments": orjson.dumps({"order_id": f"A-{i}"}).decode(),
+                            "name": "book_reservation",
+                            "arguments": BOOKING.replace("PAY", "gift_9"),
                         },
                     }
                 ],
             }
         )
-        if rng.random() > 0.03:  # a few percent of calls lose their result
-            messages.append(
-                {
-                    "role": "tool",
-                    "tool_call_id": cid,
-                    "content": '{"status": "shipped", "eta": "2 days"}' * 3,
-                }
-            )
-    messages.append(
-        {"role": "assistant", "content": "Your order has shipped and arrives in two days. " * 4}
-    )
-    return {"id": f"bench-{i}", "tools": tools, "messages": messages}
+        messages.append({"role": "tool", "tool_call_id": f"b_{i}", "content": "booked"})
+    return {"id": f"bench-{i}", "tools": TOOLS, "messages": messages}
 
 
-def generate(path: Path, n: int) -> None:
+def generate(path: Path, megabytes: int) -> int:
     rng = random.Random(42)
+    system = "# Airline Agent Policy\n\n" + words(rng, 900)
+    target = megabytes * 1_000_000
+    written = n = 0
     with open(path, "wb") as f:
-        for i in range(n):
-            f.write(orjson.dumps(conversation(i, rng)) + b"\n")
+        while written < target:
+            line = orjson.dumps(conversation(n, rng, system)) + b"\n"
+            f.write(line)
+            written += len(line)
+            n += 1
+    return n
 
 
 def parse_only(path: Path) -> float:
@@ -87,44 +251,114 @@ def parse_only(path: Path) -> float:
     return time.perf_counter() - start
 
 
-def audit_run(path: Path) -> tuple[float, float]:
-    """Wall time and peak RSS (MB) of `audit -f json` in its own process."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+def _tree_rss_kb(pid: int) -> int:
+    """Resident memory of a process and all its descendants, from /proc."""
+    total = 0
+    stack = [pid]
+    while stack:
+        p = stack.pop()
+        try:
+            with open(f"/proc/{p}/status") as f:
+                for line in f:
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1])
+            for task in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{task}/children") as f:
+                    stack.extend(int(c) for c in f.read().split())
+        except OSError:
+            continue
+    return total
+
+
+def audit_run(path: Path, jobs: int | None) -> tuple[float, float]:
+    """Wall time and peak resident memory (MB) of one `audit -f json` process tree."""
+    command = [
+        sys.executable,
+        "-m",
+        "auditor",
+        str(path),
+        "-f",
+        "json",
+        "--no-progress",
+        "--exit-zero",
+        "-o",
+        os.devnull,
+    ]
+    if jobs is not None:
+        command += ["--jobs", str(jobs)]
     start = time.perf_counter()
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "auditor",
-            str(path),
-            "-f",
-            "json",
-            "--no-progress",
-            "--exit-zero",
-            "-o",
-            os.devnull,
-        ],
-        check=True,
-    )
+    child = subprocess.Popen(command)
+    peak = 0
+    done = threading.Event()
+
+    def sample() -> None:
+        nonlocal peak
+        while not done.is_set():
+            peak = max(peak, _tree_rss_kb(child.pid))
+            time.sleep(0.02)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    child.wait()
     elapsed = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return elapsed, max(peak, before) / 1024
+    done.set()
+    sampler.join()
+    if child.returncode != 0:
+        raise SystemExit(f"audit exited {child.returncode}")
+    return elapsed, peak / 1024
+
+
+def has_jobs() -> bool:
+    help_text = subprocess.run(
+        [sys.executable, "-m", "auditor", "--help"], capture_output=True, text=True
+    ).stdout
+    return "--jobs" in help_text
+
+
+def startup() -> float:
+    times = []
+    for _ in range(7):
+        start = time.perf_counter()
+        subprocess.run(
+            [sys.executable, "-m", "auditor", "--version"], capture_output=True, check=True
+        )
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
 
 
 def main() -> None:
-    n = int(os.environ.get("BENCH_CONVERSATIONS", "20000"))
+    megabytes = int(os.environ.get("BENCH_MB", "200"))
     OUT.mkdir(exist_ok=True)
-    path = OUT / f"synthetic-{n}.jsonl"
+    path = OUT / f"synthetic-{megabytes}mb.jsonl"
     if not path.exists():
-        generate(path, n)
-    size_mb = path.stat().st_size / 1e6
+        print(f"generating {path.name} …", flush=True)
+        generate(path, megabytes)
+    size = path.stat().st_size / 1e6
+    with open(path, "rb") as f:
+        conversations = sum(1 for _ in f)
+    print(
+        f"log: {path.name}: {size:.0f} MB, {conversations:,} conversations; "
+        f"machine: {os.cpu_count()} cores"
+    )
     parse = parse_only(path)
-    audit, peak = audit_run(path)
-    print(f"log: {path.name}, {size_mb:.1f} MB, {n} conversations, {os.cpu_count()} cores")
-    print(f"orjson parse : {parse:6.2f} s  {size_mb / parse:7.1f} MB/s")
-    print(f"audit --jobs 1: {audit:6.2f} s  {size_mb / audit:7.1f} MB/s  (process start included)")
-    print(f"ratio audit/orjson throughput: {parse / audit:.2f}x (target >= 0.5x)")
-    print(f"peak RSS of audit: {peak:.0f} MB")
+    print(f"orjson parse           {parse:7.2f} s  {size / parse:7.1f} MB/s")
+    jobs_options = [1, 2] if has_jobs() else [None]
+    results = {}
+    for jobs in jobs_options:
+        elapsed, peak = audit_run(path, jobs)
+        results[jobs] = elapsed
+        label = f"audit --jobs {jobs}" if jobs else "audit"
+        print(
+            f"{label:<22} {elapsed:7.2f} s  {size / elapsed:7.1f} MB/s  "
+            f"{parse / elapsed:5.2f}x orjson  peak RSS {peak:6.0f} MB"
+        )
+    if 1 in results and 2 in results:
+        print(f"--jobs 2 speed-up over --jobs 1: {results[1] / results[2]:.2f}x")
+    print(f"audit --version        {startup() * 1000:7.0f} ms (median of 7)")
+    print(
+        "targets: audit >= 0.5x orjson on one core; --jobs 2 >= 1.6x --jobs 1; "
+        "peak RSS < 150 MB on 1 GB"
+    )
 
 
 if __name__ == "__main__":

@@ -58,7 +58,12 @@ def test_pyproject_ignore_silences_a_rule_when_run_from_that_folder(tmp_path):
     assert audit_process("runs.jsonl", cwd=tmp_path).returncode == 1
     (tmp_path / "pyproject.toml").write_text('[tool.auditor]\nignore = ["EX001"]\n')
     proc = audit_process("runs.jsonl", "-f", "jsonl", cwd=tmp_path)
-    assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"", b"")
+    assert (proc.returncode, proc.stdout) == (0, b"")
+    # No finding, but not a clean bill either: stderr says what could not be examined.
+    notes = proc.stderr.decode().splitlines()
+    gap = "EX005, EX007 could not examine 2 of 2 conversations: no tools declared"
+    assert f"audit: coverage: {gap}" in notes
+    assert all(note.startswith("audit: coverage: ") for note in notes)
     # From a folder below, the same pyproject.toml is found.
     (tmp_path / "sub").mkdir()
     assert audit_process("../runs.jsonl", cwd=tmp_path / "sub").returncode == 0
@@ -79,6 +84,19 @@ def test_pyproject_fail_on_and_severity(tmp_path):
     proc = audit_process("runs.jsonl", "-f", "jsonl", cwd=tmp_path)
     assert proc.returncode == 1
     assert {f["severity"] for f in jsonl(proc)} == {"error"}
+
+
+def test_family_options_from_the_pyproject_change_what_fires(tmp_path):
+    shutil.copy(FIXTURES / "rules" / "LP001" / "bad_five_repeats.jsonl", tmp_path / "runs.jsonl")
+    args = ("runs.jsonl", "--select", "LP001", "-f", "jsonl")
+    proc = audit_process(*args, cwd=tmp_path)
+    assert proc.returncode == 1
+    assert [f["message"].split(" called ")[1][:7] for f in jsonl(proc)] == ["5 times"]
+    (tmp_path / "pyproject.toml").write_text("[tool.auditor.loops]\nmin-repeats = 6\n")
+    proc = audit_process(*args, cwd=tmp_path)
+    assert (proc.returncode, proc.stdout) == (0, b"")
+    (tmp_path / "pyproject.toml").write_text("[tool.auditor.loops]\nexempt-tools = ['get_*']\n")
+    assert audit_process(*args, cwd=tmp_path).returncode == 0
 
 
 def test_config_option_reads_a_standalone_file(tmp_path):
@@ -149,12 +167,19 @@ def test_unknown_selector_is_exit_2():
 def test_github_annotations_and_exit_status():
     proc = audit_process("fixtures/rules/EX002/bad_unknown_call_id.jsonl", "-f", "github")
     assert proc.returncode == 1
-    assert proc.stdout.decode().splitlines() == [
+    annotation, *notices = proc.stdout.decode().splitlines()
+    assert annotation == (
         "::warning file=fixtures/rules/EX002/bad_unknown_call_id.jsonl,line=1,"
         "title=EX002 orphan-tool-result::tool result for call `call_9` answers no earlier call "
         "(conversation unknown-id, turn 1)"
-    ]
+    )
+    # The log declares no tools: the rules that need them say so, on the run's summary page.
+    gap = "EX005, EX007 could not examine 1 of 1 conversations: no tools declared"
+    assert f"::notice title=auditor::coverage: {gap}" in notices
+    assert all(n.startswith("::notice title=auditor::coverage: ") for n in notices)
     assert audit_process(ORPHAN, "-f", "github", "--fail-on", "error").returncode == 0
+    proc = audit_process(ORPHAN, "-f", "github", "--select", "EX002")  # no gap: no notice
+    assert (proc.returncode, len(proc.stdout.splitlines())) == (1, 1)
 
 
 def test_sarif_exit_status_follows_findings(tmp_path):
@@ -170,7 +195,7 @@ def test_sarif_exit_status_follows_findings(tmp_path):
 
 
 def test_statistics_table():
-    proc = audit_process(LOST, ORPHAN, "--statistics")
+    proc = audit_process(LOST, ORPHAN, "--statistics", "--select", "EX001,EX002")
     assert proc.returncode == 1
     assert proc.stdout.decode().splitlines() == [
         "count  code   name                  severity  per 100 conversations",
@@ -178,6 +203,10 @@ def test_statistics_table():
         "    1  EX002  orphan-tool-result    warning                    33.3",
         "3 findings in 3 conversations",
     ]
+    # With every rule, coverage follows: these logs declare no tools.
+    lines = audit_process(LOST, ORPHAN, "--statistics").stdout.decode().splitlines()
+    gap = "EX005, EX007 could not examine 3 of 3 conversations: no tools declared"
+    assert f"Coverage: {gap}" in lines
 
 
 def test_statistics_json_and_jsonl():
@@ -258,7 +287,7 @@ def test_baseline_written_today_silences_todays_findings_tomorrow(tmp_path):
         ("EX001", 1, "run-beta", 1),
         ("EX001", 2, "archive/2025/renamed.jsonl:2", 1),
     ]
-    assert proc.stderr == b"audit: 2 findings in the baseline not shown\n"
+    assert proc.stderr.decode().splitlines()[0] == "audit: 2 findings in the baseline not shown"
     doc = json.loads(audit_process(*args, "-f", "json", cwd=tmp_path).stdout)
     assert (doc["summary"]["findings"], doc["summary"]["baselined"]) == (2, 2)
 
@@ -339,4 +368,4 @@ def test_baseline_survives_items_inserted_above_in_a_json_document(tmp_path):
         ("EX001", "/0/messages/1/tool_calls/0", "run-new", 'lookup({"key": "new"})'),
         ("IN002", "/1", None, '{"metric":"latency"}'),
     ]
-    assert proc.stderr == b"audit: 2 findings in the baseline not shown\n"
+    assert proc.stderr.decode().splitlines()[0] == "audit: 2 findings in the baseline not shown"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pytest
@@ -23,6 +23,9 @@ def pyproject(directory: Path, body: str, name: str = "pyproject.toml") -> Path:
     path = directory / name
     path.write_text(body, encoding="utf-8")
     return path
+
+
+EX = [r.code for r in RULES if r.family == "EX"]
 
 
 def codes(settings: config.Settings) -> list[str]:
@@ -101,8 +104,8 @@ def test_invalid_config_is_one_clear_error_naming_the_key(tmp_path, body, messag
 
 
 def test_standalone_file_errors_name_its_own_tables(tmp_path):
-    path = pyproject(tmp_path, "[approvals]\nrequire-approval = 1\n", name="audit.toml")
-    with pytest.raises(ConfigError, match=r": \[approvals\] unknown option `require-approval`"):
+    path = pyproject(tmp_path, "[approvals]\nrequire-approvals = 1\n", name="audit.toml")
+    with pytest.raises(ConfigError, match=r": \[approvals\] unknown option `require-approvals`"):
         config.build(file=config.read(path))
 
 
@@ -116,7 +119,7 @@ def test_unreadable_config_file(tmp_path):
 
 def test_file_select_and_ignore_apply(tmp_path):
     file = config.read(pyproject(tmp_path, '[tool.auditor]\nselect = ["EX"]\nignore = ["EX002"]'))
-    assert codes(config.build(file=file)) == ["EX001"]
+    assert codes(config.build(file=file)) == [c for c in EX if c != "EX002"]
 
 
 def test_cli_select_starts_over_and_cli_ignore_adds(tmp_path):
@@ -124,9 +127,10 @@ def test_cli_select_starts_over_and_cli_ignore_adds(tmp_path):
     # --select replaces the file's select *and* its ignore.
     assert codes(config.build(select=["EX002,IN"], file=file)) == ["IN001", "IN002", "EX002"]
     # --ignore extends the file's ignore.
-    assert codes(config.build(ignore=["EX001"], file=file)) == []
+    assert codes(config.build(ignore=["EX001"], file=file)) == [c for c in EX if c > "EX002"]
     everything = config.read(pyproject(tmp_path / "b", '[tool.auditor]\nignore = ["IN001"]'))
-    assert codes(config.build(ignore=["EX"], file=everything)) == ["IN002"]
+    left = [r.code for r in RULES if r.code != "IN001" and r.family != "EX"]
+    assert codes(config.build(ignore=["EX"], file=everything)) == left
 
 
 def test_cli_fail_on_wins_over_the_file(tmp_path):
@@ -139,7 +143,11 @@ def test_cli_fail_on_wins_over_the_file(tmp_path):
 def test_severity_overrides_narrowest_selector_wins_and_reach_findings(tmp_path):
     body = '[tool.auditor.severity]\nEX = "note"\norphan-tool-result = "error"\n'
     settings = config.build(file=config.read(pyproject(tmp_path, body)))
-    assert settings.severity == {"EX001": Severity.NOTE, "EX002": Severity.ERROR}
+    assert settings.severity == {
+        **dict.fromkeys(EX, Severity.NOTE),
+        "EX002": Severity.ERROR,
+    }
+    settings = replace(settings, rules=tuple(r for r in RULES if r.code in ("EX001", "EX002")))
     report = engine.audit([str(LOST), str(ORPHAN)], settings)
     assert [(f.code, f.severity) for f in report.findings] == [
         ("EX001", Severity.NOTE),
@@ -278,3 +286,42 @@ def test_exclude_is_relative_to_the_config_not_the_working_directory(tmp_path, m
     report = engine.audit(["archive/old.jsonl", "new.jsonl"], config.build(file=file))
     assert [f.path for f in report.findings] == ["new.jsonl"]
     assert report.summary()["excluded"] == 1
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (
+            '[tool.auditor.loops]\nmin-repeats = "three"\n',
+            '[tool.auditor.loops] min-repeats must be an integer >= 1, got "three"',
+        ),
+        (
+            "[tool.auditor.approvals]\npending-patterns = ['awaiting (approval']\n",
+            "[tool.auditor.approvals] pending-patterns: invalid pending-patterns entry "
+            "`awaiting (approval`: missing ), unterminated subpattern at position 9",
+        ),
+        (
+            "[tool.auditor.approvals]\nrequire-approval = 'book_*'\n",
+            '[tool.auditor.approvals] require-approval must be a list of strings, got "book_*"',
+        ),
+    ],
+)
+def test_the_real_rules_options_are_checked_the_same_way(tmp_path, monkeypatch, body, message):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ConfigError) as error:
+        config.build(file=config.read(pyproject(tmp_path, body)))
+    assert str(error.value) == f"invalid config in pyproject.toml: {message}"
+
+
+def test_the_real_rules_receive_their_family_options(tmp_path):
+    body = (
+        "[tool.auditor.loops]\nmin-repeats = 5\nexempt-tools = ['poll_*']\n"
+        "[tool.auditor.approvals]\nrequire-approval = ['book_*']\n"
+    )
+    settings = config.build(file=config.read(pyproject(tmp_path, body)))
+    for rule in RULES:
+        options = settings.options_of(rule)
+        if rule.family == "LP":
+            assert (options.min_repeats, options.exempt_tools) == (5, ("poll_*",)), rule.code
+        elif rule.family == "CF":
+            assert options.require_approval == ("book_*",), rule.code

@@ -9,9 +9,11 @@ rules have no `check`: the engine reports them while reading.
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import cache
 from types import ModuleType
 from typing import Any
 
@@ -19,17 +21,51 @@ from auditor.errors import ConfigError
 from auditor.findings import Severity, Violation
 from auditor.replay import Replay
 from auditor.rules import (
+    answer_with_pending_action,
+    approved_arguments_changed,
+    approved_arguments_reformatted,
+    argument_schema_violation,
+    claimed_action_without_call,
+    confirmation_loop,
+    cyclic_tool_calls,
+    fabricated_observation,
     invalid_record,
+    leaked_control_tokens,
+    malformed_arguments,
     orphan_tool_result,
+    repeated_assistant_message,
+    repeated_tool_call,
+    repeated_tool_error,
+    tool_call_in_text,
     unanswered_tool_call,
+    unapproved_execution,
+    uninformative_tool_error,
+    unknown_tool,
     unrecognized_record,
 )
 
 _MODULES: tuple[ModuleType, ...] = (
     invalid_record,
     unrecognized_record,
+    fabricated_observation,
+    answer_with_pending_action,
+    claimed_action_without_call,
     unanswered_tool_call,
     orphan_tool_result,
+    tool_call_in_text,
+    leaked_control_tokens,
+    unknown_tool,
+    malformed_arguments,
+    argument_schema_violation,
+    approved_arguments_changed,
+    approved_arguments_reformatted,
+    unapproved_execution,
+    confirmation_loop,
+    repeated_tool_call,
+    repeated_tool_error,
+    cyclic_tool_calls,
+    repeated_assistant_message,
+    uninformative_tool_error,
 )
 
 FAMILIES = {
@@ -43,7 +79,16 @@ FAMILIES = {
 # What a rule may require of a conversation, and how coverage reports its absence.
 REQUIREMENTS: dict[str, tuple[Callable[[Replay], bool], str]] = {
     "tools": (lambda r: r.conversation.tools is not None, "no tools declared"),
+    "approvals": (lambda r: bool(r.approvals), "no approvals seen"),
+    "jsonschema": (lambda r: _installed("jsonschema"), "jsonschema is not installed"),
 }
+
+
+@cache
+def _installed(module: str) -> bool:
+    """An optional dependency is importable (looked up once, not imported)."""
+    return importlib.util.find_spec(module) is not None
+
 
 SECTIONS = ("What it does", "Why is this bad?", "Example")
 CLOSING_SECTIONS = ("Does not fire on", "Use instead")

@@ -1,0 +1,128 @@
+"""Completion claims in assistant text: "has been cancelled", "I've sent", "have been added".
+
+FB003 asks whether a claimed action ran; this module only finds the claims and what they are
+about, skipping negated, conditional, questioned and earlier-state ones. Every pattern is
+bounded so that hostile text stays linear.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from itertools import islice
+
+# Participles of actions that change something, by the verb a tool's name would use.
+VERBS = {
+    "cancel": "cancelled canceled",
+    "book": "booked rebooked",
+    "reserve": "reserved",
+    "send": "sent resent",
+    "email": "emailed",
+    "transfer": "transferred",
+    "refund": "refunded",
+    "issue": "issued",
+    "create": "created",
+    "delete": "deleted",
+    "submit": "submitted",
+    "schedule": "scheduled rescheduled",
+    "enable": "enabled",
+    "disable": "disabled",
+    "activate": "activated",
+    "deactivate": "deactivated",
+    "reset": "reset",
+    "reboot": "rebooted",
+    "restart": "restarted",
+    "toggle": "toggled",
+    "refuel": "refueled refuelled",
+    "disconnect": "disconnected",
+    "connect": "connected",
+    "order": "ordered",
+    "purchase": "purchased",
+    "pay": "paid",
+    "charge": "charged",
+    "archive": "archived",
+    "restore": "restored",
+    "approve": "approved",
+    "merge": "merged",
+    "deploy": "deployed",
+    "add": "added",
+    "change": "changed",
+    "update": "updated",
+    "modify": "modified",
+    "remove": "removed",
+    "upgrade": "upgraded",
+    "downgrade": "downgraded",
+}
+PARTICIPLES = {p: verb for verb, forms in VERBS.items() for p in forms.split()}
+PARTICIPLES_OF = {verb: forms.split() for verb, forms in VERBS.items()}
+CHANGE = frozenset(("add", "change", "update", "modify", "remove", "upgrade", "downgrade"))
+"""Verbs of change: tools are matched by what changed, too (`bags … added` → `…_baggages`)."""
+CHANGE_TOOLS = frozenset(("add", "change", "update", "modify", "edit", "set", "remove"))
+"""Words that make a tool one of change, when its other words name what it changes."""
+
+_ADVERB = r"(?:(?:now|just|also|all|both|successfully|fully|finally)\s+)*"
+_CLAIM = re.compile(
+    r"\b(?:(?P<passive>ha(?:s|ve)\s+"
+    + _ADVERB
+    + r"been)|(?:I|we)(?:'ve|’ve|\s+have))\s+"
+    + _ADVERB
+    + r"(?P<word>[a-z]+)\b",
+    re.IGNORECASE,
+)
+# Words before a claim in its sentence that make it conditional, negated, hypothetical or a
+# reason given for something else.
+_HEDGE = re.compile(
+    r"\b(?:if|once|when|whenever|after|before|until|unless|whether|since|because|as soon as"
+    r"|would|could|should|might|may|must|will|can|cannot|not|no|never|nothing|none)\b|n[’']t\b",
+    re.IGNORECASE,
+)
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n")
+"""A full stop that ends a sentence, not the one in `$2.00` or `e.g`."""
+_MOST_CLAIMS = 50
+"""Claims read per message: no reply to a user makes more, and the cap keeps a hostile message
+from costing more than a normal one."""
+_REACH = 400
+"""How far around a claim its sentence is read."""
+_CLAUSE = re.compile(r"[,;:()]|\band\b|\bbut\b", re.IGNORECASE)
+WORD = re.compile(r"[a-z]{3,}")
+_ID = re.compile(r"\S*\d\S*|\b[A-Z0-9]{4,}\b")
+"""Ids and codes (`4XGCCM`, `HAT271`) say which one, not what kind of thing was acted on."""
+_VAGUE = frozenset(("the", "your", "our", "their", "its", "this", "that", "these", "those", "all"))
+"""Words that say nothing about what was acted on: `it has been sent` matches by verb alone."""
+_SAME = {"booking": "reservation", "bookings": "reservations", "mail": "email"}
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """A message's statement that an action is done."""
+
+    verb: str
+    clause: str
+    """The claim itself: `three checked bags have been added`."""
+    sentence: str
+    subject: list[str]
+    """What the claim says was acted on: the words of its clause before a passive (`three
+    checked bags have been added`) or after an active verb (`I've sent the e-mail`)."""
+
+
+def claims(text: str) -> Iterator[Claim]:
+    """The completion claims in a message, in order."""
+    start = 0
+    candidates = (m for m in _CLAIM.finditer(text) if m["word"].lower() in PARTICIPLES)
+    for match in islice(candidates, _MOST_CLAIMS):
+        verb = PARTICIPLES[match["word"].lower()]
+        for stop in _SENTENCE_END.finditer(text, start, match.start()):
+            start = stop.end()
+        start = max(start, match.start() - _REACH)  # bounded, so hostile text stays linear
+        end_match = _SENTENCE_END.search(text, match.end(), match.end() + _REACH)
+        end = end_match.end() if end_match else min(len(text), match.end() + _REACH)
+        sentence = text[start:end].strip()
+        before, after = text[start : match.start()], text[match.end() : end]
+        if sentence.endswith("?") or _HEDGE.search(before) or after.lstrip().startswith("by "):
+            continue
+        lead, tail = _CLAUSE.split(before)[-1], _CLAUSE.split(after)[0]
+        subject = lead if match["passive"] else tail
+        clause = " ".join((lead + match[0] + tail).split())
+        named = WORD.findall(_ID.sub(" ", subject).lower().replace("e-mail", "email"))
+        yield Claim(verb, clause, sentence, [_SAME.get(w, w) for w in named if w not in _VAGUE])

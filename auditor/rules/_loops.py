@@ -1,0 +1,137 @@
+"""What the loop rules (LP001-LP005) share: their options, "the same call", outcomes, neutral calls.
+
+A loop is the agent doing the same thing again and getting the same answer. Three ideas recur
+in every LP rule and are decided here once:
+
+- the same call is the tool name plus its arguments compared by meaning (`canonical.key`), so
+  repeats that differ only in whitespace or key order are repeats;
+- a *neutral* call (tau-bench's `think`, which only lets the model think aloud and always
+  returns nothing) or a call of an exempt tool is transparent: it neither counts nor breaks
+  a run;
+- a successful call of another tool may have changed the world (an edit before a test is
+  re-run, a setting toggled by the user before a speed test), so it ends a run of repeats;
+  failed calls, user messages and calls of tools whose name says they only read (`get_*`,
+  `search_*`, `calculate`, `Read`, `Grep`…) do not.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+
+from auditor.canonical import key
+from auditor.findings import Severity, Violation, describe_call, excerpt
+from auditor.model import ToolCall
+from auditor.replay import Exchange, Replay
+from auditor.rules._toolnames import reads_only
+
+NEUTRAL_TOOLS = ("think",)
+"""Tools that only record the model's thoughts: never a repeat, never a break."""
+
+
+@dataclass(frozen=True)
+class Options:
+    """Options of the loop rules, `[tool.auditor.loops]` in the configuration."""
+
+    min_repeats: int = 3
+    """How many times the same thing must happen before it is a loop (LP001-LP004)."""
+    exempt_tools: tuple[str, ...] = ()
+    """Glob patterns of tools whose repeats are expected, such as `poll_*` or `wait_for_*`
+    (LP001-LP003, LP005). Their calls are transparent: they neither count nor end a run."""
+
+
+def transparent(name: str, options: Options) -> bool:
+    """A neutral or exempt tool: its calls neither count as repeats nor end a run."""
+    return any(fnmatchcase(name, p) for p in (*NEUTRAL_TOOLS, *options.exempt_tools))
+
+
+def calls(replay: Replay, options: Options) -> list[Exchange]:
+    """Every answered call that is not transparent, in the order made, whoever made it."""
+    return [
+        e
+        for e in replay.exchanges
+        if e.result is not None and not transparent(e.call.name, options)
+    ]
+
+
+def call_key(call: ToolCall) -> str:
+    """Equal for two calls of the same tool with arguments equal in meaning."""
+    arguments = key(call.arguments) if call.arguments is not None else call.raw_arguments
+    return f"{call.name}\x1f{arguments}"
+
+
+def outcome(exchange: Exchange) -> tuple[bool, str]:
+    """Whether the call failed, and its result with whitespace runs collapsed."""
+    text = exchange.result.text if exchange.result is not None else ""
+    return exchange.failed, " ".join(text.split())
+
+
+def breaks(exchange: Exchange) -> bool:
+    """A successful call of a tool that may write: it may change what a repeated call sees."""
+    return not exchange.failed and not reads_only(exchange.call.name)
+
+
+# Digits-bearing tokens (ids, amounts, dates, flight numbers) and quoted values vary between
+# attempts while the error stays the same; only a bounded prefix is normalised, so these
+# simple patterns stay linear on hostile text.
+QUOTED = re.compile(r"\"[^\"\n]*\"|(?<!\w)'[^'\n]*'(?!\w)|`[^`\n]*`|“[^”\n]*”")
+_TOKEN = re.compile(r"\S+")
+_ERROR_PREFIX = 400
+
+
+def normalised_error(text: str) -> str:
+    """An error message with the values that vary between attempts masked."""
+    text = QUOTED.sub("<v>", text[:_ERROR_PREFIX].lower())
+    return _TOKEN.sub(lambda m: "<n>" if any(c.isdigit() for c in m.group()) else m.group(), text)
+
+
+def runs(
+    items: Iterable[Exchange], same: Callable[[Exchange, Exchange], bool]
+) -> Iterator[list[Exchange]]:
+    """Maximal stretches of consecutive items where each is `same` as the one before."""
+    run: list[Exchange] = []
+    for item in items:
+        if run and not same(run[-1], item):
+            yield run
+            run = []
+        run.append(item)
+    if run:
+        yield run
+
+
+def in_order(found: Iterable[list[Exchange]], made: list[Exchange]) -> list[list[Exchange]]:
+    """Runs sorted by where their first call sits in `made`."""
+    position = {id(e): i for i, e in enumerate(made)}
+    return sorted(found, key=lambda run: position[id(run[0])])
+
+
+def at_call(
+    replay: Replay, exchange: Exchange, message: str, severity: Severity | None = None
+) -> Violation:
+    """A finding about a run of calls, placed at the call that starts it."""
+    call = exchange.call
+    return Violation(
+        message,
+        exchange.turn,
+        call.location or replay.conversation.messages[exchange.turn].location,
+        tool=call.name,
+        call_id=call.id,
+        evidence=describe_call(call),
+        severity=severity,
+    )
+
+
+def turns(items: Iterable[int], limit: int = 8) -> str:
+    """`turns 30, 34, 38`; long lists are cut with `…`."""
+    numbers = list(dict.fromkeys(items))
+    shown = ", ".join(str(n) for n in numbers[:limit])
+    more = ", …" if len(numbers) > limit else ""
+    return f"turn{'s' if len(numbers) > 1 else ''} {shown}{more}"
+
+
+def quote(text: str, limit: int = 80) -> str:
+    """Log text as a short inline-code excerpt for a message."""
+    shown = excerpt(text, limit).replace("`", "'")
+    return f"`{shown}`" if shown else "an empty result"

@@ -1,0 +1,62 @@
+r"""An assistant turn that both requests a tool and gives its `Final Answer:`.
+
+## What it does
+Fires on an assistant turn that requests a tool, with a structured call or a ReAct `Action:`
+naming a tool, and in the same text gives a `Final Answer:` with something after it. ReAct
+labels count only at the start of a line and outside code; a `Final Answer:` inside the
+Action Input's JSON is part of the input, not an answer.
+
+## Why is this bad?
+The answer was written before the tool's result existed, so it cannot rest on it. Frameworks
+split on this differently: crewAI raises "both a final answer and a parse-able action",
+others take the answer and never run the tool, others run the tool and show an answer that
+contradicts its result. Either way the user gets a guess.
+
+## Example
+```jsonl
+{"id": "answer-and-action", "tools": [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}], "messages": [{"role": "user", "content": "Weather in Paris?"}, {"role": "assistant", "content": "Thought: I will check.\nAction: get_weather\nAction Input: {\"city\": \"Paris\"}\nFinal Answer: It is sunny in Paris."}]}
+```
+
+## Does not fire on
+- a `Final Answer:` inside the Action Input's JSON string (a file the agent writes, a message
+  it sends);
+- a `Final Answer:` in a later turn, after the observation came back;
+- an `Action:` that names no declared tool (`Action: None`), or labels in backticks or fences;
+- reasoning text.
+```jsonl
+{"id": "answer-inside-input", "tools": [{"type": "function", "function": {"name": "file_write", "parameters": {"type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string"}}}}}], "messages": [{"role": "user", "content": "Save the template."}, {"role": "assistant", "content": "Thought: I will save it.\nAction: file_write\nAction Input: {\"path\": \"react.txt\", \"content\": \"Thought: ...\nFinal Answer: ...\"}"}, {"role": "user", "content": "Observation: saved"}, {"role": "assistant", "content": "Final Answer: The template is saved in react.txt."}]}
+```
+"""
+
+from collections.abc import Iterator
+
+from auditor.dialects import read_turns
+from auditor.findings import Severity, Violation, excerpt
+from auditor.replay import Replay
+
+CODE = "FB002"
+NAME = "answer-with-pending-action"
+SEVERITY = Severity.ERROR
+
+
+def check(replay: Replay, options: None) -> Iterator[Violation]:
+    for message, reading in read_turns(replay):
+        answers = reading.answers()
+        if not answers:
+            continue
+        requested = [c.name for c in message.tool_calls]
+        how = "calls"
+        if not requested:
+            requested = [c.name for c in reading.calls if c.dialect == "react"]
+            how = "writes `Action:` for"
+        if not requested:
+            continue
+        more = f" (and {len(requested) - 1} more)" if len(requested) > 1 else ""
+        yield Violation(
+            f"the assistant {how} `{requested[0]}`{more} and gives a `Final Answer:` in the "
+            "same turn; the answer was written before the tool's result existed",
+            message.index,
+            message.location,
+            tool=requested[0],
+            evidence=excerpt(f"Final Answer: {answers[0].value}"),
+        )

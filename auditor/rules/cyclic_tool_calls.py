@@ -1,0 +1,85 @@
+r"""The agent cycles through the same two or three calls, with the same results, again and again.
+
+## What it does
+Reads the calls of the conversation in order (leaving out `think` and exempt tools) and looks
+for a cycle of two or three different calls, each with the same arguments (in meaning) and the
+same result at every pass, repeated three full times in a row: A B A B A B, or A B C A B C A B
+C. One finding per cycle, at its first call, with the number of passes.
+
+Options (`[tool.auditor.loops]`): `min-repeats` (full passes, 3), `exempt-tools` (glob patterns).
+
+## Why is this bad?
+An agent that alternates between two actions without making progress (open a file, run a check,
+open the file again, run the same check again) is looping just as surely as one that repeats a
+single call, and a guard that only compares neighbouring calls misses it. OpenHands stops an
+agent whose last six steps alternate between two action/observation pairs.
+
+## Example
+```jsonl
+{"id": "ab-cycle", "messages": [{"role": "user", "content": "Deploy the service."}, {"role": "assistant", "content": null, "tool_calls": [{"id": "a1", "type": "function", "function": {"name": "get_status", "arguments": "{\"service\": \"api\"}"}}]}, {"role": "tool", "tool_call_id": "a1", "content": "stopped"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "b1", "type": "function", "function": {"name": "deploy", "arguments": "{\"service\": \"api\"}"}}]}, {"role": "tool", "tool_call_id": "b1", "content": "Error: quota exceeded"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "a2", "type": "function", "function": {"name": "get_status", "arguments": "{\"service\": \"api\"}"}}]}, {"role": "tool", "tool_call_id": "a2", "content": "stopped"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "b2", "type": "function", "function": {"name": "deploy", "arguments": "{\"service\": \"api\"}"}}]}, {"role": "tool", "tool_call_id": "b2", "content": "Error: quota exceeded"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "a3", "type": "function", "function": {"name": "get_status", "arguments": "{\"service\": \"api\"}"}}]}, {"role": "tool", "tool_call_id": "a3", "content": "stopped"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "b3", "type": "function", "function": {"name": "deploy", "arguments": "{\"service\": \"api\"}"}}]}, {"role": "tool", "tool_call_id": "b3", "content": "Error: quota exceeded"}]}
+```
+
+## Does not fire on
+- two passes of a cycle (A B A B), or a cycle whose results change between passes (polling);
+- one call repeated (A A A): that is LP001;
+- calls made by a simulated user.
+```jsonl
+{"id": "two-passes", "messages": [{"role": "user", "content": "Deploy the service."}, {"role": "assistant", "content": null, "tool_calls": [{"id": "a1", "type": "function", "function": {"name": "get_status", "arguments": "{\"service\": \"api\"}"}}]}, {"role": "tool", "tool_call_id": "a1", "content": "stopped"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "b1", "type": "function", "function": {"name": "deploy", "arguments": "{\"service\": \"api\"}"}}]}, {"role": "tool", "tool_call_id": "b1", "content": "Error: quota exceeded"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "a2", "type": "function", "function": {"name": "get_status", "arguments": "{\"service\": \"api\"}"}}]}, {"role": "tool", "tool_call_id": "a2", "content": "stopped"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "b2", "type": "function", "function": {"name": "deploy", "arguments": "{\"service\": \"api\"}"}}]}, {"role": "tool", "tool_call_id": "b2", "content": "Error: quota exceeded"}, {"role": "assistant", "content": "The deploy fails: the quota is exceeded."}]}
+```
+"""
+
+from collections.abc import Iterator
+
+from auditor.findings import Severity, Violation
+from auditor.replay import Exchange, Replay
+from auditor.rules._loops import Options, at_call, call_key, calls, outcome, turns
+
+CODE = "LP003"
+NAME = "cyclic-tool-calls"
+SEVERITY = Severity.WARNING
+PERIODS = (2, 3)
+
+
+def check(replay: Replay, options: Options) -> Iterator[Violation]:
+    made = calls(replay, options)
+    steps = [(e.caller, call_key(e.call), outcome(e)) for e in made]
+    start = 0
+    while start < len(made):
+        found = _cycle(steps, start, options.min_repeats)
+        if found is None:
+            start += 1
+            continue
+        period, passes = found
+        yield _violation(replay, made[start : start + period * passes], period, passes)
+        start += period * passes
+
+
+Step = tuple[str, str, tuple[bool, str]]
+"""Who called, the call, and its outcome."""
+
+
+def _cycle(steps: list[Step], start: int, min_passes: int) -> tuple[int, int] | None:
+    """The period and number of full passes of a cycle of agent calls starting at `start`."""
+    for period in PERIODS:
+        head = steps[start : start + period]
+        if len(head) < period or any(s[0] != "assistant" for s in head):
+            continue
+        if len({s[1] for s in head}) < period:
+            continue  # a cycle of different calls: one call repeated is LP001
+        end = start + period
+        while end < len(steps) and steps[end] == steps[end - period]:
+            end += 1
+        passes = (end - start) // period
+        if passes >= min_passes:
+            return period, passes
+    return None
+
+
+def _violation(replay: Replay, cycle: list[Exchange], period: int, passes: int) -> Violation:
+    names = " → ".join(f"`{e.call.name}`" for e in cycle[:period])
+    return at_call(
+        replay,
+        cycle[0],
+        f"the calls {names} repeat {passes} times in the same order, with the same arguments "
+        f"and the same results each time ({turns(e.turn for e in cycle[::period])})",
+    )

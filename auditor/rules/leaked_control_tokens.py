@@ -1,0 +1,71 @@
+r"""Chat-template control tokens in the answer text the user sees.
+
+## What it does
+Fires on an assistant turn whose text holds chat-template tokens outside backticks and code
+fences: harmony (`<|start|>`, `<|channel|>`, `<|message|>`, `<|constrain|>`, `<|call|>`,
+`<|end|>`, `<|return|>`), ChatML (`<|im_start|>`, `<|im_end|>`), Llama (`<|eot_id|>`,
+`<|python_tag|>`, `<|start_header_id|>`), Mistral (`[TOOL_CALLS]`, `[INST]`), DeepSeek
+(`<｜…｜>`), Gemma (`<start_of_turn>`) and any other `<|name|>` token. Tokens that are part of a
+call recovered from the text are left to EX003, which reports the call itself. One finding
+per message, naming the tokens found.
+
+## Why is this bad?
+These tokens frame the model's output; the serving stack is supposed to consume them. When
+they reach `content`, the parser in between (a gateway, a template, a vLLM reasoning or tool
+parser) failed, and the user is shown scaffolding: a gpt-oss answer that starts with
+`<|channel|>analysis<|message|>` shows its reasoning, a stray `<|im_end|>` cuts the answer.
+
+## Example
+```jsonl
+{"id": "harmony-leak", "messages": [{"role": "user", "content": "Capital of Norway?"}, {"role": "assistant", "content": "<|channel|>analysis<|message|>Simple fact.<|end|><|start|>assistant<|channel|>final<|message|>Oslo."}]}
+```
+
+## Does not fire on
+- tokens quoted in backticks or code fences while explaining a template;
+- tokens of a call EX003 recovered (the call is the finding);
+- reasoning text, which users are not shown.
+```jsonl
+{"id": "explaining", "messages": [{"role": "user", "content": "How does harmony end a tool call?"}, {"role": "assistant", "content": "The model ends a call with `<|call|>`, and a final answer with `<|return|>`."}]}
+```
+"""
+
+import bisect
+from collections.abc import Iterator
+
+from auditor.dialects import read_turns
+from auditor.findings import Severity, Violation, excerpt
+from auditor.replay import Replay
+
+CODE = "EX004"
+NAME = "leaked-control-tokens"
+SEVERITY = Severity.ERROR
+
+
+def check(replay: Replay, options: None) -> Iterator[Violation]:
+    for message, reading in read_turns(replay):
+        if not reading.tokens:
+            continue
+        spans = [c.span for c in reading.calls]
+        starts = [s for s, _ in spans]
+        stray = [
+            t for t in reading.tokens if not t.quoted and not _inside(t.span[0], spans, starts)
+        ]
+        if not stray:
+            continue
+        kinds = list(dict.fromkeys(t.text for t in stray))
+        listed = ", ".join(f"`{k}`" for k in kinds[:4]) + (", …" if len(kinds) > 4 else "")
+        count = f"{len(stray)} control tokens" if len(stray) > 1 else "a control token"
+        first = stray[0].span[0]
+        yield Violation(
+            f"answer text holds {count} outside code ({listed}): the chat template leaked "
+            "into what the user sees",
+            message.index,
+            message.location,
+            evidence=excerpt(message.text[max(0, first - 40) : first + 120]),
+        )
+
+
+def _inside(pos: int, spans: list[tuple[int, int]], starts: list[int]) -> bool:
+    """`pos` lies in one of the sorted, non-overlapping `spans`."""
+    k = bisect.bisect_right(starts, pos) - 1
+    return k >= 0 and pos < spans[k][1]

@@ -1,0 +1,92 @@
+r"""The agent makes the same tool call again and again and gets the same answer each time.
+
+## What it does
+Compares every call of the assistant by tool name and arguments *in meaning* (key order,
+whitespace and `1` vs `1.0` do not matter) and by its outcome (the result text and whether it
+failed). Fires once per run of three or more identical calls with identical outcomes, at the
+first call of the run, listing the turns of the repeats; the finding is an error from five
+repeats on. A `think` call, a user message, a failed call or a lookup (a tool whose name starts
+with `get`, `search`, `list`, `find`, `read`, `check`, `calculate`…) between two repeats does
+not end the run: the agent is still stuck. A successful call of any other tool does, since it
+may have changed what the repeated call sees (an edit before a test is run again).
+
+Options (`[tool.auditor.loops]`): `min-repeats` (3), `exempt-tools` (glob patterns of tools
+whose repeats are expected, such as `poll_*`).
+
+## Why is this bad?
+Calling a tool again with the same arguments cannot give a different answer unless something
+else changed: the agent is looping, burning tokens and time, and usually ends up transferring
+or giving up. OpenHands stops an agent after four identical action/observation pairs, Roo Code
+and OpenCode after three identical calls, Gemini CLI after five.
+
+## Example
+```jsonl
+{"id": "book-loop", "messages": [{"role": "user", "content": "Book HAT023 for me."}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "book_reservation", "arguments": "{\"flight\": \"HAT023\", \"amount\": 1625}"}}]}, {"role": "tool", "tool_call_id": "c1", "content": "Error: payment amount does not add up, total price is 4875, but paid 1625"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c2", "type": "function", "function": {"name": "think", "arguments": "{\"thought\": \"try again\"}"}}]}, {"role": "tool", "tool_call_id": "c2", "content": ""}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c3", "type": "function", "function": {"name": "book_reservation", "arguments": "{\"amount\": 1625, \"flight\": \"HAT023\"}"}}]}, {"role": "tool", "tool_call_id": "c3", "content": "Error: payment amount does not add up, total price is 4875, but paid 1625"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c4", "type": "function", "function": {"name": "book_reservation", "arguments": "{\"flight\":\"HAT023\",\"amount\":1625.0}"}}]}, {"role": "tool", "tool_call_id": "c4", "content": "Error: payment amount does not add up, total price is 4875, but paid 1625"}]}
+```
+
+## Does not fire on
+- paging with a new cursor, or polling whose result changes between calls;
+- a retry that succeeds (the outcome differs), or repeats with a successful call of another tool
+  between them;
+- calls of exempt tools and of `think`;
+- calls made by a simulated user (tau2's telecom domain): the rule watches the agent.
+```jsonl
+{"id": "paging", "messages": [{"role": "user", "content": "List all orders."}, {"role": "assistant", "content": null, "tool_calls": [{"id": "p1", "type": "function", "function": {"name": "list_orders", "arguments": "{\"cursor\": null}"}}]}, {"role": "tool", "tool_call_id": "p1", "content": "{\"orders\": [1, 2], \"next\": \"b\"}"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "p2", "type": "function", "function": {"name": "list_orders", "arguments": "{\"cursor\": \"b\"}"}}]}, {"role": "tool", "tool_call_id": "p2", "content": "{\"orders\": [3, 4], \"next\": \"c\"}"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "p3", "type": "function", "function": {"name": "list_orders", "arguments": "{\"cursor\": \"c\"}"}}]}, {"role": "tool", "tool_call_id": "p3", "content": "{\"orders\": [5], \"next\": null}"}, {"role": "assistant", "content": "Orders 1 to 5."}]}
+```
+"""
+
+from collections.abc import Iterator
+
+from auditor.findings import Severity, Violation
+from auditor.replay import Exchange, Replay
+from auditor.rules._loops import (
+    Options,
+    at_call,
+    breaks,
+    call_key,
+    calls,
+    in_order,
+    outcome,
+    quote,
+    turns,
+)
+
+CODE = "LP001"
+NAME = "repeated-tool-call"
+SEVERITY = Severity.WARNING
+ERROR_AT = 5
+"""From this many repeats on, the finding is an error."""
+
+
+def check(replay: Replay, options: Options) -> Iterator[Violation]:
+    found: list[list[Exchange]] = []
+    open_runs: dict[str, list[Exchange]] = {}
+    made = calls(replay, options)
+    for exchange in made:
+        mine = call_key(exchange.call) if exchange.caller == "assistant" else None
+        run = open_runs.pop(mine, None) if mine is not None else None
+        if run is not None and outcome(run[0]) != outcome(exchange):
+            found.append(run)
+            run = None
+        if breaks(exchange):
+            found.extend(open_runs.values())
+            open_runs.clear()
+        if mine is not None:
+            open_runs[mine] = [*(run or ()), exchange]
+    found.extend(open_runs.values())
+    for run in in_order(found, made):
+        if len(run) >= options.min_repeats:
+            yield _violation(replay, run)
+
+
+def _violation(replay: Replay, run: list[Exchange]) -> Violation:
+    first = run[0]
+    failed, text = outcome(first)
+    answer = "the same error" if failed else "the same result"
+    return at_call(
+        replay,
+        first,
+        f"`{first.call.name}` called {len(run)} times with the same arguments, each answered "
+        f"with {answer} {quote(text)} ({turns(e.turn for e in run)})",
+        Severity.ERROR if len(run) >= ERROR_AT else None,
+    )

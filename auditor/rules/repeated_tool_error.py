@@ -1,0 +1,98 @@
+r"""One tool keeps failing with the same error while the agent reworks the arguments.
+
+## What it does
+Follows the calls the assistant makes of each tool. Fires when three or more calls of one tool
+in a row fail with the same error once the values that vary between attempts are masked
+(numbers, ids, dates, quoted values: `total price is 4875, but paid 1625` and `total price is
+1203, but paid 833` are the same error) while the arguments change: at least two different
+sets of arguments, none of them sent three times (that run is LP001's finding). Calls of other
+tools and user messages in between do not matter; a success of the tool or a different error
+ends the run. One finding per run, at its first call.
+
+Options (`[tool.auditor.loops]`): `min-repeats` (3), `exempt-tools` (glob patterns).
+
+## Why is this bad?
+The model changes something at every attempt, but not the thing the error is about: it is stuck
+as surely as when it repeats itself, only harder to spot. OpenHands stops an agent after three
+erroring actions in a row. The usual cause is an error that does not say which argument is wrong
+or what would be accepted, or a rule the model cannot infer from the tool's description.
+
+## Example
+```jsonl
+{"id": "rework", "messages": [{"role": "user", "content": "Book it with my gift cards."}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "book_reservation", "arguments": "{\"payment_id\": \"gift_card_1\", \"amount\": 833}"}}]}, {"role": "tool", "tool_call_id": "c1", "content": "Error: payment amount does not add up, total price is 1203, but paid 833"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c2", "type": "function", "function": {"name": "book_reservation", "arguments": "{\"payment_id\": \"gift_card_2\", \"amount\": 900}"}}]}, {"role": "tool", "tool_call_id": "c2", "content": "Error: payment amount does not add up, total price is 1203, but paid 900"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c3", "type": "function", "function": {"name": "book_reservation", "arguments": "{\"payment_id\": \"gift_card_2\", \"amount\": 1000}"}}]}, {"role": "tool", "tool_call_id": "c3", "content": "Error: payment amount does not add up, total price is 1203, but paid 1000"}]}
+```
+
+## Does not fire on
+- the same failing call repeated with identical arguments, even amid other attempts: LP001;
+- a run that ends in success, or errors that differ once values are masked;
+- calls of exempt tools, and calls made by a simulated user.
+```jsonl
+{"id": "fixed", "messages": [{"role": "user", "content": "Book it."}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "book_reservation", "arguments": "{\"amount\": 833}"}}]}, {"role": "tool", "tool_call_id": "c1", "content": "Error: payment amount does not add up, total price is 1203, but paid 833"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c2", "type": "function", "function": {"name": "book_reservation", "arguments": "{\"amount\": 900}"}}]}, {"role": "tool", "tool_call_id": "c2", "content": "Error: payment amount does not add up, total price is 1203, but paid 900"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c3", "type": "function", "function": {"name": "book_reservation", "arguments": "{\"amount\": 1203}"}}]}, {"role": "tool", "tool_call_id": "c3", "content": "{\"reservation_id\": \"Q1W2E3\"}"}]}
+```
+"""
+
+from collections import Counter, defaultdict
+from collections.abc import Iterator
+
+from auditor.findings import Severity, Violation
+from auditor.replay import Exchange, Replay
+from auditor.rules._loops import (
+    Options,
+    at_call,
+    call_key,
+    calls,
+    in_order,
+    normalised_error,
+    quote,
+    runs,
+    turns,
+)
+
+CODE = "LP002"
+NAME = "repeated-tool-error"
+SEVERITY = Severity.WARNING
+
+
+def check(replay: Replay, options: Options) -> Iterator[Violation]:
+    made = calls(replay, options)
+    by_tool: dict[str, list[Exchange]] = defaultdict(list)
+    for exchange in made:
+        if exchange.caller == "assistant":
+            by_tool[exchange.call.name].append(exchange)
+    found = [
+        run
+        for made in by_tool.values()
+        for run in runs(made, _same_error)
+        if run[0].failed and len(run) >= options.min_repeats and _varied(run, options.min_repeats)
+    ]
+    for run in in_order(found, made):
+        first = run[0]
+        yield at_call(
+            replay,
+            first,
+            f"`{first.call.name}` failed {len(run)} calls in succession with the same error "
+            f"across {_variants(run)} different sets of arguments: {quote(_text(first))} "
+            f"({turns(e.turn for e in run)})",
+        )
+
+
+def _same_error(before: Exchange, after: Exchange) -> bool:
+    return (
+        before.failed
+        and after.failed
+        and normalised_error(_text(before)) == normalised_error(_text(after))
+    )
+
+
+def _variants(run: list[Exchange]) -> int:
+    return len({call_key(e.call) for e in run})
+
+
+def _varied(run: list[Exchange], min_repeats: int) -> bool:
+    """More than one set of arguments, none of them repeated into a loop of its own (LP001)."""
+    counts = Counter(call_key(e.call) for e in run)
+    return len(counts) > 1 and max(counts.values()) < min_repeats
+
+
+def _text(exchange: Exchange) -> str:
+    return exchange.result.text if exchange.result is not None else ""

@@ -1,0 +1,114 @@
+r"""A tool call written into the message text, in a known dialect, that nothing executed.
+
+## What it does
+Reads the text of every assistant turn that has no structured tool call and recovers calls
+written as text: JSON objects (`{"name", "arguments"}`, `{"function": {…}}`, the flat
+`{"tool": NAME, …}`, LangChain's `{"action", "action_input"}`, arrays of those, fenced JSON),
+Hermes/Qwen `<tool_call>`, Mistral `[TOOL_CALLS]`, Llama `<function=NAME>` and
+`<|python_tag|>`, harmony `to=functions.NAME … <|call|>`, and a ReAct `Action:` with no
+`Observation:` after it. Fires when nothing executed the call: the next message is not a tool
+result (nor a message that starts with `Observation:` or `<tool_response>`), or the transcript
+ends on it. One finding per message: it shows the first recovered call as `name(arguments)`
+and counts the others; malformed JSON is read with json-repair to show what the model meant.
+
+## Why is this bad?
+The parser expected a structured call and got text: it drops it silently, no tool runs, and
+the agent either loops or tells the user the work is done. Structured-log tools never see it,
+because it lives inside message text (a gpt-oss gateway that lets harmony scaffolding through,
+a model that answers `[{"tool": "file_write", …}]`, a ReAct agent whose framework did not
+parse the action).
+
+## Example
+```jsonl
+{"id": "text-call", "tools": [{"type": "function", "function": {"name": "file_write", "parameters": {"type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string"}}}}}], "messages": [{"role": "user", "content": "Create hello.py that prints hello."}, {"role": "assistant", "content": "[{\"tool\": \"file_write\", \"path\": \"hello.py\", \"content\": \"print('hello')\"}]"}, {"role": "user", "content": "Did you create it?"}, {"role": "assistant", "content": "Yes, hello.py has been created."}]}
+```
+
+## Does not fire on
+- a turn that also has structured calls (any origin: formats that execute text actions, such
+  as SWE-agent's, turn them into calls with their results);
+- a call whose result follows: a tool message, or a next message that starts with
+  `Observation:` (ReAct frameworks) or `<tool_response>`;
+- a ReAct `Action:` whose `Observation:` the model wrote itself in the same message (FB001);
+- where tools are declared, JSON that names none of them (an example, a data record); where
+  none are declared, JSON without both a name and its arguments, and the flat `{"tool": …}`
+  shape (too weak alone), tool declarations quoted as JSON Schema, and anything in inline
+  backticks or in a fence of another language;
+- the last turn of a gateway snapshot (`exchange`) in a dialect a client may parse itself
+  (JSON, ReAct, `<tool_call>`, `<function=…>`): only special-token dialects (harmony,
+  `[TOOL_CALLS]`, `<|python_tag|>`) fire there;
+- reasoning text: models plan calls there and users do not see it.
+```jsonl
+{"id": "react-executed", "tools": [{"type": "function", "function": {"name": "web_search", "parameters": {"type": "object", "properties": {"query": {"type": "string"}}}}}], "messages": [{"role": "user", "content": "How many people live in Oslo?"}, {"role": "assistant", "content": "Thought: I should look this up.\nAction: web_search\nAction Input: {\"query\": \"Oslo population\"}"}, {"role": "user", "content": "Observation: Oslo has 709,037 inhabitants."}, {"role": "assistant", "content": "Thought: I know it.\nFinal Answer: About 709,000."}]}
+{"id": "json-example", "tools": [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}], "messages": [{"role": "user", "content": "What does a tool call look like?"}, {"role": "assistant", "content": "Like this: {\"name\": \"lookup\", \"arguments\": {\"q\": \"x\"}}"}]}
+```
+"""
+
+from collections.abc import Iterator
+
+from auditor.dialects import TextCall, read_turns
+from auditor.findings import Severity, Violation, describe_call
+from auditor.model import Conversation, Message, ToolCall
+from auditor.replay import Replay
+
+CODE = "EX003"
+NAME = "tool-call-in-text"
+SEVERITY = Severity.ERROR
+
+# Special tokens a server strips from `content` when its parser works: even at the end of a
+# snapshot, where a client could still parse the text itself, these mean the parser failed.
+SPECIAL_TOKEN_DIALECTS = frozenset(("harmony", "mistral", "python-tag"))
+# How a framework hands back the result of an action it parsed from text.
+RESULT_OPENINGS = ("Observation", "<tool_response>", "<|start|>functions.")
+
+
+def check(replay: Replay, options: None) -> Iterator[Violation]:
+    conversation = replay.conversation
+    for message, reading in read_turns(replay):
+        if message.tool_calls:
+            continue
+        calls = [c for c in reading.calls if not c.observed]
+        if not calls:
+            continue
+        fate = _fate(conversation, message)
+        if fate == _ENDS and not conversation.complete:
+            calls = [c for c in calls if c.dialect in SPECIAL_TOKEN_DIALECTS]
+        if fate is None or not calls:
+            continue
+        first = calls[0]
+        yield Violation(
+            _message(calls, fate),
+            message.index,
+            message.location,
+            tool=first.name,
+            evidence=describe_call(ToolCall(None, first.name, first.arguments, origin="text")),
+        )
+
+
+_ENDS = ("the transcript ends on", "")
+
+
+def _fate(conversation: Conversation, message: Message) -> tuple[str, str] | None:
+    """What became of calls written in `message`: None when something executed them."""
+    following = (m for m in conversation.messages[message.index + 1 :] if m.role != "approval")
+    nxt = next(following, None)
+    if nxt is None:
+        return _ENDS
+    if nxt.role == "tool" or nxt.result is not None:
+        return None
+    if nxt.role == "user" and nxt.text.lstrip().startswith(RESULT_OPENINGS):
+        return None
+    return "nothing executed", f" (the next turn is the {nxt.role}'s, not a tool result)"
+
+
+def _message(calls: list[TextCall], fate: tuple[str, str]) -> str:
+    first = calls[0]
+    what = f"`{first.name}` call"
+    others = list(dict.fromkeys(c.name for c in calls[1:]))
+    if others:
+        named = ", ".join(f"`{n}`" for n in others[:3]) + (", …" if len(others) > 3 else "")
+        what += f" and {len(calls) - 1} more ({named})"
+    verb, detail = fate
+    text = f"{what} written as text in {first.form}; {verb} {'them' if others else 'it'}{detail}"
+    if first.repaired:
+        text += "; its JSON is malformed, the arguments shown are json-repair's reading"
+    return text

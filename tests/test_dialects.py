@@ -1,0 +1,328 @@
+"""The text-dialect recogniser: what it finds in assistant text, and what it refuses to find."""
+
+from __future__ import annotations
+
+import pytest
+
+from auditor.dialects import read
+
+WEATHER = frozenset({"get_weather"})
+
+
+def only_call(text, names=None):
+    (call,) = read(text, names).calls
+    return call
+
+
+# -- calls, one dialect at a time ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "names", "dialect", "form"),
+    [
+        (
+            '{"name": "get_weather", "arguments": {"city": "Paris"}}',
+            None,
+            "json",
+            'the `{"name": …, "arguments": …}` JSON dialect',
+        ),
+        (
+            '{"name": "get_weather", "arguments": "{\\"city\\": \\"Paris\\"}"}',
+            None,
+            "json",
+            'the `{"name": …, "arguments": …}` JSON dialect',
+        ),
+        (
+            '{"type": "function", "function": {"name": "get_weather", "arguments": '
+            '"{\\"city\\": \\"Paris\\"}"}}',
+            None,
+            "json",
+            'the `{"function": {…}}` JSON dialect',
+        ),
+        (
+            '[{"tool": "get_weather", "city": "Paris", "id": "x1"}]',
+            WEATHER,
+            "json",
+            'the flat `{"tool": …}` JSON dialect, inside a JSON array',
+        ),
+        (
+            '{"action": "get_weather", "action_input": {"city": "Paris"}}',
+            None,
+            "json",
+            'the `{"action": …, "action_input": …}` JSON dialect',
+        ),
+        (
+            'Checking.\n```json\n{"name": "get_weather", "parameters": {"city": "Paris"}}\n```',
+            None,
+            "json",
+            'the `{"name": …, "parameters": …}` JSON dialect, in a fenced code block',
+        ),
+        (
+            '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>',
+            None,
+            "hermes",
+            "the Hermes/Qwen `<tool_call>` dialect",
+        ),
+        (
+            "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n"
+            "</function>\n</tool_call>",
+            None,
+            "function-tag",
+            "the Qwen `<tool_call><function=…>` dialect",
+        ),
+        (
+            '<function=get_weather>{"city": "Paris"}</function>',
+            None,
+            "function-tag",
+            "the Llama `<function=…>` dialect",
+        ),
+        (
+            '[TOOL_CALLS] [{"name": "get_weather", "arguments": {"city": "Paris"}}]',
+            None,
+            "mistral",
+            "the Mistral `[TOOL_CALLS]` dialect",
+        ),
+        (
+            '[TOOL_CALLS]get_weather[CALL_ID]a1b2c3d4e[ARGS]{"city": "Paris"}',
+            None,
+            "mistral",
+            "the Mistral `[TOOL_CALLS]` dialect",
+        ),
+        (
+            '<|python_tag|>{"name": "get_weather", "parameters": {"city": "Paris"}}<|eom_id|>',
+            None,
+            "python-tag",
+            "the Llama `<|python_tag|>` dialect",
+        ),
+        (
+            "<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>"
+            '{"city": "Paris"}<|call|>',
+            WEATHER,
+            "harmony",
+            "the harmony `to=functions.…` dialect",
+        ),
+        (
+            'Thought: check.\nAction: get_weather\nAction Input: {"city": "Paris"}',
+            None,
+            "react",
+            "the ReAct `Action:` dialect",
+        ),
+    ],
+    ids=[
+        "canonical",
+        "arguments-as-json-string",
+        "function-wrapper",
+        "flat-array",
+        "action-input",
+        "fenced",
+        "hermes",
+        "qwen-xml",
+        "llama-function",
+        "mistral-array",
+        "mistral-args",
+        "python-tag",
+        "harmony",
+        "react",
+    ],
+)
+def test_each_dialect_recovers_name_and_arguments(text, names, dialect, form):
+    call = only_call(text, names)
+    assert (call.name, call.arguments, call.dialect, call.form) == (
+        "get_weather",
+        {"city": "Paris"},
+        dialect,
+        form,
+    )
+    assert not call.repaired
+
+
+def test_call_span_covers_the_whole_call():
+    text = 'Sure. <tool_call>{"name": "get_weather", "arguments": {}}</tool_call> Done.'
+    call = only_call(text)
+    assert text[slice(*call.span)] == (
+        '<tool_call>{"name": "get_weather", "arguments": {}}</tool_call>'
+    )
+
+
+def test_flat_dialect_keeps_reserved_keys_out_of_the_arguments():
+    call = only_call(
+        '{"tool_name": "file_write", "type": "tool", "id": 3, "path": "a.py", "content": "x"}',
+        frozenset({"file_write"}),
+    )
+    assert call.arguments == {"path": "a.py", "content": "x"}
+
+
+def test_python_tag_builtin_call_syntax():
+    call = only_call('<|python_tag|>brave_search.call(query="Oslo population")<|eom_id|>')
+    assert (call.name, call.arguments) == ("brave_search", {"query": "Oslo population"})
+
+
+def test_harmony_python_tool_body_is_code_not_json():
+    text = "<|start|>assistant to=python<|channel|>analysis<|message|>print(2 + 2)<|call|>"
+    call = only_call(text)
+    assert (call.name, call.arguments, call.form) == (
+        "python",
+        "print(2 + 2)",
+        "the harmony `to=…` dialect",
+    )
+
+
+# -- names: declared tools, or strong structure ---------------------------------------------
+
+
+def test_declared_tools_filter_names():
+    assert read('{"name": "lookup", "arguments": {"q": 1}}', WEATHER).calls == ()
+    assert read("Action: lookup\nAction Input: x", WEATHER).calls == ()
+    assert only_call("Action: get_weather", WEATHER).arguments == {}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"name": "Point Pleasant Gym", "lat": 38.8}',  # data, not a call
+        '{"name": "get_weather"}',  # a name without arguments
+        '{"tool": "hammer", "size": 3}',  # flat needs declared tools
+        "Action: get_weather",  # ReAct needs an input where no tools are declared
+        '{"name": "get_weather", "arguments": 3}',
+        '{"name": "get_weather", "description": "w", "parameters": {"type": "object"}}',
+        '{"name": "get_weather", "parameters": {"type": "object", "properties": {}}}',
+        '```python\ncall = {"name": "get_weather", "arguments": {"city": "Paris"}}\n```',
+        'Send `{"name": "get_weather", "arguments": {}}` to the API.',
+        'Use `<tool_call>{"name": "get_weather", "arguments": {}}</tool_call>`.',
+        '{"action": "Final Answer", "action_input": "42"}',
+        "Thought: nothing.\nAction: None\nAction Input: {}",
+    ],
+)
+def test_weak_structure_is_not_a_call_where_no_tools_are_declared(text):
+    assert read(text, None).calls == ()
+
+
+def test_nested_call_inside_other_json_is_not_a_call():
+    assert read('{"log": {"name": "get_weather", "arguments": {}}}').calls == ()
+
+
+# -- malformed JSON: structure decides, json-repair only shows --------------------------------
+
+
+def test_malformed_json_is_recovered_with_json_repair():
+    call = only_call(
+        '{\n  "action": "get_weather",\n  "action_input": {\n    "city": "Paris"  // a note\n  }\n}'
+    )
+    assert (call.name, call.arguments, call.repaired) == ("get_weather", {"city": "Paris"}, True)
+
+
+def test_unclosed_json_is_recovered():
+    call = only_call('{"name": "get_weather", "arguments": {"city": "Paris"')
+    assert (call.arguments, call.repaired) == ({"city": "Paris"}, True)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a" 1}',  # json-repair makes {'a': ''}
+        "{name: get_weather, arguments: {}}",  # no literal "name": "…" in the raw text
+        "{" * 300 + '"name": "get_weather", "arguments": {}',  # deep nesting: json-repair raises
+    ],
+)
+def test_json_repair_alone_never_makes_a_call(text):
+    assert read(text).calls == ()
+
+
+# -- ReAct segmentation ---------------------------------------------------------------------
+
+
+def test_final_answer_inside_the_action_input_string_is_not_a_segment():
+    text = (
+        "Thought: save the template.\nAction: file_write\n"
+        'Action Input: {"path": "t.txt", "content": "Thought: x\nFinal Answer: y"}\n'
+        "Observation:"
+    )
+    reading = read(text, frozenset({"file_write"}))
+    assert [s.label for s in reading.segments] == [
+        "Thought",
+        "Action",
+        "Action Input",
+        "Observation",
+    ]
+    assert reading.answers() == ()
+    (step,) = reading.steps
+    assert step.action_input is not None and step.action_input.value.endswith('y"}')
+    (call,) = reading.calls
+    assert call.arguments == {"path": "t.txt", "content": "Thought: x\nFinal Answer: y"}
+    assert call.repaired  # the raw newline in the string is not valid JSON
+    assert not call.observed  # an empty Observation label is not an observation
+
+
+def test_steps_link_action_input_and_observation():
+    reading = read(
+        "Action: search\nAction Input: Oslo\nObservation: 709,037\n"
+        "Thought: more\nAction: search\nAction Input: Bergen\nFinal Answer: both"
+    )
+    first, second = reading.steps
+    assert (first.action.value, first.action_input.value, first.observation.value) == (
+        "search",
+        "Oslo",
+        "709,037",
+    )
+    assert second.observation is None
+    assert [c.observed for c in reading.calls] == [True, False]
+    assert [s.value for s in reading.answers()] == ["both"]
+
+
+def test_labels_only_at_line_start_and_outside_code():
+    text = (
+        "- Action: cancel the booking\nI said Final Answer: no.\n"
+        "```\nAction: search\nObservation: x\n```"
+    )
+    assert read(text).segments == ()
+
+
+def test_numbered_react_labels_and_bracket_actions():
+    reading = read("Thought 1: look up\nAction 1: Search[Oslo]\nObservation 1: a city")
+    (call,) = reading.calls
+    assert (call.name, call.arguments, call.observed) == ("Search", "Oslo", True)
+
+
+# -- harmony frames, tokens, blocks -----------------------------------------------------------
+
+
+def test_harmony_frames_with_author_recipient_and_terminator():
+    text = (
+        "<|start|>assistant to=functions.get_weather<|channel|>commentary json<|message|>"
+        '{"city": "SF"}<|call|><|start|>functions.get_weather to=assistant<|channel|>commentary'
+        '<|message|>{"t": 20}<|end|><|channel|>final<|message|>20 degrees'
+    )
+    frames = read(text).frames
+    assert [(f.author, f.recipient, f.channel, f.body, f.terminator) for f in frames] == [
+        ("assistant", "functions.get_weather", "commentary", '{"city": "SF"}', "<|call|>"),
+        ("functions.get_weather", "assistant", "commentary", '{"t": 20}', "<|end|>"),
+        (None, None, "final", "20 degrees", None),
+    ]
+    (call,) = read(text).calls  # the tool's own frame is not a call
+    assert call.span == frames[0].span
+
+
+def test_tokens_are_flagged_when_quoted():
+    reading = read("Quoted `<|im_end|>`, fenced:\n```\n<|eot_id|>\n```\nand bare <|im_end|>")
+    assert [(t.text, t.quoted) for t in reading.tokens] == [
+        ("<|im_end|>", True),
+        ("<|eot_id|>", True),
+        ("<|im_end|>", False),
+    ]
+
+
+def test_html_and_brackets_are_not_tokens():
+    assert read("<s>old</s> new [INST-like] <b>|x|</b> a <| b |> c").tokens == ()
+
+
+def test_tool_call_and_response_blocks():
+    reading = read("<tool_call>{}</tool_call>\n<tool_response>ok</tool_response>")
+    assert [(b.tag, b.body) for b in reading.blocks] == [
+        ("tool_call", "{}"),
+        ("tool_response", "ok"),
+    ]
+
+
+def test_plain_answer_reads_empty():
+    reading = read("It is sunny in Paris.", WEATHER)
+    assert reading.calls == reading.segments == reading.tokens == reading.frames == ()

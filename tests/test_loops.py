@@ -1,0 +1,96 @@
+"""Loop rule options and shared pieces, where fixtures (which use the defaults) cannot reach."""
+
+from __future__ import annotations
+
+import json
+
+from auditor import config, engine
+from auditor.findings import Severity
+from auditor.model import Conversation, Location, Message, ToolCall, ToolResult
+from auditor.replay import replay
+from auditor.rules import cyclic_tool_calls, repeated_tool_call, uninformative_tool_error
+from auditor.rules._loops import Options, normalised_error
+from auditor.rules._toolnames import reads_only, words
+
+HERE = Location("t.jsonl", 1)
+
+
+def _polling(name: str, times: int) -> Conversation:
+    messages = [Message(0, "user", "wait", HERE)]
+    for i in range(times):
+        at = len(messages)
+        call = ToolCall(f"c{i}", name, {"job": 7}, location=HERE.child("messages", at))
+        messages.append(Message(at, "assistant", "", HERE.child("messages", at), (call,)))
+        result = ToolResult(f"c{i}", "pending")
+        messages.append(
+            Message(at + 1, "tool", "pending", HERE.child("messages", at + 1), result=result)
+        )
+    return Conversation("poll", "openai", HERE, tuple(messages))
+
+
+def test_exempt_tools_are_globs_and_min_repeats_moves_the_threshold():
+    rep = replay(_polling("poll_job", 3))
+    assert [v.turn for v in repeated_tool_call.check(rep, Options())] == [1]
+    assert list(repeated_tool_call.check(rep, Options(exempt_tools=("poll_*",)))) == []
+    assert list(repeated_tool_call.check(rep, Options(min_repeats=4))) == []
+    two = replay(_polling("poll_job", 2))
+    (violation,) = repeated_tool_call.check(two, Options(min_repeats=2))
+    assert violation.message == (
+        "`poll_job` called 2 times with the same arguments, each answered with the same result "
+        "`pending` (turns 1, 3)"
+    )
+
+
+def test_exempt_tools_also_silence_cycles_and_uninformative_errors():
+    rep = replay(_polling("poll_job", 6))
+    assert list(cyclic_tool_calls.check(rep, Options(exempt_tools=("poll_*",)))) == []
+    assert list(uninformative_tool_error.check(rep, Options(exempt_tools=("*",)))) == []
+
+
+def test_five_repeats_escalate_to_error_unless_the_rule_severity_is_configured(tmp_path):
+    log = tmp_path / "five.jsonl"
+    calls = []
+    for i in range(5):
+        calls += [
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": f"c{i}",
+                        "type": "function",
+                        "function": {"name": "get_job", "arguments": "{}"},
+                    }
+                ],
+            },
+            {"role": "tool", "tool_call_id": f"c{i}", "content": "queued"},
+        ]
+    log.write_text(
+        json.dumps({"id": "five", "messages": [{"role": "user", "content": "?"}, *calls]}) + "\n"
+    )
+    settings = config.build(select=["LP001"])
+    (finding,) = engine.audit([str(log)], settings).findings
+    assert finding.severity is Severity.ERROR and finding.turn == 1
+    configured = config.Settings(rules=settings.rules, severity={"LP001": Severity.NOTE})
+    (finding,) = engine.audit([str(log)], configured).findings
+    assert finding.severity is Severity.NOTE
+
+
+def test_errors_are_compared_with_their_varying_values_masked():
+    a = normalised_error(
+        "Error: payment amount does not add up, total price is 4875, but paid 1625"
+    )
+    b = normalised_error("Error: payment amount does not add up, total price is 1203, but paid 833")
+    assert a == b == "error: payment amount does not add up, total price is <n> but paid <n>"
+    assert normalised_error("Error: no user 'ana'") == normalised_error('Error: no user "bob"')
+    assert normalised_error("Error: flight HAT030 not available") != normalised_error(
+        "Error: seat not available"
+    )
+
+
+def test_tool_names_read_as_words():
+    assert words("update_reservation_flights") == ["update", "reservation", "flights"]
+    assert words("WebFetch") == ["web", "fetch"]
+    assert words("send-email") == ["send", "email"]
+    assert reads_only("get_user_details") and reads_only("Grep") and reads_only("calculate")
+    assert not reads_only("book_reservation") and not reads_only("Edit") and not reads_only("")
