@@ -6,7 +6,7 @@ many findings per fingerprint and reports the rest. The fingerprint (`findings.f
 holds no path and no line, so findings keep matching when lines are inserted above them or
 the log is moved; a finding that occurs once more than recorded is new.
 
-The file is JSON, sorted for reviewable diffs:
+The file is JSON, sorted by code, path, conversation and turn for reviewable diffs:
 
     {"version": 1, "tool": {"name": "auditor", "version": "0.1.0"},
      "findings": [{"fingerprint": "…", "count": 1, "code": "EX001", "path": "logs/a.jsonl",
@@ -51,7 +51,15 @@ def document(findings: Iterable[Finding]) -> dict[str, Any]:
         }
         for fp, f in first.items()
     ]
-    entries.sort(key=lambda e: (e["code"], e["path"], e["conversation"] or "", e["fingerprint"]))
+    entries.sort(
+        key=lambda e: (
+            e["code"],
+            e["path"],
+            e["conversation"] or "",
+            -1 if e["turn"] is None else e["turn"],
+            e["fingerprint"],
+        )
+    )
     return {
         "version": VERSION,
         "tool": {"name": "auditor", "version": __version__},
