@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import os
+from dataclasses import replace
 
 import pytest
 
@@ -192,6 +193,8 @@ def test_github_annotation_escaping():
         "unexpected text where a JSON value should start at column 1"
     )
     assert lines[3].startswith("::warning file=logs/tau%3A2025-10-13T11%3A43.json,line=15,")
+    walked = Report((replace(FINDINGS[1], path="./logs/../logs/a.jsonl"),), REPORT.counts, RULES)
+    assert render("github", walked).startswith("::error file=logs/a.jsonl,line=7,")
     assert all(line.startswith("::") for line in lines)
     # After the annotations, what they cannot show: the baseline count and coverage gaps.
     assert lines[len(FINDINGS) :] == [

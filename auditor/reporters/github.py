@@ -9,6 +9,7 @@ annotations is never taken for a clean log when part of it was not examined.
 
 from __future__ import annotations
 
+import os
 from typing import TextIO
 
 from auditor.findings import Finding, Severity
@@ -28,7 +29,8 @@ def _property(text: str) -> str:
 
 
 def annotation(f: Finding) -> str:
-    props = [f"file={_property(f.path)}"]
+    # `audit .` walks to `./logs/a.jsonl`; GitHub knows the file as `logs/a.jsonl`.
+    props = [f"file={_property(os.path.normpath(f.path))}"]
     if f.line is not None:
         props.append(f"line={f.line}")
     props.append(f"title={_property(f'{f.code} {f.name}')}")
