@@ -7,6 +7,7 @@ traceback (unless `--debug`). A broken pipe (`audit … | head`) ends the run qu
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import time
@@ -26,10 +27,16 @@ Examples:
   audit logs/ -f sarif -o audit.sarif     SARIF for GitHub code scanning
   cat run.jsonl | audit -                 read standard input
   audit logs/ --select EX,FB --fail-on error
+  audit logs/ --write-baseline .audit-baseline.json   accept today's findings
+  audit logs/ --baseline .audit-baseline.json         then fail only on new ones
+  audit logs/ --statistics                counts per rule
   audit --explain EX003                   what a rule reports, and why
 
-Exit status: 0 no finding at or above --fail-on; 1 there are; 2 usage error, unreadable
-path or internal error.
+Settings come from \\[tool.auditor] in the nearest pyproject.toml (or --config FILE); the
+command line wins.
+
+Exit status: 0 no finding at or above --fail-on; 1 there are; 2 usage error, bad
+configuration, unreadable path or internal error.
 """
 
 
@@ -57,6 +64,7 @@ app = typer.Typer(
 
 _OUTPUT = "Output"
 _RULES = "Rules"
+_CI = "Configuration and CI"
 _INFO = "Information"
 
 
@@ -100,7 +108,7 @@ def audit(
             "--select",
             metavar="CODES",
             help="Only these rules: codes, prefixes (EX, CF00) or names, comma-separated. "
-            "Default: ALL.",
+            "Replaces the configuration's select and ignore. Default: ALL.",
             rich_help_panel=_RULES,
         ),
     ] = None,
@@ -109,24 +117,64 @@ def audit(
         typer.Option(
             "--ignore",
             metavar="CODES",
-            help="Skip these rules (codes, prefixes or names).",
+            help="Skip these rules (codes, prefixes or names), besides the configuration's ignore.",
             rich_help_panel=_RULES,
         ),
     ] = None,
     fail_on: Annotated[
-        FailOn,
+        FailOn | None,
         typer.Option(
             "--fail-on",
-            help="Lowest severity that makes the exit status 1.",
+            help="Lowest severity that makes the exit status 1. Default: warning.",
             rich_help_panel=_RULES,
+            show_default=False,
         ),
-    ] = FailOn.warning,
+    ] = None,
     exit_zero: Annotated[
         bool,
         typer.Option(
             "--exit-zero",
             help="Exit 0 even when there are findings (2 still means an error).",
             rich_help_panel=_RULES,
+        ),
+    ] = False,
+    config_file: Annotated[
+        str | None,
+        typer.Option(
+            "--config",
+            metavar="FILE",
+            help="Read settings from FILE (a pyproject.toml, or a TOML file with the keys of "
+            "\\[tool.auditor] at its top) instead of the nearest pyproject.toml.",
+            rich_help_panel=_CI,
+        ),
+    ] = None,
+    baseline_file: Annotated[
+        str | None,
+        typer.Option(
+            "--baseline",
+            metavar="FILE",
+            help="Leave out the findings recorded in FILE: only new findings are shown and "
+            "count for the exit status.",
+            rich_help_panel=_CI,
+        ),
+    ] = None,
+    write_baseline: Annotated[
+        str | None,
+        typer.Option(
+            "--write-baseline",
+            metavar="FILE",
+            help="Record every finding of this run in FILE, to pass to --baseline later; "
+            "exits 0 unless something could not be audited.",
+            rich_help_panel=_CI,
+        ),
+    ] = None,
+    statistics: Annotated[
+        bool,
+        typer.Option(
+            "--statistics",
+            help="Print how often each rule fired (also per 100 conversations) instead of "
+            "the findings; as text, or with -f json / -f jsonl.",
+            rich_help_panel=_OUTPUT,
         ),
     ] = False,
     no_progress: Annotated[
@@ -203,10 +251,14 @@ def audit(
             input_format=input_format,
             select=select,
             ignore=ignore,
-            fail_on=fail_on.value,
+            fail_on=fail_on.value if fail_on is not None else None,
             exit_zero=exit_zero,
             progress=not (no_progress or quiet),
             quiet=quiet,
+            config_file=config_file,
+            baseline_file=baseline_file,
+            write_baseline=write_baseline,
+            statistics=statistics,
         )
     except typer.Exit:
         raise
@@ -233,25 +285,48 @@ def _run(
     input_format: str,
     select: list[str] | None,
     ignore: list[str] | None,
-    fail_on: str,
+    fail_on: str | None,
     exit_zero: bool,
     progress: bool,
     quiet: bool,
+    config_file: str | None = None,
+    baseline_file: str | None = None,
+    write_baseline: str | None = None,
+    statistics: bool = False,
 ) -> int:
-    from auditor import config, engine
+    from auditor import baseline, config, engine
+    from auditor import statistics as stats
     from auditor.reporters import Context, writer
 
+    file = config.read(config_file) if config_file else config.discover()
     settings = config.build(
-        select=select, ignore=ignore, fail_on=fail_on, input_format=input_format
+        select=select, ignore=ignore, fail_on=fail_on, input_format=input_format, file=file
     )
-    write = writer(output_format)
+    if statistics and output_format not in stats.FORMATS:
+        _usage(f"--statistics prints as {', '.join(stats.FORMATS)}, not as {output_format}")
+    accepted = baseline.load(baseline_file) if baseline_file else None
     started = time.perf_counter()
     with _Progress(enabled=progress) as on_file:
         report = engine.audit(paths, settings, progress=on_file)
     elapsed = time.perf_counter() - started
     for error in report.errors:
         _stderr(f"audit: error: {error.message}")
-    context = Context(elapsed=elapsed, quiet=quiet)
+    if write_baseline:
+        written = baseline.write(write_baseline, report.findings)
+        if not quiet:
+            n, kinds = len(report.findings), len(written["findings"])
+            _stderr(
+                f"audit: wrote {n} finding{'' if n == 1 else 's'} "
+                f"({kinds} fingerprint{'' if kinds == 1 else 's'}) to {write_baseline}"
+            )
+    if accepted is not None:
+        report = baseline.apply(report, accepted)
+    context = Context(elapsed=elapsed, quiet=quiet, notes=sys.stderr)
+    write = (
+        functools.partial(stats.write, output_format=output_format)
+        if statistics
+        else writer(output_format)
+    )
     if output is None:
         out = _stdout()
         try:
@@ -265,7 +340,7 @@ def _run(
                 write(report, out, context)
         except OSError as exc:
             raise AuditorError(f"cannot write {output}: {exc.strerror or exc}") from exc
-    return exit_status(report, settings, exit_zero)
+    return exit_status(report, settings, exit_zero or bool(write_baseline))
 
 
 def exit_status(report, settings, exit_zero: bool) -> int:  # type: ignore[no-untyped-def]

@@ -1,19 +1,44 @@
-"""The command line (and, later, `[tool.auditor]`) turned into one typed Settings."""
+"""`[tool.auditor]` and the command line turned into one typed Settings.
+
+The configuration lives in `[tool.auditor]` of the nearest `pyproject.toml` that has such a
+table, searching from the current directory up to the filesystem root (as ruff does with
+`[tool.ruff]`), or in the file `--config` names: a `pyproject.toml` (its `[tool.auditor]`
+table) or any other TOML file holding the same keys at its top level. The command line wins:
+`--select` starts the rule selection over (the file's `select` and `ignore` no longer apply),
+`--ignore` adds to the file's `ignore`, `--fail-on` replaces `fail-on`.
+
+Options are grouped by rule family, one table per family named as in `rules.FAMILIES`
+(`[tool.auditor.loops]`, `[tool.auditor.approvals]`): each kebab-case key is set on every rule
+of that family whose `Options` dataclass has the matching snake_case field, with its value
+checked against the field's type. Nothing here names a rule's options: a new rule with an
+`Options` field is configurable by that alone.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import dataclasses
+import difflib
+import os
+import tomllib
+import types
+import typing
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from auditor import rules as registry
 from auditor.errors import ConfigError
 from auditor.findings import Severity
 from auditor.formats import FORMATS
-from auditor.rules import Rule
+from auditor.rules import FAMILIES, Rule
 
 FAIL_ON = ("error", "warning", "note", "never")
 DEFAULT_FAIL_ON = "warning"
+PYPROJECT = "pyproject.toml"
+KEYS = ("select", "ignore", "fail-on", "exclude", "severity")
+TABLES = {name: prefix for prefix, name in FAMILIES.items()}
+"""Option table name -> rule family prefix (`loops` -> `LP`)."""
 
 
 @dataclass(frozen=True)
@@ -29,6 +54,10 @@ class Settings:
     """Per-rule severity overrides."""
     options: dict[str, Any] = field(default_factory=dict)
     """Per-rule options instances, by code; rules not named here use their defaults."""
+    exclude: tuple[str, ...] = ()
+    """Globs of paths not to read (see `sources.Exclude`)."""
+    root: str = "."
+    """The directory `exclude` globs are relative to: the configuration file's own."""
 
     def severity_of(self, rule: Rule) -> Severity:
         return self.severity.get(rule.code, rule.severity)
@@ -39,6 +68,94 @@ class Settings:
 
     def enabled(self, code: str) -> bool:
         return any(r.code == code for r in self.rules)
+
+
+@dataclass(frozen=True)
+class FileConfig:
+    """The auditor's table of a configuration file, as read and not yet validated."""
+
+    path: Path
+    values: dict[str, Any]
+    in_pyproject: bool
+    """True when `values` is the `[tool.auditor]` table of a pyproject.toml."""
+
+    @property
+    def name(self) -> str:
+        """The path as errors show it: relative to the current directory when that is shorter."""
+        try:
+            relative = os.path.relpath(self.path)
+        except ValueError:  # another drive on Windows
+            return str(self.path)
+        return relative if len(relative) <= len(str(self.path)) else str(self.path)
+
+    def table(self, sub: str | None = None) -> str:
+        """How a table is named in an error: `[tool.auditor.loops] `, or `[loops] ` standalone."""
+        parts = (["tool", "auditor"] if self.in_pyproject else []) + ([sub] if sub else [])
+        return f"[{'.'.join(parts)}] " if parts else ""
+
+    def error(self, message: str, sub: str | None = None) -> ConfigError:
+        return ConfigError(f"invalid config in {self.name}: {self.table(sub)}{message}")
+
+
+def discover(start: Path | None = None) -> FileConfig | None:
+    """The `[tool.auditor]` table of the nearest pyproject.toml that has one, or None."""
+    here = (start or Path.cwd()).resolve()
+    for directory in (here, *here.parents):
+        candidate = directory / PYPROJECT
+        if candidate.is_file():
+            table = _tool_table(_parse(candidate))
+            if table is not None:
+                return _checked(FileConfig(candidate, table, in_pyproject=True))
+    return None
+
+
+def read(path: str | Path) -> FileConfig:
+    """The configuration in the file `--config` names."""
+    path = Path(path)
+    document = _parse(path)
+    if path.name == PYPROJECT:
+        table = _tool_table(document)
+        if table is None:
+            raise ConfigError(f"invalid config in {path}: it has no [tool.auditor] table")
+        return _checked(FileConfig(path, table, in_pyproject=True))
+    return _checked(FileConfig(path, document, in_pyproject=False))
+
+
+def _tool_table(document: dict[str, Any]) -> Any:
+    tool = document.get("tool")
+    return tool.get("auditor") if isinstance(tool, dict) else None
+
+
+def _parse(path: Path) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as fp:
+            return tomllib.load(fp)
+    except OSError as exc:
+        reason = (exc.strerror or str(exc)).lower()
+        raise ConfigError(f"cannot read config {path}: {reason}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"invalid config in {path}: not valid TOML: {exc}") from exc
+
+
+def _checked(config: FileConfig) -> FileConfig:
+    if not isinstance(config.values, dict):
+        raise config.error("must be a table")
+    for key, value in config.values.items():
+        if key in TABLES:
+            if not isinstance(value, dict):
+                raise config.error(f"`{key}` must be a table of options, got {_show(value)}")
+        elif key not in KEYS:
+            raise config.error(
+                f"unknown key `{key}`{_suggest(key, [*KEYS, *TABLES])}; the keys are "
+                f"{', '.join(KEYS)} and the "
+                f"option tables {', '.join(TABLES)}"
+            )
+    return config
+
+
+def _suggest(key: str, known: Sequence[str]) -> str:
+    hint = difflib.get_close_matches(key, known, n=1)
+    return f" (did you mean `{hint[0]}`?)" if hint else ""
 
 
 def split_codes(values: Iterable[str] | None) -> list[str]:
@@ -55,13 +172,35 @@ def build(
     ignore: Iterable[str] | None = None,
     fail_on: str | None = None,
     input_format: str | None = None,
+    file: FileConfig | None = None,
 ) -> Settings:
-    """Settings from command-line values; raises ConfigError naming what is wrong."""
-    selected = split_codes(select) or ["ALL"]
-    rules = registry.select(selected, split_codes(ignore))
-    level = (fail_on or DEFAULT_FAIL_ON).lower()
+    """Settings from the configuration file and the command line, which wins.
+
+    Raises ConfigError naming what is wrong, and where.
+    """
+    values = file.values if file is not None else {}
+    file_select = _strings(file, values, "select")
+    file_ignore = _strings(file, values, "ignore")
+    if file is not None:
+        _check_selectors(file, "select", file_select)
+        _check_selectors(file, "ignore", file_ignore)
+    cli_select = split_codes(select)
+    if cli_select:
+        # As in ruff, the command line's --select starts the selection over.
+        selected, ignored = cli_select, []
+    else:
+        selected, ignored = file_select or ["ALL"], file_ignore
+    rules = registry.select(selected, ignored + split_codes(ignore))
+
+    level = fail_on
+    if level is None and file is not None and "fail-on" in values:
+        level = values["fail-on"]
+        if not isinstance(level, str) or level.lower() not in FAIL_ON:
+            raise file.error(f"fail-on must be one of {', '.join(FAIL_ON)}, got {_show(level)}")
+    level = (level or DEFAULT_FAIL_ON).lower()
     if level not in FAIL_ON:
         raise ConfigError(f"invalid --fail-on `{fail_on}`: use one of {', '.join(FAIL_ON)}")
+
     forced = None if input_format in (None, "", "auto") else input_format
     if forced is not None and forced not in FORMATS:
         raise ConfigError(
@@ -71,4 +210,134 @@ def build(
         rules=rules,
         fail_on=None if level == "never" else Severity(level),
         input_format=forced,
+        severity=_severities(file) if file is not None else {},
+        options=rule_options(file, registry.RULES) if file is not None else {},
+        exclude=tuple(_strings(file, values, "exclude")),
+        root=str(file.path.parent) if file is not None else ".",
     )
+
+
+def _strings(file: FileConfig | None, values: Mapping[str, Any], key: str) -> list[str]:
+    value = values.get(key, [])
+    if file is not None and not _is_strings(value):
+        raise file.error(f"{key} must be a list of strings, got {_show(value)}")
+    return list(value)
+
+
+def _check_selectors(file: FileConfig, key: str, selectors: Sequence[str]) -> None:
+    for selector in selectors:
+        try:
+            registry.matching(selector)
+        except ConfigError as exc:
+            raise file.error(f"{key}: {exc}") from exc
+
+
+def _severities(file: FileConfig) -> dict[str, Severity]:
+    """`severity = {LP001 = "error", CF = "note"}`: codes, prefixes or names; the narrowest wins."""
+    table = file.values.get("severity", {})
+    if not isinstance(table, dict):
+        raise file.error(f"severity must be a table of rule = level, got {_show(table)}")
+    levels = [s.value for s in Severity]
+    chosen: list[tuple[int, str, Severity]] = []
+    for selector, level in table.items():
+        try:
+            matched = registry.matching(selector)
+        except ConfigError as exc:
+            raise file.error(f"severity: {exc}") from exc
+        if not isinstance(level, str) or level.lower() not in levels:
+            raise file.error(
+                f"severity.{selector} must be one of {', '.join(levels)}, got {_show(level)}"
+            )
+        chosen.extend((len(matched), r.code, Severity(level.lower())) for r in matched)
+    # Broad selectors first, so that a code's own entry overrides its family's.
+    return {code: level for _, code, level in sorted(chosen, key=lambda c: -c[0])}
+
+
+def rule_options(file: FileConfig, catalogue: Sequence[Rule]) -> dict[str, Any]:
+    """Options instances by rule code, from the per-family tables of the configuration."""
+    options: dict[str, Any] = {}
+    for table, prefix in TABLES.items():
+        values = file.values.get(table)
+        if not values:
+            continue
+        family = [r for r in catalogue if r.family == prefix and r.options is not None]
+        accepted = sorted({_kebab(f.name) for r in family for f in dataclasses.fields(r.options)})
+        for key, value in values.items():
+            name = key.replace("-", "_")
+            takers = [r for r in family if name in {f.name for f in dataclasses.fields(r.options)}]
+            if not takers:
+                offer = (
+                    f"the {table} rules accept {', '.join(accepted)}"
+                    if accepted
+                    else f"no {table} rule has options"
+                )
+                raise file.error(f"unknown option `{key}`{_suggest(key, accepted)}: {offer}", table)
+            for rule in takers:
+                converted = _convert(file, table, key, value, rule.options, name)
+                current = options.get(rule.code) or rule.default_options()
+                try:
+                    options[rule.code] = dataclasses.replace(current, **{name: converted})
+                except (ValueError, TypeError, ConfigError) as exc:
+                    raise file.error(f"{key}: {exc}", table) from exc
+    return options
+
+
+def _kebab(name: str) -> str:
+    return name.replace("_", "-")
+
+
+def _convert(file: FileConfig, table: str, key: str, value: Any, options: type, name: str) -> Any:
+    """`value` checked against the annotation of field `name`, in the field's own container."""
+    hint = typing.get_type_hints(options)[name]
+    (spec,) = [f for f in dataclasses.fields(options) if f.name == name]
+    minimum = spec.metadata.get("minimum", 1)
+    converted, expected = _as(hint, value, minimum)
+    if expected:
+        raise file.error(f"{key} must be {expected}, got {_show(value)}", table)
+    return converted
+
+
+def _as(hint: Any, value: Any, minimum: int) -> tuple[Any, str]:
+    """(converted value, "") or (None, what was expected)."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        wanted = []
+        for arm in args:
+            if arm is type(None):
+                continue
+            converted, expected = _as(arm, value, minimum)
+            if not expected:
+                return converted, ""
+            wanted.append(expected)
+        return None, " or ".join(wanted)
+    if hint is bool:
+        return (value, "") if isinstance(value, bool) else (None, "true or false")
+    if hint is int:
+        ok = isinstance(value, int) and not isinstance(value, bool) and value >= minimum
+        return (value, "") if ok else (None, f"an integer >= {minimum}")
+    if hint is float:
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+        return (float(value), "") if ok else (None, "a number")
+    if hint is str:
+        return (value, "") if isinstance(value, str) else (None, "a string")
+    if origin in (tuple, list, frozenset, set) and args and args[0] is str:
+        ok = _is_strings(value)
+        return (origin(value), "") if ok else (None, "a list of strings")
+    return value, ""  # an annotation this table does not know: the Options class checks it
+
+
+def _is_strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _show(value: Any) -> str:
+    """A value as an error shows it: strings quoted, tables and lists by their TOML look."""
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, list):
+        return "[" + ", ".join(_show(v) for v in value[:5]) + (", …]" if len(value) > 5 else "]")
+    return str(value)

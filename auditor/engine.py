@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
@@ -40,9 +41,13 @@ def audit(paths: Iterable[str], settings: Settings, progress: Progress | None = 
     counts = Counts()
     skipped: dict[tuple[str, str], int] = defaultdict(int)
     errors: list[RunError] = []
-    for item in sources.discover(paths):
+    exclude = sources.Exclude(settings.exclude, settings.root)
+    for item in sources.discover(paths, exclude):
         if isinstance(item, sources.PathError):
             errors.append(RunError("path", f"{item.path}: {item.reason}", item.path))
+            continue
+        if isinstance(item, sources.Excluded):
+            counts += Counts(excluded=1)
             continue
         if progress is not None:
             progress(item.path)
@@ -53,7 +58,14 @@ def audit(paths: Iterable[str], settings: Settings, progress: Progress | None = 
             skipped[key] += n
         errors.extend(result.errors)
     findings.sort(key=Finding.sort_key)
-    return Report(tuple(findings), counts, settings.rules, _gaps(skipped), tuple(errors))
+    return Report(
+        tuple(findings),
+        counts,
+        settings.rules,
+        _gaps(skipped),
+        tuple(errors),
+        severity=dict(settings.severity),
+    )
 
 
 def audit_source(source: sources.Source, settings: Settings) -> _Result:
@@ -108,7 +120,7 @@ class _Auditor:
                 self.in001,
                 Violation(record.reason, -1, loc, evidence=record.excerpt),
                 conversation=None,
-                key=loc.pointer,
+                key=_unindexed(loc.pointer),
             )
         )
 
@@ -140,7 +152,7 @@ class _Auditor:
         loc = problem.location
         violation = Violation(problem.reason, -1, loc, evidence=problem.evidence)
         self.result.findings.append(
-            self._finding(self.in002, violation, problem.conversation, key=loc.pointer)
+            self._finding(self.in002, violation, problem.conversation, key=_unindexed(loc.pointer))
         )
 
     def conversation(self, conversation: Conversation) -> None:
@@ -211,6 +223,18 @@ def conversation_key(conversation: Conversation) -> str:
             digest.update(call.name.encode("utf-8", "surrogatepass"))
         digest.update(b"\x1e")
     return "sha256:" + digest.hexdigest()[:20]
+
+
+_INDEX = re.compile(r"/\d+(?=/|$)")
+
+
+def _unindexed(pointer: str) -> str:
+    """A pointer without its array indexes: `/3/messages/5` -> `/#/messages/#`.
+
+    Records that never became a conversation have no identity of their own; their place in a
+    JSON document moves when items are inserted above them, so baselines must not key on it.
+    """
+    return _INDEX.sub("/#", pointer)
 
 
 def _resolve_lines(findings: list[Finding], start: int, document: bytes) -> None:

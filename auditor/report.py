@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, TextIO
 
 from auditor.findings import Finding, Severity
 from auditor.rules import FAMILIES, Rule
@@ -21,6 +22,8 @@ class Counts:
     assistant_turns: int = 0
     skipped_files: int = 0
     """Files found by walking a directory that hold no transcript (a `.txt` of prose)."""
+    excluded: int = 0
+    """Paths (files or whole directories) left unread by the configuration's `exclude`."""
 
     def __add__(self, other: Counts) -> Counts:
         return Counts(
@@ -29,6 +32,7 @@ class Counts:
             self.conversations + other.conversations,
             self.assistant_turns + other.assistant_turns,
             self.skipped_files + other.skipped_files,
+            self.excluded + other.excluded,
         )
 
 
@@ -61,6 +65,8 @@ class Context:
     """Seconds the run took; the table shows it only on a terminal, so files stay reproducible."""
     quiet: bool = False
     """Findings only: no summary, no coverage."""
+    notes: TextIO | None = None
+    """Where a format that has no room for coverage (jsonl) writes it instead: stderr."""
 
 
 @dataclass(frozen=True)
@@ -73,6 +79,10 @@ class Report:
     """The rules that ran."""
     gaps: tuple[Gap, ...] = ()
     errors: tuple[RunError, ...] = ()
+    severity: Mapping[str, Severity] = field(default_factory=dict)
+    """The configuration's severity overrides, by code."""
+    baselined: int = 0
+    """Findings left out because the baseline holds them."""
 
     def by_severity(self) -> dict[str, int]:
         counts = Counter(f.severity for f in self.findings)
@@ -89,11 +99,54 @@ class Report:
             "conversations": c.conversations,
             "assistant_turns": c.assistant_turns,
             "skipped_files": c.skipped_files,
+            "excluded": c.excluded,
             "findings": len(self.findings),
+            "baselined": self.baselined,
             "by_severity": self.by_severity(),
             "by_rule": self.by_rule(),
             "errors": len(self.errors),
         }
+
+    def statistics(self) -> list[dict[str, Any]]:
+        """Findings per rule, most frequent first, also per 100 conversations read."""
+        counts = Counter(f.code for f in self.findings)
+        first = {}
+        for f in self.findings:
+            first.setdefault(f.code, f)
+        conversations = self.counts.conversations
+        return [
+            {
+                "code": code,
+                "name": first[code].name,
+                "severity": first[code].severity.value,
+                "count": n,
+                "per_100_conversations": (
+                    round(100 * n / conversations, 1) if conversations else None
+                ),
+            }
+            for code, n in sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+        ]
+
+    def notes(self) -> list[str]:
+        """What the findings alone do not say: how many the baseline hid, and coverage gaps."""
+        hidden = (
+            [
+                f"{self.baselined:,} finding{'' if self.baselined == 1 else 's'} in the baseline "
+                "not shown"
+            ]
+            if self.baselined
+            else []
+        )
+        return hidden + [f"coverage: {note}" for note in self.coverage_notes()]
+
+    def coverage_notes(self) -> list[str]:
+        """Coverage in words, one line per gap: what could not be examined, and why."""
+        total = self.counts.conversations
+        return [
+            f"{', '.join(gap.rules)} could not examine {gap.conversations:,} of {total:,} "
+            f"conversations: {gap.reason}"
+            for gap in self.gaps
+        ]
 
     def coverage(self) -> dict[str, Any]:
         """Per rule family: the rules that ran, and the conversations some could not examine."""

@@ -13,6 +13,7 @@ import sys
 import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 from typing import IO, Any, Literal
 
 import orjson
@@ -70,6 +71,56 @@ class PathError:
     reason: str
 
 
+@dataclass(frozen=True, slots=True)
+class Excluded:
+    """A path (file or directory) the configuration's `exclude` globs leave out; not read."""
+
+    path: str
+
+
+class Exclude:
+    """The `exclude` globs of a configuration, matched as ruff matches its own.
+
+    A glob without `/` (`*.tmp.jsonl`, `archive`) matches a file or directory of that name at
+    any depth; a glob with `/` (`logs/archive/**`, `logs/*.json`) matches the path relative to
+    `root`, the directory of the configuration file (paths outside it are matched as given).
+    A directory that matches is not entered. `*` also crosses `/`, as in fnmatch; a leading
+    `**/` may match nothing.
+    """
+
+    def __init__(self, patterns: Iterable[str], root: str = ".") -> None:
+        self.names: list[str] = []
+        self.paths: list[str] = []
+        for pattern in patterns:
+            pattern = pattern.replace(os.sep, "/").removeprefix("./").rstrip("/")
+            if not pattern:
+                continue
+            if "/" in pattern:
+                self.paths.append(pattern)
+                if pattern.startswith("**/"):
+                    self.paths.append(pattern[3:])
+                if pattern.endswith("/**"):
+                    self.paths.append(pattern[:-3])  # the directory itself: not even entered
+            else:
+                self.names.append(pattern)
+        self.root = os.path.abspath(root)
+
+    def __bool__(self) -> bool:
+        return bool(self.names or self.paths)
+
+    def __call__(self, path: str) -> bool:
+        if path == "-" or not self:
+            return False
+        relative = os.path.relpath(os.path.abspath(path), self.root)
+        if relative == ".." or relative.startswith(".." + os.sep):
+            relative = os.path.normpath(path)
+        parts = [p for p in relative.replace(os.sep, "/").split("/") if p not in ("", ".")]
+        if any(fnmatchcase(part, name) for part in parts for name in self.names):
+            return True
+        prefixes = ["/".join(parts[: i + 1]) for i in range(len(parts))]
+        return any(fnmatchcase(p, glob) for p in prefixes for glob in self.paths)
+
+
 def kind_of(path: str) -> tuple[Kind, bool]:
     """The kind of file a name promises, and whether it is gzip-compressed."""
     name = path.lower()
@@ -89,16 +140,23 @@ def _walkable(name: str) -> bool:
     return kind_of(name)[0] != "sniff"
 
 
-def discover(paths: Iterable[str]) -> Iterator[Source | PathError]:
+def discover(
+    paths: Iterable[str], exclude: Exclude | None = None
+) -> Iterator[Source | PathError | Excluded]:
     """Sources for the given paths, directories walked recursively in sorted order.
 
     A directory reached twice (through a symlink, or a symlink loop) is walked once. Hidden
-    directories (`.git`, `.venv`) are not entered unless named.
+    directories (`.git`, `.venv`) are not entered unless named. Paths that `exclude` matches,
+    named or walked, are not read.
     """
     seen: set[tuple[int, int]] = set()
+    exclude = exclude or Exclude(())
     for path in paths:
         if path == "-":
             yield Source("-", "sniff", False, True)
+            continue
+        if exclude(path):
+            yield Excluded(path)
             continue
         try:
             st = os.stat(path)
@@ -106,15 +164,15 @@ def discover(paths: Iterable[str]) -> Iterator[Source | PathError]:
             yield PathError(path, os_reason(exc))
             continue
         if stat.S_ISDIR(st.st_mode):
-            yield from _walk(path, st, seen)
+            yield from _walk(path, st, seen, exclude)
         else:
             kind, compressed = kind_of(path)
             yield Source(path, kind, compressed, True)
 
 
 def _walk(
-    directory: str, st: os.stat_result, seen: set[tuple[int, int]]
-) -> Iterator[Source | PathError]:
+    directory: str, st: os.stat_result, seen: set[tuple[int, int]], exclude: Exclude
+) -> Iterator[Source | PathError | Excluded]:
     if (st.st_dev, st.st_ino) in seen:
         return
     seen.add((st.st_dev, st.st_ino))
@@ -134,9 +192,16 @@ def _walk(
                 continue  # a dangling link inside a tree is not the user's input
             raise
         if is_dir:
-            if not entry.name.startswith("."):
-                yield from _walk(path, entry_stat, seen)
+            if entry.name.startswith("."):
+                continue
+            if exclude(path):
+                yield Excluded(path)
+            else:
+                yield from _walk(path, entry_stat, seen, exclude)
         elif stat.S_ISREG(entry_stat.st_mode) and _walkable(entry.name):
+            if exclude(path):
+                yield Excluded(path)
+                continue
             kind, compressed = kind_of(entry.name)
             yield Source(path, kind, compressed, False)
 

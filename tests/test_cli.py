@@ -27,7 +27,7 @@ def invoke(*args: str):
     return runner.invoke(app, [str(a) for a in args])
 
 
-def audit_process(*args, stdin: bytes | None = None) -> subprocess.CompletedProcess:
+def audit_process(*args, stdin: bytes | None = None, cwd=ROOT) -> subprocess.CompletedProcess:
     """The real console entry point in a child process, as CI and shells run it."""
     env = {**os.environ, "NO_COLOR": "1"}
     env.pop("COLUMNS", None)
@@ -35,7 +35,7 @@ def audit_process(*args, stdin: bytes | None = None) -> subprocess.CompletedProc
         [sys.executable, "-m", "auditor", *map(str, args)],
         input=stdin,
         capture_output=True,
-        cwd=ROOT,
+        cwd=cwd,
         env=env,
         timeout=60,
     )
@@ -52,6 +52,10 @@ def test_help_teaches():
     assert result.exit_code == 0
     for text in ("--format", "--fail-on", "--explain", "Examples:", "Exit status"):
         assert text in result.stdout
+    for text in ("--config", "--baseline", "--write-baseline", "--statistics"):
+        assert text in result.stdout
+    # Square brackets survive rich's markup: the table is named as users write it.
+    assert "from [tool.auditor] in the nearest pyproject.toml" in result.stdout
 
 
 def test_rules_table_and_json():

@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import os
+from dataclasses import replace
 
 import pytest
 
@@ -113,6 +114,7 @@ REPORT = Report(
             "EX001",
         ),
     ),
+    baselined=2,
 )
 
 
@@ -170,9 +172,18 @@ def test_json_document_shape():
     assert doc["findings"][1]["fingerprint"] == FINDINGS[1].fingerprint
 
 
-def test_jsonl_is_one_finding_per_line():
-    lines = render("jsonl").splitlines()
+def test_jsonl_is_one_finding_per_line_and_coverage_goes_to_the_side():
+    out, notes = io.StringIO(), io.StringIO()
+    writer("jsonl")(REPORT, out, Context(notes=notes))
+    lines = out.getvalue().splitlines()
     assert [json.loads(line)["code"] for line in lines] == [f.code for f in FINDINGS]
+    assert notes.getvalue() == (
+        "audit: 2 findings in the baseline not shown\n"
+        "audit: coverage: EX005, EX007 could not examine 6 of 7 conversations: no tools declared\n"
+    )
+    quiet = io.StringIO()
+    writer("jsonl")(REPORT, io.StringIO(), Context(notes=quiet, quiet=True))
+    assert quiet.getvalue() == ""
 
 
 def test_github_annotation_escaping():
@@ -182,7 +193,27 @@ def test_github_annotation_escaping():
         "unexpected text where a JSON value should start at column 1"
     )
     assert lines[3].startswith("::warning file=logs/tau%3A2025-10-13T11%3A43.json,line=15,")
-    assert all(line.startswith("::") for line in lines) and len(lines) == len(FINDINGS)
+    walked = Report((replace(FINDINGS[1], path="./logs/../logs/a.jsonl"),), REPORT.counts, RULES)
+    assert render("github", walked).startswith("::error file=logs/a.jsonl,line=7,")
+    assert all(line.startswith("::") for line in lines)
+    # After the annotations, what they cannot show: the baseline count and coverage gaps.
+    assert lines[len(FINDINGS) :] == [
+        "::notice title=auditor::2 findings in the baseline not shown",
+        "::notice title=auditor::coverage: EX005, EX007 could not examine 6 of 7 "
+        "conversations: no tools declared",
+    ]
+
+
+def test_github_says_when_annotations_exceed_what_github_shows():
+    many = Report(FINDINGS[1:2] * 11, REPORT.counts, RULES)
+    lines = render("github", many).splitlines()
+    assert len(lines) == 12
+    assert lines[-1] == (
+        "::notice title=auditor::11 findings (11 error): GitHub shows 10 annotations of each "
+        "kind per step; the step's log lists them all"
+    )
+    ten = Report(FINDINGS[1:2] * 10, REPORT.counts, RULES)
+    assert len(render("github", ten).splitlines()) == 10  # all shown: nothing to say
 
 
 def test_severity_levels_map_to_sarif_levels():

@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import io
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import jsonschema
 import pytest
 
-from auditor.report import Context
+from auditor import config, engine
+from auditor.findings import Severity
+from auditor.report import Context, Gap
 from auditor.reporters import sarif
 from auditor.rules import RULES
 from tests.conftest import FIXTURES, audit
+from tests.test_cli import audit_process
 from tests.test_reporters import REPORT
 
 SCHEMA = json.loads((Path(__file__).parent / "data" / "sarif-schema-2.1.0.json").read_text())
@@ -54,23 +58,24 @@ def test_results_point_at_rules_files_and_turns():
     ex001 = run["results"][1]
     location = ex001["locations"][0]
     assert location["physicalLocation"] == {
-        "artifactLocation": {"uri": "logs/a%20run.jsonl"},
+        "artifactLocation": {"uri": "logs/a%20run.jsonl", "uriBaseId": "%SRCROOT%"},
         "region": {"startLine": 7},
     }
     assert location["logicalLocations"][0]["fullyQualifiedName"] == "refund-17/turn 3"
+    assert sarif.artifact_uri("./logs/../logs/a.jsonl") == "logs/a.jsonl"
     # A colon in a relative path would read as a URI scheme: it is escaped.
     assert run["results"][3]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == (
         "logs/tau%3A2025-10-13T11%3A43.json"
     )
 
 
-def _ex001_index() -> int:
+def index_of(code: str) -> int:
     # By code, not by a fixed position: the registry grows as rules are added.
-    return next(i for i, r in enumerate(RULES) if r.code == "EX001")
+    return next(i for i, r in enumerate(RULES) if r.code == code)
 
 
 def test_rule_descriptors_come_from_the_docs():
-    index = _ex001_index()
+    index = index_of("EX001")
     rule = sarif_of(REPORT)["runs"][0]["tool"]["driver"]["rules"][index]
     assert rule["id"] == "EX001" and rule["name"] == "unanswered-tool-call"
     assert rule["shortDescription"]["text"] == RULES[index].summary
@@ -82,6 +87,85 @@ def test_rule_descriptors_come_from_the_docs():
 def test_crash_becomes_a_tool_notification_and_failed_execution():
     invocation = sarif_of(REPORT)["runs"][0]["invocations"][0]
     assert invocation["executionSuccessful"] is False
-    (note,) = invocation["toolExecutionNotifications"]
-    assert note["associatedRule"] == {"id": "EX001", "index": _ex001_index()}
-    assert note["message"]["text"].startswith("EX001 (unanswered-tool-call) crashed")
+    crash = invocation["toolExecutionNotifications"][0]
+    assert crash["level"] == "error"
+    assert crash["associatedRule"] == {"id": "EX001", "index": index_of("EX001")}
+    assert crash["message"]["text"].startswith("EX001 (unanswered-tool-call) crashed")
+    assert "ruleConfigurationOverrides" not in invocation  # every rule ran at its own level
+
+
+def test_coverage_gaps_are_notes_naming_each_rule():
+    gap = Gap("EX", "no tools declared", ("EX001", "EX002"), 6)
+    invocation = sarif_of(replace(REPORT, errors=(), gaps=(gap,)))["runs"][0]["invocations"][0]
+    assert invocation["executionSuccessful"] is True
+    why = "could not examine 6 of 7 conversations: no tools declared"
+    assert invocation["toolExecutionNotifications"] == [
+        {
+            "level": "note",
+            "message": {"text": f"{code} {why}"},
+            "associatedRule": {"id": code, "index": index_of(code)},
+        }
+        for code in ("EX001", "EX002")
+    ]
+
+
+def test_configuration_overrides_say_what_did_not_run_and_what_changed_level(validator):
+    settings = config.build(select=["EX"], file=None)
+    settings = replace(settings, severity={"EX002": Severity.ERROR})
+    report = engine.audit([str(FIXTURES / "rules" / "EX002")], settings)
+    doc = sarif_of(report)
+    validator.validate(doc)
+    run = doc["runs"][0]
+    overrides = {
+        o["descriptor"]["id"]: (o["descriptor"]["index"], o["configuration"])
+        for o in run["invocations"][0]["ruleConfigurationOverrides"]
+    }
+    assert overrides == {
+        **{
+            r.code: (index_of(r.code), {"enabled": False})
+            for r in RULES
+            if not r.code.startswith("EX")
+        },
+        "EX002": (index_of("EX002"), {"level": "error"}),
+    }
+    assert {r["level"] for r in run["results"]} == {"error"}
+
+
+def test_descriptions_stay_within_githubs_limits():
+    long = "x" * 3000
+    rule = replace(RULES[index_of("EX001")], summary=long, sections={"What it does": long})
+    described = sarif.descriptor(rule)
+    assert len(described["shortDescription"]["text"]) == sarif.DESCRIPTION_LIMIT
+    assert len(described["fullDescription"]["text"]) == sarif.DESCRIPTION_LIMIT
+    assert described["fullDescription"]["text"].endswith("…")
+    assert described["help"]["markdown"].startswith(long)  # help has no limit: kept whole
+    for real in sarif_of(REPORT)["runs"][0]["tool"]["driver"]["rules"]:
+        assert 0 < len(real["fullDescription"]["text"]) <= sarif.DESCRIPTION_LIMIT
+        assert real["properties"]["problem.severity"] in ("error", "warning", "recommendation")
+
+
+def test_sarif_tools_reads_results_rules_and_locations(tmp_path):
+    """sarif-tools, a real consumer, reads back what GitHub would show."""
+    loader = pytest.importorskip("sarif.loader", reason="sarif-tools is a dev extra")
+    target = tmp_path / "audit.sarif"
+    # Relative paths, as CI runs it from the repository root.
+    lost = "fixtures/rules/EX001/bad_moved_on_without_result.jsonl"
+    orphan = "fixtures/rules/EX002/bad_unknown_call_id.jsonl"
+    proc = audit_process(lost, orphan, "-f", "sarif", "-o", target)
+    assert proc.returncode == 1, proc.stderr
+    sarif_file = loader.load_sarif_file(str(target))
+    records = [
+        (r["Tool"], r["Location"], r["Line"], r["Code"], r["Severity"], r["Description"])
+        for r in sarif_file.get_records()
+    ]
+    jsonl = audit_process(lost, orphan, "-f", "jsonl").stdout
+    expected = [json.loads(line) for line in jsonl.splitlines()]
+    assert records == [
+        ("auditor", f["path"], f["line"], f["code"], f["severity"], f["message"]) for f in expected
+    ]
+    assert [r[1] for r in records] == [lost, lost, orphan]
+    assert [r[3] for r in records] == ["EX001", "EX001", "EX002"]
+    assert sarif_file.get_distinct_tool_names() == ["auditor"]
+    (rule,) = sarif_file.get_rules_by_id("EX002")
+    assert rule["name"] == "orphan-tool-result"
+    assert sarif_file.get_result_count() == 3

@@ -2,11 +2,14 @@
 
 Values are escaped as the runner expects (`%`, CR and LF in data; also `:` and `,` in
 properties), after unsafe characters are made visible, so a log line cannot end the command
-early or issue one of its own.
+early or issue one of its own. Coverage gaps and the count of findings a baseline hid follow as
+`::notice` annotations without a file, shown on the run's summary page, so that a run without
+annotations is never taken for a clean log when part of it was not examined.
 """
 
 from __future__ import annotations
 
+import os
 from typing import TextIO
 
 from auditor.findings import Finding, Severity
@@ -14,6 +17,7 @@ from auditor.report import Context, Report
 from auditor.reporters._escape import safe
 
 COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}
+SHOWN_PER_STEP = 10  # GitHub shows this many annotations of each kind per step, 50 per job
 
 
 def _data(text: str) -> str:
@@ -25,7 +29,8 @@ def _property(text: str) -> str:
 
 
 def annotation(f: Finding) -> str:
-    props = [f"file={_property(f.path)}"]
+    # `audit .` walks to `./logs/a.jsonl`; GitHub knows the file as `logs/a.jsonl`.
+    props = [f"file={_property(os.path.normpath(f.path))}"]
     if f.line is not None:
         props.append(f"line={f.line}")
     props.append(f"title={_property(f'{f.code} {f.name}')}")
@@ -41,3 +46,16 @@ def annotation(f: Finding) -> str:
 def write(report: Report, out: TextIO, context: Context) -> None:
     for f in report.findings:
         out.write(annotation(f))
+    if context.quiet:
+        return
+    notes = report.notes()
+    counts = report.by_severity()
+    if any(n > SHOWN_PER_STEP for n in counts.values()):
+        shown = ", ".join(f"{n} {severity}" for severity, n in counts.items() if n)
+        notes.insert(
+            0,
+            f"{len(report.findings)} findings ({shown}): GitHub shows {SHOWN_PER_STEP} "
+            "annotations of each kind per step; the step's log lists them all",
+        )
+    for note in notes:
+        out.write(f"::notice title=auditor::{_data(note)}\n")

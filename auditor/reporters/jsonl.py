@@ -1,4 +1,9 @@
-"""One finding per line, each a JSON object with the same fields as in `-f json`."""
+"""One finding per line, each a JSON object with the same fields as in `-f json`.
+
+Nothing but findings goes to the output, so that `jq`, `wc -l` and line-by-line consumers see
+findings only. What a stream of findings cannot say (coverage gaps, findings the baseline hid)
+goes to stderr as `audit: …` lines instead; `-f json` carries it as data in `coverage`.
+"""
 
 from __future__ import annotations
 
@@ -13,3 +18,12 @@ from auditor.report import Context, Report
 def write(report: Report, out: TextIO, context: Context) -> None:
     with jsonlines.Writer(out, dumps=lambda v: orjson.dumps(v).decode(), flush=False) as writer:
         writer.write_all(f.to_dict() for f in report.findings)
+    write_notes(report, context)
+
+
+def write_notes(report: Report, context: Context) -> None:
+    """Coverage and baseline notes on the side channel (stderr), unless quiet."""
+    if context.notes is None or context.quiet:
+        return
+    for note in report.notes():
+        context.notes.write(f"audit: {note}\n")

@@ -90,6 +90,8 @@ def _summary(console: Console, report: Report, context: Context) -> None:
     ]
     if c.skipped_files:
         read.append(f"{c.skipped_files:,} skipped (no transcript)")
+    if c.excluded:
+        read.append(f"{c.excluded:,} excluded by the configuration")
     console.print(Text("Read " + ", ".join(read), style="bold"))
     if report.findings:
         severities = report.by_severity()
@@ -99,16 +101,12 @@ def _summary(console: Console, report: Report, context: Context) -> None:
         for code, n in report.by_rule().items():
             console.print(Text(f"  {code}  {names.get(code, ''):<32} {n:>6,}"))
     else:
-        console.print(Text("No findings.", style="green"))
-    gaps = report.gaps
-    for gap in gaps:
-        console.print(
-            Text(
-                f"Coverage: {', '.join(gap.rules)} could not examine {gap.conversations:,} of "
-                f"{c.conversations:,} conversations: {gap.reason}",
-                style="yellow",
-            )
-        )
+        none = "No new findings." if report.baselined else "No findings."
+        console.print(Text(none, style="green"))
+    if report.baselined:
+        console.print(Text(f"{_plural(report.baselined, 'finding')} in the baseline not shown"))
+    for note in report.coverage_notes():
+        console.print(Text(f"Coverage: {note}", style="yellow"))
     if report.errors:
         console.print(
             Text(

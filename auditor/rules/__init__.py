@@ -72,7 +72,7 @@ FAMILIES = {
     "IN": "input",
     "FB": "fabrication",
     "EX": "execution",
-    "CF": "confirmation",
+    "CF": "approvals",
     "LP": "loops",
 }
 

@@ -1,0 +1,128 @@
+"""Baselines: accept today's findings so that CI fails only on new ones.
+
+`audit logs/ --write-baseline .audit-baseline.json` records every finding's fingerprint with
+how often it occurs; `audit logs/ --baseline .audit-baseline.json` then leaves out up to that
+many findings per fingerprint and reports the rest. The fingerprint (`findings.fingerprint`)
+holds no path and no line, so findings keep matching when lines are inserted above them or
+the log is moved; a finding that occurs once more than recorded is new.
+
+The file is JSON, sorted by code, path, conversation and turn for reviewable diffs:
+
+    {"version": 1, "tool": {"name": "auditor", "version": "0.1.0"},
+     "findings": [{"fingerprint": "…", "count": 1, "code": "EX001", "path": "logs/a.jsonl",
+                   "conversation": "run-7", "turn": 3, "message": "…"}]}
+
+Only `fingerprint` and `count` are read back; the rest is there for the reviewer.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
+
+import orjson
+
+from auditor import __version__
+from auditor.errors import ConfigError, InputError
+from auditor.findings import Finding
+from auditor.report import Report
+
+VERSION = 1
+
+
+def document(findings: Iterable[Finding]) -> dict[str, Any]:
+    """The baseline of these findings: one entry per fingerprint, with its count."""
+    counts: Counter[str] = Counter()
+    first: dict[str, Finding] = {}
+    for f in findings:
+        counts[f.fingerprint] += 1
+        first.setdefault(f.fingerprint, f)
+    entries = [
+        {
+            "fingerprint": fp,
+            "count": counts[fp],
+            "code": f.code,
+            "path": f.path,
+            "conversation": f.conversation,
+            "turn": f.turn,
+            "message": f.message,
+        }
+        for fp, f in first.items()
+    ]
+    entries.sort(
+        key=lambda e: (
+            e["code"],
+            e["path"],
+            e["conversation"] or "",
+            -1 if e["turn"] is None else e["turn"],
+            e["fingerprint"],
+        )
+    )
+    return {
+        "version": VERSION,
+        "tool": {"name": "auditor", "version": __version__},
+        "findings": entries,
+    }
+
+
+def write(path: str, findings: Iterable[Finding]) -> dict[str, Any]:
+    """Write the baseline of `findings` to `path`; returns what was written."""
+    doc = document(findings)
+    try:
+        with open(path, "wb") as out:
+            out.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
+    except OSError as exc:
+        reason = (exc.strerror or str(exc)).lower()
+        raise InputError(f"cannot write baseline {path}: {reason}") from exc
+    return doc
+
+
+def load(path: str) -> Counter[str]:
+    """How many findings of each fingerprint the baseline at `path` accepts."""
+    try:
+        with open(path, "rb") as fp:
+            doc = orjson.loads(fp.read())
+    except OSError as exc:
+        reason = (exc.strerror or str(exc)).lower()
+        raise InputError(f"cannot read baseline {path}: {reason}") from exc
+    except orjson.JSONDecodeError as exc:
+        raise ConfigError(f"invalid baseline {path}: not valid JSON: {exc}") from exc
+    if not isinstance(doc, dict) or doc.get("version") != VERSION:
+        found = doc.get("version") if isinstance(doc, dict) else None
+        raise ConfigError(
+            f"invalid baseline {path}: expected a version {VERSION} baseline written by "
+            f"`audit --write-baseline`, got version {found!r}"
+        )
+    entries = doc.get("findings")
+    if not isinstance(entries, list):
+        raise ConfigError(f"invalid baseline {path}: `findings` must be a list")
+    counts: Counter[str] = Counter()
+    for i, entry in enumerate(entries):
+        fp = entry.get("fingerprint") if isinstance(entry, dict) else None
+        n = entry.get("count", 1) if isinstance(entry, dict) else None
+        if not isinstance(fp, str) or not isinstance(n, int) or isinstance(n, bool) or n < 1:
+            raise ConfigError(
+                f"invalid baseline {path}: findings[{i}] needs a string `fingerprint` and a "
+                "`count` >= 1"
+            )
+        counts[fp] += n
+    return counts
+
+
+def apply(report: Report, accepted: Counter[str]) -> Report:
+    """The report without the findings the baseline accepts, counting how many it left out.
+
+    Findings are matched in report order, so when a fingerprint occurs more often than the
+    baseline allows, the later occurrences are the new ones.
+    """
+    left = Counter(accepted)
+    kept: list[Finding] = []
+    for f in report.findings:
+        if left[f.fingerprint] > 0:
+            left[f.fingerprint] -= 1
+        else:
+            kept.append(f)
+    baselined = len(report.findings) - len(kept)
+    return dataclasses.replace(report, findings=tuple(kept), baselined=report.baselined + baselined)
