@@ -1,5 +1,24 @@
-"""Allow `python -m auditor`."""
+"""The `audit` command and `python -m auditor`.
 
-from auditor.cli import main
+`audit --version` is answered here, before the command line is built: typer (and the pydantic
+it loads) costs a few hundred milliseconds that a version check should not pay.
+"""
 
-main()
+import sys
+
+from auditor import __version__
+
+VERSION = f"audit (auditor) {__version__}"
+
+
+def main() -> None:
+    if sys.argv[1:] == ["--version"]:
+        print(VERSION)
+        return
+    from auditor.cli import main as cli
+
+    cli()
+
+
+if __name__ == "__main__":
+    main()

@@ -17,7 +17,7 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Literal
@@ -241,8 +241,26 @@ def asks_to_confirm(text: str) -> bool:
 
 
 @lru_cache(maxsize=32)
-def _pending(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
-    return re.compile("|".join(f"(?:{p})" for p in patterns), re.I) if patterns else None
+def _pending(patterns: tuple[str, ...]) -> Callable[[str], bool] | None:
+    """A test for "this tool result asks for approval", case-insensitive.
+
+    Every tool result is tested, and `re.IGNORECASE` makes a search five times slower: patterns
+    with no capital letter (escapes like `\\S` aside) are matched against the lowercased text
+    instead, which is the same test.
+    """
+    if not patterns:
+        return None
+    joined = "|".join(f"(?:{p})" for p in patterns)
+    bare = _CLASS_ESCAPES.sub("", joined)
+    if "\\" not in bare and bare == bare.lower():
+        lowered = re.compile(joined)
+        return lambda text: lowered.search(text.lower()) is not None
+    folded = re.compile(joined, re.I)
+    return lambda text: folded.search(text) is not None
+
+
+# Escapes that mean the same on lowercased text; any other (`\x41`, `\N{…}`) keeps re.I.
+_CLASS_ESCAPES = re.compile(r"\\[sSdDwWbB.\\\-()\[\]{}|?*+^$ /_:'\"]")
 
 
 def _arguments(value: Any) -> tuple[Any, str | None]:
@@ -398,7 +416,7 @@ class _Walk:
             if id(e) in self.linked:
                 continue
             key = (e.caller, e.call.name)
-            asks = e.result is not None and self.pending.search(e.result.text[:_PENDING_SCAN])
+            asks = e.result is not None and self.pending(e.result.text[:_PENDING_SCAN])
             earlier = waiting.pop(key, None)
             if earlier is not None:
                 if asks:

@@ -16,7 +16,7 @@ from typing import Annotated, NoReturn, TextIO
 
 import typer
 
-from auditor import __version__
+from auditor.__main__ import VERSION
 from auditor.errors import AuditorError
 
 EXAMPLES = """\
@@ -177,6 +177,16 @@ def audit(
             rich_help_panel=_OUTPUT,
         ),
     ] = False,
+    jobs: Annotated[
+        str,
+        typer.Option(
+            "--jobs",
+            "-j",
+            metavar="N",
+            help="Audit in N processes (`auto`: one per core). Large JSON Lines files are "
+            "split; the report is the same as with one.",
+        ),
+    ] = "1",
     no_progress: Annotated[
         bool,
         typer.Option("--no-progress", help="No progress bar on stderr.", rich_help_panel=_OUTPUT),
@@ -231,7 +241,7 @@ def audit(
     """
     try:
         if version:
-            print(f"audit (auditor) {__version__}")
+            print(VERSION)
             return
         if explain is not None:
             _explain(explain)
@@ -259,6 +269,7 @@ def audit(
             baseline_file=baseline_file,
             write_baseline=write_baseline,
             statistics=statistics,
+            jobs=_jobs(jobs),
         )
     except typer.Exit:
         raise
@@ -293,6 +304,7 @@ def _run(
     baseline_file: str | None = None,
     write_baseline: str | None = None,
     statistics: bool = False,
+    jobs: int = 1,
 ) -> int:
     from auditor import baseline, config, engine
     from auditor import statistics as stats
@@ -307,7 +319,7 @@ def _run(
     accepted = baseline.load(baseline_file) if baseline_file else None
     started = time.perf_counter()
     with _Progress(enabled=progress) as on_file:
-        report = engine.audit(paths, settings, progress=on_file)
+        report = engine.audit(paths, settings, progress=on_file, jobs=jobs)
     elapsed = time.perf_counter() - started
     for error in report.errors:
         _stderr(f"audit: error: {error.message}")
@@ -341,6 +353,19 @@ def _run(
         except OSError as exc:
             raise AuditorError(f"cannot write {output}: {exc.strerror or exc}") from exc
     return exit_status(report, settings, exit_zero or bool(write_baseline))
+
+
+def _jobs(value: str) -> int:
+    """`--jobs`: a number of processes, or `auto` for one per core."""
+    if value.strip().lower() == "auto":
+        return os.cpu_count() or 1
+    try:
+        jobs = int(value)
+    except ValueError:
+        jobs = 0
+    if jobs < 1:
+        raise AuditorError(f"invalid --jobs `{value}`: use a number >= 1 or `auto`")
+    return jobs
 
 
 def exit_status(report, settings, exit_zero: bool) -> int:  # type: ignore[no-untyped-def]

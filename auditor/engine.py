@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import hashlib
+import multiprocessing
 import re
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 
 from auditor import sources
 from auditor.config import Settings
 from auditor.findings import Finding, Severity, Violation, fingerprint
-from auditor.formats import FileReader, Problem
+from auditor.formats import FORMATS, FileReader, Problem
 from auditor.formats import detect as detect_format
 from auditor.jsonpos import pointer_lines
 from auditor.model import Conversation
@@ -35,23 +37,32 @@ class _Result:
     errors: list[RunError] = field(default_factory=list)
 
 
-def audit(paths: Iterable[str], settings: Settings, progress: Progress | None = None) -> Report:
-    """Audit every path and return the sorted report."""
+def audit(
+    paths: Iterable[str],
+    settings: Settings,
+    progress: Progress | None = None,
+    jobs: int = 1,
+) -> Report:
+    """Audit every path and return the sorted report.
+
+    With `jobs` > 1, files (and large JSON Lines files cut into spans of whole lines) are
+    audited in worker processes; their results are merged in input order, so the report is
+    the same, byte for byte, as with one job.
+    """
     findings: list[Finding] = []
     counts = Counts()
     skipped: dict[tuple[str, str], int] = defaultdict(int)
     errors: list[RunError] = []
-    exclude = sources.Exclude(settings.exclude, settings.root)
-    for item in sources.discover(paths, exclude):
-        if isinstance(item, sources.PathError):
-            errors.append(RunError("path", f"{item.path}: {item.reason}", item.path))
+    for item in _results(_plan(paths, settings, jobs), settings, jobs):
+        if isinstance(item, RunError):
+            errors.append(item)
             continue
-        if isinstance(item, sources.Excluded):
-            counts += Counts(excluded=1)
+        if isinstance(item, Counts):
+            counts += item
             continue
+        source, result = item
         if progress is not None:
-            progress(item.path)
-        result = audit_source(item, settings)
+            progress(source.path)
         findings.extend(result.findings)
         counts += result.counts
         for key, n in result.skipped.items():
@@ -66,6 +77,79 @@ def audit(paths: Iterable[str], settings: Settings, progress: Progress | None = 
         tuple(errors),
         severity=dict(settings.severity),
     )
+
+
+Planned = sources.Source | RunError | Counts
+
+
+def _plan(paths: Iterable[str], settings: Settings, jobs: int) -> Iterator[Planned]:
+    """What to audit, in input order: sources (large files cut into spans when jobs > 1),
+    errors for unreadable paths, and counts for excluded ones."""
+    exclude = sources.Exclude(settings.exclude, settings.root)
+    for item in sources.discover(paths, exclude):
+        if isinstance(item, sources.PathError):
+            yield RunError("path", f"{item.path}: {item.reason}", item.path)
+        elif isinstance(item, sources.Excluded):
+            yield Counts(excluded=1)
+        elif jobs > 1:
+            yield from _spans(item, settings, jobs)
+        else:
+            yield item
+
+
+def _spans(source: sources.Source, settings: Settings, jobs: int) -> list[sources.Source]:
+    """The spans a file may be audited in, in parallel: only when no span would cut a
+    conversation, that is when no span starts with a format whose conversations span lines."""
+    parts = sources.split(source, jobs * 4)
+    if len(parts) == 1:
+        return parts
+    for part in parts:
+        first = next(iter(sources.read(part)), None)
+        if not isinstance(first, sources.Record):
+            continue
+        fmt = FORMATS.get(settings.input_format or "") or detect_format(first)
+        if fmt is not None and hasattr(fmt, "Collector"):
+            return [source]
+    return parts
+
+
+def _results(
+    plan: Iterator[Planned], settings: Settings, jobs: int
+) -> Iterator[RunError | Counts | tuple[sources.Source, _Result]]:
+    """Each planned item with its result, in plan order."""
+    if jobs <= 1:
+        for item in plan:
+            yield (item, audit_source(item, settings)) if isinstance(item, sources.Source) else item
+        return
+    items = list(plan)
+    parallel = [i for i in items if isinstance(i, sources.Source) and i.path != "-"]
+    context = multiprocessing.get_context(
+        "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+    )
+    with ProcessPoolExecutor(
+        max_workers=jobs, mp_context=context, initializer=_start_worker, initargs=(settings,)
+    ) as pool:
+        done = pool.map(_work, parallel)
+        for item in items:
+            if not isinstance(item, sources.Source):
+                yield item
+            elif item.path == "-":  # stdin belongs to this process
+                yield item, audit_source(item, settings)
+            else:
+                yield item, next(done)
+
+
+_worker_settings: Settings | None = None
+
+
+def _start_worker(settings: Settings) -> None:
+    global _worker_settings
+    _worker_settings = settings
+
+
+def _work(source: sources.Source) -> _Result:
+    assert _worker_settings is not None
+    return audit_source(source, _worker_settings)
 
 
 def audit_source(source: sources.Source, settings: Settings) -> _Result:
@@ -93,7 +177,9 @@ def audit_source(source: sources.Source, settings: Settings) -> _Result:
         result.errors.append(
             RunError("path", f"{source.path}: {sources.os_reason(exc)}", source.path)
         )
-    result.counts = result.counts + Counts(files=1, records=records)
+    # A file cut into spans for --jobs is one file: its first span counts it.
+    files = 0 if source.span is not None and source.span.start > 0 else 1
+    result.counts = result.counts + Counts(files=files, records=records)
     return result
 
 

@@ -29,21 +29,21 @@ class Exchange:
     result_turn: int | None
     passed_at: int | None
     """The caller's next message when it came before the result: the caller moved on without it."""
+    failed: bool = False
+    """The result is an error: flagged by the log or, when the log has no flag, worded so."""
 
     @property
     def answered(self) -> bool:
         """A result arrived before the caller's next turn."""
         return self.result is not None and self.passed_at is None
 
-    @property
-    def failed(self) -> bool:
-        """The result is an error: flagged by the log or, when the log has no flag, worded so."""
-        result = self.result
-        if result is None:
-            return False
-        if result.is_error is not None:
-            return result.is_error
-        return looks_like_error(result.text)
+
+def _failed(result: ToolResult | None) -> bool:
+    if result is None:
+        return False
+    if result.is_error is not None:
+        return result.is_error
+    return looks_like_error(result.text)
 
 
 # Logs without an error flag (tau-bench, SWE-agent) say it in the text: "Error: payment amount
@@ -116,7 +116,13 @@ class _Open:
 
     def freeze(self) -> Exchange:
         return Exchange(
-            self.call, self.turn, self.caller, self.result, self.result_turn, self.passed_at
+            self.call,
+            self.turn,
+            self.caller,
+            self.result,
+            self.result_turn,
+            self.passed_at,
+            _failed(self.result),
         )
 
 
@@ -144,7 +150,7 @@ def replay(conversation: Conversation, approvals: ApprovalOptions | None = None)
                 if match.call.id is not None:
                     closed[match.call.id] = match.turn
         if message.role != "tool":
-            pending = [w for w in waiting if w.caller == message.role]
+            pending = [w for w in waiting if w.caller == message.role] if waiting else []
             for w in pending:
                 if w.passed_at is None:
                     w.passed_at = message.index
@@ -158,7 +164,12 @@ def replay(conversation: Conversation, approvals: ApprovalOptions | None = None)
     frozen = [m.freeze() for m in made]
     by_identity = {id(m): e for m, e in zip(made, frozen, strict=True)}
     turns = tuple(
-        Turn(message, tuple(frozen[first:end]), tuple(by_identity[id(p)] for p in pending), first)
+        Turn(
+            message,
+            tuple(frozen[first:end]),
+            tuple([by_identity[id(p)] for p in pending]) if pending else (),
+            first,
+        )
         for message, first, end, pending in turn_parts
     )
     exchanges = tuple(frozen)

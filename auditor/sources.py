@@ -12,7 +12,7 @@ import stat
 import sys
 import zlib
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 from typing import IO, Any, Literal
 
@@ -41,6 +41,17 @@ class Source:
     compressed: bool
     explicit: bool
     """Named on the command line, not found by walking a directory."""
+    span: Span | None = None
+    """A part of a JSON Lines file, for `--jobs`; None for the whole source."""
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """Whole lines `start` to `end` (byte offsets) of a file, the first being line `first_line`."""
+
+    start: int
+    end: int
+    first_line: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,6 +223,12 @@ def os_reason(exc: OSError) -> str:
 
 def read(source: Source) -> Iterator[Record | InvalidRecord]:
     """The records of one source, in order. Raises OSError only when it cannot be opened."""
+    if source.span is not None:
+        with open(source.path, "rb") as raw:
+            yield from read_lines(
+                source.path, _span_lines(raw, source.span), source.span.first_line
+            )
+        return
     if source.path == "-":
         raw: IO[bytes] = sys.stdin.buffer
         yield from _read_stream(source, raw, source.kind)
@@ -233,6 +250,68 @@ def _read_stream(source: Source, raw: IO[bytes], kind: Kind) -> Iterator[Record 
         yield from _read_document(source.path, fp)
     else:
         yield from _read_text(source.path, fp)
+
+
+def _span_lines(fp: IO[bytes], span: Span) -> Iterator[bytes]:
+    fp.seek(span.start)
+    position = span.start
+    while position < span.end:
+        line = fp.readline()
+        if not line:
+            return
+        position += len(line)
+        yield line
+
+
+SPLIT_AT_LEAST = 4 * 1024 * 1024
+"""A JSON Lines file is split for `--jobs` only when each part would hold this much."""
+_BLOCK = 16 * 1024 * 1024
+
+
+def split(source: Source, parts: int) -> list[Source]:
+    """An uncompressed JSON Lines file cut into about `parts` spans of whole lines.
+
+    One pass over the file counts its lines, so each span knows the number of its first line
+    and findings keep the line numbers a sequential run gives them.
+    """
+    if source.path == "-" or source.kind != "jsonl" or source.compressed or parts < 2:
+        return [source]
+    try:
+        size = os.path.getsize(source.path)
+        parts = min(parts, size // SPLIT_AT_LEAST)
+        if parts < 2:
+            return [source]
+        with open(source.path, "rb") as fp:
+            if fp.read(2) == _GZIP_MAGIC:
+                return [source]  # compressed after all: read as one stream
+            fp.seek(0)
+            cuts = _cuts(fp, [size * k // parts for k in range(1, parts)])
+    except OSError:
+        return [source]  # reading it whole reports the error
+    spans = []
+    for (start, first_line), (end, _) in zip(cuts, [*cuts[1:], (size, 0)], strict=True):
+        if end > start:
+            spans.append(replace(source, span=Span(start, end, first_line)))
+    return spans or [source]
+
+
+def _cuts(fp: IO[bytes], targets: list[int]) -> list[tuple[int, int]]:
+    """(offset, line number) where each span starts: just after the first newline at or past
+    each target offset."""
+    cuts = [(0, 1)]
+    lines = offset = 0
+    for block in iter(lambda: fp.read(_BLOCK), b""):
+        while targets:
+            at = max(targets[0] - offset, 0)
+            newline = block.find(b"\n", at)
+            if newline < 0:
+                break  # the line goes on in the next block
+            end = offset + newline + 1
+            cuts.append((end, lines + block.count(b"\n", 0, newline + 1) + 1))
+            targets = [t for t in targets if t >= end]
+        lines += block.count(b"\n")
+        offset += len(block)
+    return cuts
 
 
 def read_lines(

@@ -111,6 +111,10 @@ def message(item: dict, index: int, here: Location, problems: list[Problem]) -> 
 
 def _calls(item: dict, here: Location, problems: list[Problem]) -> tuple[ToolCall, ...]:
     raw = item.get("tool_calls")
+    if not raw and "function_call" not in item:
+        if raw is not None and not isinstance(raw, list):
+            problems.append(Problem(here.child("tool_calls"), "expected `tool_calls` to be a list"))
+        return ()  # most messages: no call
     calls: list[ToolCall] = []
     if isinstance(raw, list):
         for j, entry in enumerate(raw):

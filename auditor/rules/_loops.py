@@ -86,7 +86,30 @@ def _raw_key(name: str, raw: str) -> str:
 def outcome(exchange: Exchange) -> tuple[bool, str]:
     """Whether the call failed, and its result with whitespace runs collapsed."""
     text = exchange.result.text if exchange.result is not None else ""
-    return exchange.failed, " ".join(text.split())
+    return exchange.failed, _collapsed(text) if len(text) <= _CACHED_RAW else " ".join(text.split())
+
+
+@lru_cache(maxsize=4096)  # LP001 and LP003 compare the same results
+def _collapsed(text: str) -> str:
+    return " ".join(text.split())
+
+
+def same_outcome(a: Exchange, b: Exchange) -> bool:
+    """Both failed or both did not, with results equal once whitespace runs are collapsed."""
+    if a.failed != b.failed:
+        return False
+    ta = a.result.text if a.result is not None else ""
+    tb = b.result.text if b.result is not None else ""
+    if ta == tb:
+        return True
+    if _solid(ta) != _solid(tb):
+        return False  # different text, not only different spacing: no need to collapse
+    return outcome(a) == outcome(b)
+
+
+def _solid(text: str) -> int:
+    """How many characters are not spacing."""
+    return len(text) - sum(map(text.count, " \n\t\r"))
 
 
 def breaks(exchange: Exchange) -> bool:

@@ -49,6 +49,7 @@ from auditor.rules._loops import (
     in_order,
     outcome,
     quote,
+    same_outcome,
     turns,
 )
 
@@ -66,7 +67,7 @@ def check(replay: Replay, options: Options) -> Iterator[Violation]:
     for exchange in made:
         mine = call_key(exchange.call) if exchange.caller == "assistant" else None
         run = open_runs.pop(mine, None) if mine is not None else None
-        if run is not None and outcome(run[0]) != outcome(exchange):
+        if run is not None and not same_outcome(run[0], exchange):
             found.append(run)
             run = None
         if breaks(exchange):
