@@ -508,7 +508,21 @@ class _Grant:
 
 
 def _same_arguments(d: _Draft, e: Exchange) -> bool:
-    return canonical.same_meaning(d.asked, e.call.arguments)
+    """The call that asked, sent again, perhaps with a confirmation flag the model set itself
+    (`"confirmed": true`): that flag is the approval it was supposed to get from the user."""
+    return canonical.same_meaning(_unflagged(d.asked), _unflagged(e.call.arguments))
+
+
+_SELF_APPROVAL = re.compile(
+    r"(?:user_?)?(?:confirm(?:ed|ation)?|approved?|approval|force|skip_?confirm(?:ation)?|yes)",
+    re.I,
+)
+
+
+def _unflagged(arguments: Any) -> Any:
+    if not isinstance(arguments, dict):
+        return arguments
+    return {k: v for k, v in arguments.items() if not _SELF_APPROVAL.fullmatch(str(k))}
 
 
 def _same(d: _Draft, r: ApprovalRequest, arguments: Any) -> bool:

@@ -330,6 +330,9 @@ def test_the_demo_log_shows_bad_arguments_and_approval_drift():
         ("bad-arguments-005", 5, 1, "EX006", "call_r"),
         ("bad-arguments-005", 5, 1, "EX005", "call_o"),
         ("approval-drift-006", 6, 4, "CF001", "call_b1"),
+        ("reformatted-approval-014", 14, 5, "CF002", "call_t2"),
+        ("unapproved-015", 15, 3, "CF003", "call_u2"),
+        ("confirmation-loop-016", 16, 6, "CF004", "call_w2"),
     ]
     assert report.findings[3].message == (
         "`book_reservation` ran with arguments that differ from what the user confirmed "

@@ -145,6 +145,54 @@ def runs(
         yield run
 
 
+PERIODS = (2, 3)
+"""Cycles of two or three different calls (LP003)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Cycle:
+    """Calls of two or three different kinds repeating in the same order with the same results."""
+
+    calls: list[Exchange]
+    period: int
+    passes: int
+
+
+def cycles(replay: Replay, options: Options) -> list[Cycle]:
+    """Every cycle of the agent's calls, repeated `min_repeats` full passes or more (LP003;
+    LP001 leaves their calls to it)."""
+    made = calls(replay, options)
+    steps = [(e.caller, call_key(e.call), outcome(e)) for e in made]
+    found = []
+    start = 0
+    while start < len(made):
+        cycle = _cycle(steps, start, options.min_repeats)
+        if cycle is None:
+            start += 1
+            continue
+        period, passes = cycle
+        found.append(Cycle(made[start : start + period * passes], period, passes))
+        start += period * passes
+    return found
+
+
+def _cycle(steps: list[tuple], start: int, min_passes: int) -> tuple[int, int] | None:
+    """The period and number of full passes of a cycle of agent calls starting at `start`."""
+    for period in PERIODS:
+        head = steps[start : start + period]
+        if len(head) < period or any(s[0] != "assistant" for s in head):
+            continue
+        if len({s[1] for s in head}) < period:
+            continue  # a cycle of different calls: one call repeated is LP001
+        end = start + period
+        while end < len(steps) and steps[end] == steps[end - period]:
+            end += 1
+        passes = (end - start) // period
+        if passes >= min_passes:
+            return period, passes
+    return None
+
+
 def attempts(run: Iterable[Exchange]) -> int:
     """How many turns a run spans: parallel calls of one turn are one attempt, not a retry
     (Claude Code cancels a failed call's siblings with one shared error)."""

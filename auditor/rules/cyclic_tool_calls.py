@@ -21,7 +21,8 @@ agent whose last six steps alternate between two action/observation pairs.
 
 ## Does not fire on
 - two passes of a cycle (A B A B), or a cycle whose results change between passes (polling);
-- one call repeated (A A A): that is LP001;
+- one call repeated (A A A): that is LP001, which in turn leaves the calls of a cycle to this
+  rule;
 - calls made by a simulated user.
 ```jsonl
 {"id": "two-passes", "messages": [{"role": "user", "content": "Deploy the service."}, {"role": "assistant", "content": null, "tool_calls": [{"id": "a1", "type": "function", "function": {"name": "get_status", "arguments": "{\"service\": \"api\"}"}}]}, {"role": "tool", "tool_call_id": "a1", "content": "stopped"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "b1", "type": "function", "function": {"name": "deploy", "arguments": "{\"service\": \"api\"}"}}]}, {"role": "tool", "tool_call_id": "b1", "content": "Error: quota exceeded"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "a2", "type": "function", "function": {"name": "get_status", "arguments": "{\"service\": \"api\"}"}}]}, {"role": "tool", "tool_call_id": "a2", "content": "stopped"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "b2", "type": "function", "function": {"name": "deploy", "arguments": "{\"service\": \"api\"}"}}]}, {"role": "tool", "tool_call_id": "b2", "content": "Error: quota exceeded"}, {"role": "assistant", "content": "The deploy fails: the quota is exceeded."}]}
@@ -32,47 +33,16 @@ from collections.abc import Iterator
 
 from auditor.findings import Severity, Violation
 from auditor.replay import Exchange, Replay
-from auditor.rules._loops import Options, at_call, call_key, calls, outcome, turns
+from auditor.rules._loops import Options, at_call, cycles, turns
 
 CODE = "LP003"
 NAME = "cyclic-tool-calls"
 SEVERITY = Severity.WARNING
-PERIODS = (2, 3)
 
 
 def check(replay: Replay, options: Options) -> Iterator[Violation]:
-    made = calls(replay, options)
-    steps = [(e.caller, call_key(e.call), outcome(e)) for e in made]
-    start = 0
-    while start < len(made):
-        found = _cycle(steps, start, options.min_repeats)
-        if found is None:
-            start += 1
-            continue
-        period, passes = found
-        yield _violation(replay, made[start : start + period * passes], period, passes)
-        start += period * passes
-
-
-Step = tuple[str, str, tuple[bool, str]]
-"""Who called, the call, and its outcome."""
-
-
-def _cycle(steps: list[Step], start: int, min_passes: int) -> tuple[int, int] | None:
-    """The period and number of full passes of a cycle of agent calls starting at `start`."""
-    for period in PERIODS:
-        head = steps[start : start + period]
-        if len(head) < period or any(s[0] != "assistant" for s in head):
-            continue
-        if len({s[1] for s in head}) < period:
-            continue  # a cycle of different calls: one call repeated is LP001
-        end = start + period
-        while end < len(steps) and steps[end] == steps[end - period]:
-            end += 1
-        passes = (end - start) // period
-        if passes >= min_passes:
-            return period, passes
-    return None
+    for cycle in cycles(replay, options):
+        yield _violation(replay, cycle.calls, cycle.period, cycle.passes)
 
 
 def _violation(replay: Replay, cycle: list[Exchange], period: int, passes: int) -> Violation:

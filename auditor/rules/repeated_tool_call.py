@@ -29,7 +29,9 @@ and OpenCode after three identical calls, Gemini CLI after five.
 - a retry that succeeds (the outcome differs), or repeats with a successful call of another tool
   between them;
 - calls of exempt tools and of `think`;
-- calls made by a simulated user (tau2's telecom domain): the rule watches the agent.
+- calls made by a simulated user (tau2's telecom domain): the rule watches the agent;
+- repeats that are all part of a cycle of different calls (A B A B A B): LP003 reports the
+  cycle once.
 ```jsonl
 {"id": "paging", "messages": [{"role": "user", "content": "List all orders."}, {"role": "assistant", "content": null, "tool_calls": [{"id": "p1", "type": "function", "function": {"name": "list_orders", "arguments": "{\"cursor\": null}"}}]}, {"role": "tool", "tool_call_id": "p1", "content": "{\"orders\": [1, 2], \"next\": \"b\"}"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "p2", "type": "function", "function": {"name": "list_orders", "arguments": "{\"cursor\": \"b\"}"}}]}, {"role": "tool", "tool_call_id": "p2", "content": "{\"orders\": [3, 4], \"next\": \"c\"}"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "p3", "type": "function", "function": {"name": "list_orders", "arguments": "{\"cursor\": \"c\"}"}}]}, {"role": "tool", "tool_call_id": "p3", "content": "{\"orders\": [5], \"next\": null}"}, {"role": "assistant", "content": "Orders 1 to 5."}]}
 ```
@@ -46,6 +48,7 @@ from auditor.rules._loops import (
     breaks,
     call_key,
     calls,
+    cycles,
     in_order,
     outcome,
     quote,
@@ -76,8 +79,9 @@ def check(replay: Replay, options: Options) -> Iterator[Violation]:
         if mine is not None:
             open_runs[mine] = [*(run or ()), exchange]
     found.extend(open_runs.values())
+    in_cycles = {id(e) for cycle in cycles(replay, options) for e in cycle.calls}
     for run in in_order(found, made):
-        if attempts(run) >= options.min_repeats:
+        if attempts(run) >= options.min_repeats and not all(id(e) in in_cycles for e in run):
             yield _violation(replay, run)
 
 
