@@ -336,10 +336,7 @@ def read_lines(
             continue
         yield Record(Location(path, guarded.lineno + offset), value)
     if guarded.error is not None:
-        yield InvalidRecord(
-            Location(path, guarded.lineno + offset + 1),
-            f"compressed stream is corrupt or truncated: {guarded.error}",
-        )
+        yield _corrupt(path, guarded.lineno + offset + 1, guarded.error)
 
 
 class _Guarded:
@@ -372,11 +369,18 @@ class _Guarded:
         return line
 
 
+def _corrupt(path: str, line: int, error: object) -> InvalidRecord:
+    """A .gz that broke off: what was read before stays read."""
+    return InvalidRecord(
+        Location(path, line), f"compressed stream is corrupt or truncated: {error}"
+    )
+
+
 def _read_document(path: str, fp: IO[bytes]) -> Iterator[Record | InvalidRecord]:
     try:
         data = fp.read()
     except _STREAM_ERRORS as exc:
-        yield InvalidRecord(Location(path, 1), f"compressed stream is corrupt or truncated: {exc}")
+        yield _corrupt(path, 1, exc)
         return
     yield from parse_document(path, data)
 
@@ -410,7 +414,7 @@ def _read_text(path: str, fp: IO[bytes]) -> Iterator[Record | InvalidRecord]:
     try:
         data = fp.read()
     except _STREAM_ERRORS as exc:
-        yield InvalidRecord(Location(path, 1), f"compressed stream is corrupt or truncated: {exc}")
+        yield _corrupt(path, 1, exc)
         return
     if data.startswith(_BOM):
         data = data[len(_BOM) :]
@@ -441,7 +445,7 @@ def _read_sniffed(path: str, fp: IO[bytes]) -> Iterator[Record | InvalidRecord]:
             leading.append(first)
             first = fp.readline()
     except _STREAM_ERRORS as exc:
-        yield InvalidRecord(Location(path, 1), f"compressed stream is corrupt or truncated: {exc}")
+        yield _corrupt(path, 1, exc)
         return
     if not first:
         return
@@ -453,7 +457,7 @@ def _read_sniffed(path: str, fp: IO[bytes]) -> Iterator[Record | InvalidRecord]:
     try:
         rest = fp.read()
     except _STREAM_ERRORS as exc:
-        yield InvalidRecord(Location(path, 1), f"compressed stream is corrupt or truncated: {exc}")
+        yield _corrupt(path, 1, exc)
         return
     data = b"".join([*leading, first, rest])
     if opens_json:
