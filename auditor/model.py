@@ -98,6 +98,7 @@ class ApprovalRequest:
     """The call it is for when the log says; None when the call comes after the approval."""
     name: str
     arguments: Any
+    """As logged: a JSON string stays text (replay parses it; CF002 compares the texts)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +113,7 @@ class ApprovalDecision:
     """The ApprovalRequest's id, or the call's id when the log has no separate request."""
     approved: bool
     arguments: Any = None
-    """Arguments the person edited before approving; None when they approved as asked."""
+    """Arguments the person edited before approving, as logged; None when they approved as asked."""
     reason: str = ""
 
 

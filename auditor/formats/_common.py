@@ -239,16 +239,6 @@ def result_draft(
     )
 
 
-def parse_arguments(arguments: Any) -> Any:
-    """Arguments given as a JSON string, parsed; anything else as it is; None when unparsable."""
-    if isinstance(arguments, str):
-        try:
-            return orjson.loads(arguments) if arguments.strip() else {}
-        except orjson.JSONDecodeError:
-            return None
-    return arguments
-
-
 def containers(
     value: Any, location: Location, key: str, what: str
 ) -> Iterator[tuple[dict, Location, int | None] | Problem]:

@@ -27,7 +27,6 @@ from auditor.formats._common import (
     conversation,
     excerpt_json,
     freeze,
-    parse_arguments,
     result_draft,
     text_of,
     tool_call,
@@ -300,7 +299,7 @@ class Items:
                 request_id or "",
                 None,
                 name if isinstance(name, str) else "",
-                parse_arguments(item.get("arguments")),
+                item.get("arguments"),
             )
         else:
             if not isinstance(item.get("approve"), bool):

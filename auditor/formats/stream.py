@@ -36,7 +36,6 @@ from auditor.formats._common import (
     collected,
     fallback_id,
     freeze,
-    parse_arguments,
     text_of,
     tool_specs,
 )
@@ -224,7 +223,7 @@ class _Session:
                 request_id or "",
                 as_id(value.get("call_id")),
                 name if isinstance(name, str) else "",
-                parse_arguments(value.get("arguments")),
+                value.get("arguments"),
             )
         else:
             request_id = as_id(value.get("request_id"))
@@ -236,7 +235,7 @@ class _Session:
             draft.approval_decision = ApprovalDecision(
                 request_id or "",
                 value.get("approved") is True,
-                parse_arguments(value["arguments"]) if "arguments" in value else None,
+                value.get("arguments"),
                 reason if isinstance(reason, str) else "",
             )
         self.append(draft)
