@@ -339,3 +339,21 @@ def test_the_demo_log_shows_bad_arguments_and_approval_drift():
         "(asked at turn 2, yes at turn 3): `payment_id` is `gift_card_7710`, never named there "
         "(it names `credit_card_4421`)"
     )
+
+
+def test_claude_code_rejections_are_denied_approvals_not_executions():
+    # Two tool uses the person rejected at Claude Code's permission prompt: nothing ran.
+    path = FIXTURES / "formats" / "stream" / "claude-code-short.jsonl"
+    report = engine.audit([str(path)], config.build(select=["CF", "LP", "EX001", "EX002"]))
+    assert report.findings == ()
+    from auditor import formats, sources
+    from auditor.replay import replay
+
+    reader = formats.FileReader()
+    source = sources.Source(str(path), "jsonl", False, True)
+    conversations = [c for r in sources.read(source) for c in reader.feed(r)]
+    conversations += list(reader.finish())
+    (conversation,) = [c for c in conversations if not isinstance(c, formats.Problem)]
+    denied = [a for a in replay(conversation).approvals if a.approved is False]
+    assert [a.name for a in denied] == ["Bash", "Glob"]
+    assert all(a.execution is None for a in denied)
