@@ -234,10 +234,11 @@ def audit(
 ) -> None:
     """Audit the transcripts of tool-using LLM agents.
 
-    Reads agent logs (OpenAI chat, tau-bench, … one conversation per JSON Lines record or a
-    JSON document of them), replays every assistant turn and reports fabricated
-    observations, tool calls nobody executed, approved arguments that changed before
-    execution, and loops. Deterministic: no model, no network.
+    Reads agent logs (OpenAI, Anthropic and Responses API logs, gateway recordings, Claude
+    Code and Codex sessions, tau-bench, SWE-agent, multi-agent chats, gpt-oss harmony text),
+    replays every assistant turn and reports fabricated observations, tool calls nobody
+    executed, approved arguments that changed before execution, and loops. Deterministic: no
+    model, no network.
     """
     try:
         if version:
