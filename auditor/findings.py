@@ -49,7 +49,13 @@ def describe_call(call: ToolCall) -> str:
     return excerpt(f"{call.name}({arguments})")
 
 
-def on_call(message: str, call: ToolCall, turn: int, fallback: Location) -> Violation:
+def on_call(
+    message: str,
+    call: ToolCall,
+    turn: int,
+    fallback: Location,
+    severity: Severity | None = None,
+) -> Violation:
     """A violation about one call: placed on the call (else on `fallback`), the call as evidence."""
     return Violation(
         message,
@@ -58,6 +64,7 @@ def on_call(message: str, call: ToolCall, turn: int, fallback: Location) -> Viol
         tool=call.name,
         call_id=call.id,
         evidence=describe_call(call),
+        severity=severity,
     )
 
 

@@ -416,6 +416,11 @@ def _read_text(path: str, fp: IO[bytes]) -> Iterator[Record | InvalidRecord]:
     except _STREAM_ERRORS as exc:
         yield _corrupt(path, 1, exc)
         return
+    yield from _text(path, data)
+
+
+def _text(path: str, data: bytes) -> Iterator[Record | InvalidRecord]:
+    """A whole text file as one record (a transcript in a text format)."""
     if data.startswith(_BOM):
         data = data[len(_BOM) :]
     try:
@@ -468,7 +473,7 @@ def _read_sniffed(path: str, fp: IO[bytes]) -> Iterator[Record | InvalidRecord]:
     except UnicodeDecodeError:
         yield from read_lines(path, data.splitlines(keepends=True))
         return
-    yield from _read_text(path, _BytesReader(data))
+    yield from _text(path, data)
 
 
 def _is_json(data: bytes) -> bool:
@@ -482,14 +487,6 @@ def _is_json(data: bytes) -> bool:
 def _chain(head: list[bytes], rest: Iterable[bytes]) -> Iterator[bytes]:
     yield from head
     yield from rest
-
-
-class _BytesReader:
-    def __init__(self, data: bytes) -> None:
-        self._data = data
-
-    def read(self) -> bytes:
-        return self._data
 
 
 def _reason(exc: BaseException | None, in_line: bool = False) -> str:

@@ -114,6 +114,12 @@ def tool_output(rng: random.Random) -> str:
     return orjson.dumps(record).decode()
 
 
+def _call(call_id: str, name: str, arguments: str) -> dict:
+    """An assistant message making one call, arguments as a JSON string."""
+    call = {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+    return {"role": "assistant", "content": None, "tool_calls": [call]}
+
+
 def conversation(i: int, rng: random.Random, system: str) -> dict:
     messages: list[dict] = [{"role": "system", "content": system}]
     failure = rng.random() < 0.04 and rng.choice(
@@ -135,58 +141,17 @@ def conversation(i: int, rng: random.Random, system: str) -> dict:
                     "date": "2024-05-20",
                 },
             }[name]
-            messages.append(
-                {
-                    "role": "assistant",
-                    "content": None,
-                    "tool_calls": [
-                        {
-                            "id": cid,
-                            "type": "function",
-                            "function": {"name": name, "arguments": orjson.dumps(args).decode()},
-                        }
-                    ],
-                }
-            )
+            messages.append(_call(cid, name, orjson.dumps(args).decode()))
             messages.append({"role": "tool", "tool_call_id": cid, "content": tool_output(rng)})
         messages.append({"role": "assistant", "content": words(rng, 28)})
     if failure == "lost":
-        messages.insert(
-            -1,
-            {
-                "role": "assistant",
-                "content": None,
-                "tool_calls": [
-                    {
-                        "id": f"lost_{i}",
-                        "type": "function",
-                        "function": {
-                            "name": "cancel_reservation",
-                            "arguments": '{"reservation_id": "R1"}',
-                        },
-                    }
-                ],
-            },
-        )
+        messages.insert(-1, _call(f"lost_{i}", "cancel_reservation", '{"reservation_id": "R1"}'))
     elif failure == "orphan":
         messages.append({"role": "tool", "tool_call_id": f"nobody_{i}", "content": "done"})
     elif failure == "loop":
         for k in range(4):
             cid = f"loop_{i}_{k}"
-            args = BOOKING.replace("PAY", "card_1")
-            messages.append(
-                {
-                    "role": "assistant",
-                    "content": None,
-                    "tool_calls": [
-                        {
-                            "id": cid,
-                            "type": "function",
-                            "function": {"name": "book_reservation", "arguments": args},
-                        }
-                    ],
-                }
-            )
+            messages.append(_call(cid, "book_reservation", BOOKING.replace("PAY", "card_1")))
             messages.append(
                 {
                     "role": "tool",
@@ -217,22 +182,7 @@ def conversation(i: int, rng: random.Random, system: str) -> dict:
             }
         )
         messages.append({"role": "user", "content": "Yes."})
-        messages.append(
-            {
-                "role": "assistant",
-                "content": None,
-                "tool_calls": [
-                    {
-                        "id": f"b_{i}",
-                        "type": "function",
-                        "function": {
-                            "name": "book_reservation",
-                            "arguments": BOOKING.replace("PAY", "gift_9"),
-                        },
-                    }
-                ],
-            }
-        )
+        messages.append(_call(f"b_{i}", "book_reservation", BOOKING.replace("PAY", "gift_9")))
         messages.append({"role": "tool", "tool_call_id": f"b_{i}", "content": "booked"})
     return {"id": f"bench-{i}", "tools": TOOLS, "messages": messages}
 

@@ -25,7 +25,7 @@ from functools import lru_cache
 import orjson
 
 from auditor.canonical import key
-from auditor.findings import Severity, Violation, describe_call, excerpt
+from auditor.findings import Severity, Violation, excerpt, on_call
 from auditor.model import ToolCall
 from auditor.replay import Exchange, Replay
 from auditor.rules._toolnames import reads_only
@@ -209,16 +209,8 @@ def at_call(
     replay: Replay, exchange: Exchange, message: str, severity: Severity | None = None
 ) -> Violation:
     """A finding about a run of calls, placed at the call that starts it."""
-    call = exchange.call
-    return Violation(
-        message,
-        exchange.turn,
-        call.location or replay.conversation.messages[exchange.turn].location,
-        tool=call.name,
-        call_id=call.id,
-        evidence=describe_call(call),
-        severity=severity,
-    )
+    fallback = replay.conversation.messages[exchange.turn].location
+    return on_call(message, exchange.call, exchange.turn, fallback, severity)
 
 
 def turns(items: Iterable[int], limit: int = 8) -> str:

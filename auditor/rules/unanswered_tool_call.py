@@ -27,7 +27,7 @@ ends on a call is an agent that crashed or timed out mid-task.
 
 from collections.abc import Iterator
 
-from auditor.findings import Severity, Violation, describe_call
+from auditor.findings import Severity, Violation, on_call
 from auditor.replay import Exchange, Replay
 
 CODE = "EX001"
@@ -42,14 +42,8 @@ def check(replay: Replay, options: None) -> Iterator[Violation]:
             continue
         if exchange.passed_at is None and not complete:
             continue
-        yield Violation(
-            _message(exchange),
-            exchange.turn,
-            exchange.call.location or replay.conversation.messages[exchange.turn].location,
-            tool=exchange.call.name,
-            call_id=exchange.call.id,
-            evidence=describe_call(exchange.call),
-        )
+        where = replay.conversation.messages[exchange.turn].location
+        yield on_call(_message(exchange), exchange.call, exchange.turn, where)
 
 
 def _message(exchange: Exchange) -> str:
