@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import multiprocessing
 import re
+from bisect import insort
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -13,10 +14,10 @@ from dataclasses import dataclass, field, replace
 from auditor import sources
 from auditor.config import Settings
 from auditor.findings import Finding, Severity, Violation, fingerprint
-from auditor.formats import FORMATS, FileReader, Problem
+from auditor.formats import FileReader, Problem, unreadable
 from auditor.formats import detect as detect_format
 from auditor.jsonpos import pointer_lines
-from auditor.model import Conversation
+from auditor.model import Conversation, validate
 from auditor.replay import ApprovalOptions, replay
 from auditor.report import Counts, Gap, Report, RunError
 from auditor.rules import BY_CODE, REQUIREMENTS, Rule
@@ -35,6 +36,58 @@ class _Result:
     skipped: dict[tuple[str, str], int] = field(default_factory=lambda: defaultdict(int))
     """(rule code, reason) -> conversations that rule could not examine."""
     errors: list[RunError] = field(default_factory=list)
+    unread: dict[tuple[str, str], _Unread] = field(default_factory=dict)
+    """IN001/IN002 findings by (code, shape): reported one by one up to a limit, then counted."""
+    deferred: list[int] = field(default_factory=list)
+    """Lines of a span (`--jobs`) holding records of a format whose conversations span lines:
+    the parent reads them after every span of the file, so no conversation is cut."""
+
+    def absorb(self, other: _Result) -> None:
+        """Add another result's findings, counts, gaps and errors (not its groups)."""
+        self.findings.extend(other.findings)
+        self.counts += other.counts
+        for key, n in other.skipped.items():
+            self.skipped[key] += n
+        self.errors.extend(other.errors)
+
+
+class _FileMerge:
+    """The results of one file, whole or in spans (`--jobs`), merged in the file's order.
+
+    Unread-record groups are joined across spans before they become findings, and lines
+    deferred by the spans are read here, so the report is the same for any number of jobs.
+    """
+
+    def __init__(self, settings: Settings, source: sources.Source | None) -> None:
+        self.settings = settings
+        self.source = source
+        self.path = source.path if source is not None else None
+        self.unread: dict[tuple[str, str], _Unread] = {}
+        self.deferred: list[int] = []
+
+    def add(self, result: _Result) -> None:
+        for key, group in result.unread.items():
+            mine = self.unread.get(key)
+            if mine is None:
+                self.unread[key] = group
+            else:
+                mine.absorb(group)
+        self.deferred.extend(result.deferred)
+
+    def finish(self) -> _Result:
+        result = _Result()
+        if self.deferred and self.source is not None:
+            whole = replace(self.source, span=None)
+            result = audit_source(whole, self.settings, only=self.deferred)
+            for key, group in result.unread.items():
+                mine = self.unread.get(key)
+                if mine is None:
+                    self.unread[key] = group
+                else:
+                    mine.absorb(group)
+        for group in self.unread.values():
+            result.findings.extend(group.findings())
+        return result
 
 
 def audit(
@@ -49,25 +102,25 @@ def audit(
     audited in worker processes; their results are merged in input order, so the report is
     the same, byte for byte, as with one job.
     """
-    findings: list[Finding] = []
-    counts = Counts()
-    skipped: dict[tuple[str, str], int] = defaultdict(int)
-    errors: list[RunError] = []
+    run = _Result()
+    file = _FileMerge(settings, None)
     for item in _results(_plan(paths, settings, jobs), settings, jobs):
         if isinstance(item, RunError):
-            errors.append(item)
+            run.errors.append(item)
             continue
         if isinstance(item, Counts):
-            counts += item
+            run.counts += item
             continue
         source, result = item
+        if source.path != file.path:
+            run.absorb(file.finish())
+            file = _FileMerge(settings, source)
         if progress is not None:
             progress(source.path)
-        findings.extend(result.findings)
-        counts += result.counts
-        for key, n in result.skipped.items():
-            skipped[key] += n
-        errors.extend(result.errors)
+        file.add(result)
+        run.absorb(result)
+    run.absorb(file.finish())
+    findings, counts, skipped, errors = run.findings, run.counts, run.skipped, run.errors
     findings.sort(key=Finding.sort_key)
     return Report(
         tuple(findings),
@@ -98,18 +151,16 @@ def _plan(paths: Iterable[str], settings: Settings, jobs: int) -> Iterator[Plann
 
 
 def _spans(source: sources.Source, settings: Settings, jobs: int) -> list[sources.Source]:
-    """The spans a file may be audited in, in parallel: only when no span would cut a
-    conversation, that is when no span starts with a format whose conversations span lines."""
+    """The spans a file may be audited in, in parallel; the file whole when a span starts with
+    a format whose conversations span lines (spans defer such lines to the parent)."""
     parts = sources.split(source, jobs * 4)
     if len(parts) == 1:
         return parts
+    reader = FileReader(settings.input_format)
     for part in parts:
         first = next(iter(sources.read(part)), None)
-        if not isinstance(first, sources.Record):
-            continue
-        fmt = FORMATS.get(settings.input_format or "") or detect_format(first)
-        if fmt is not None and hasattr(fmt, "Collector"):
-            return [source]
+        if isinstance(first, sources.Record) and _grouped(reader, first):
+            return [source]  # a stream of sessions: its spans would defer every line
     return parts
 
 
@@ -152,35 +203,68 @@ def _work(source: sources.Source) -> _Result:
     return audit_source(source, _worker_settings)
 
 
-def audit_source(source: sources.Source, settings: Settings) -> _Result:
-    """Audit one file (or stdin)."""
+def audit_source(
+    source: sources.Source, settings: Settings, only: list[int] | None = None
+) -> _Result:
+    """Audit one file (or stdin), or a span of it; with `only`, just those lines of it.
+
+    In a span (`--jobs`), records of a format whose conversations run over several lines are
+    not read but deferred (`_Result.deferred`): the parent reads them all, in order, with
+    `only`, once every span of the file is done.
+    """
     result = _Result()
     auditor = _Auditor(settings, result)
     reader = FileReader(settings.input_format)
+    walked_text = source.kind == "text" and not source.explicit
     records = 0
     try:
-        for record in sources.read(source):
+        stream = sources.read(source) if only is None else sources.read_only(source, only)
+        for record in stream:
             records += 1
             if isinstance(record, sources.InvalidRecord):
+                if walked_text:  # found by a walk and not even text: not a transcript
+                    result.counts += Counts(skipped_files=1)
+                    records -= 1
+                    continue
                 auditor.invalid(record)
                 continue
-            if record.kind == "text" and not source.explicit and detect_format(record) is None:
-                result.counts = result.counts + Counts(skipped_files=1)
+            if walked_text and detect_format(record) is None:
+                result.counts += Counts(skipped_files=1)
                 records -= 1
+                continue
+            if source.span is not None and _grouped(reader, record):
+                result.deferred.append(record.location.line or 0)
                 continue
             start = len(result.findings)
             auditor.feed(reader.feed(record), record)
             if record.document is not None:
                 _resolve_lines(result.findings, start, record.document)
+            auditor.route_unread(start)
+        start = len(result.findings)
         auditor.feed(reader.finish(), None)
+        auditor.route_unread(start)
     except OSError as exc:
         result.errors.append(
             RunError("path", f"{source.path}: {sources.os_reason(exc)}", source.path)
         )
-    # A file cut into spans for --jobs is one file: its first span counts it.
-    files = 0 if source.span is not None and source.span.start > 0 else 1
-    result.counts = result.counts + Counts(files=files, records=records)
+    # A file cut into spans for --jobs is one file: its first span counts it; deferred lines
+    # were counted by their span.
+    spanned = source.span is not None and source.span.start > 0
+    if only is not None:
+        records, files = 0, 0
+    else:
+        files = 0 if spanned else 1
+    result.counts += Counts(files=files, records=records)
     return result
+
+
+def _grouped(reader: FileReader, record: sources.Record) -> bool:
+    """The record is of a format whose conversations span records (it has a Collector)."""
+    try:
+        fmt = reader.format_of(record)
+    except Exception:  # the record boundary reports it when the record is read
+        return False
+    return fmt is not None and hasattr(fmt, "Collector")
 
 
 class _Auditor:
@@ -201,14 +285,31 @@ class _Auditor:
         if self.in001 is None:
             return
         loc = record.location
-        self.result.findings.append(
-            self._finding(
-                self.in001,
-                Violation(record.reason, -1, loc, evidence=record.excerpt),
-                conversation=None,
-                key=_unindexed(loc.pointer),
-            )
+        finding = self._finding(
+            self.in001,
+            Violation(record.reason, -1, loc, evidence=record.excerpt),
+            conversation=None,
+            key=_unindexed(loc.pointer),
         )
+        self._unread(finding)
+
+    def route_unread(self, start: int) -> None:
+        """Move the IN findings added since `start` (lines resolved) into their groups."""
+        findings = self.result.findings
+        if len(findings) == start:
+            return
+        kept = [f for f in findings[start:] if f.code not in _UNREAD]
+        for f in findings[start:]:
+            if f.code in _UNREAD:
+                self._unread(f)
+        findings[start:] = kept
+
+    def _unread(self, finding: Finding) -> None:
+        key = (finding.code, _shape(finding.message))
+        group = self.result.unread.get(key)
+        if group is None:
+            group = self.result.unread[key] = _Unread()
+        group.add(finding)
 
     def feed(self, items: Iterable[Conversation | Problem], record: sources.Record | None) -> None:
         try:
@@ -217,18 +318,14 @@ class _Auditor:
                     self._problem(item)
                 else:
                     self.conversation(item)
-        except Exception as exc:  # a format that crashes loses one record, not the run
+        except Exception as exc:  # FileReader never raises: this is the last net
             where = record.location if record is not None else None
-            place = (
-                f"{where.path}:{where.line}"
-                if where and where.line
-                else (where.path if where else "")
-            )
+            place = f"{where.path}:{where.line}" if where and where.line else ""
             self.result.errors.append(
                 RunError(
                     "format",
                     f"{place}: reading the record failed: {type(exc).__name__}: {exc}",
-                    place,
+                    where.path if where else None,
                 )
             )
 
@@ -243,7 +340,14 @@ class _Auditor:
 
     def conversation(self, conversation: Conversation) -> None:
         result = self.result
-        rep = replay(conversation, self.approvals)
+        try:
+            validate(conversation)
+            rep = replay(conversation, self.approvals)
+        except Exception as exc:  # the record boundary: this conversation, not the run
+            where = conversation.location
+            reason = f"conversation {conversation.id} {unreadable(exc)}"
+            self._problem(Problem(where, reason, conversation.id))
+            return
         result.counts = result.counts + Counts(conversations=1, assistant_turns=len(rep.turns))
         key: str | None = None
         for rule, options in self.checks:
@@ -291,6 +395,73 @@ class _Auditor:
             evidence=v.evidence,
             fingerprint=fingerprint(rule.code, key, turn, v.evidence or v.message),
         )
+
+
+_UNREAD = frozenset({in001.CODE, in002.CODE})
+UNREAD_SHOWN = 20
+"""IN findings of one kind listed one by one per file; the rest are counted in one finding."""
+_UNREAD_SAMPLE = 5
+_NUMBERS = re.compile(r"\d+")
+
+
+def _shape(message: str) -> str:
+    """What makes two unread records alike: their reason, columns and counts aside."""
+    return _NUMBERS.sub("#", message)
+
+
+class _Unread:
+    """The IN findings of one kind in one file: the first `UNREAD_SHOWN` in file order, and how
+    many more there are with the first few of them, so that a megabyte of `{}` lines is one
+    screen, not a million findings. Joining two groups gives what one group would have been
+    given every finding of both (so spans merge into what a whole-file run reports)."""
+
+    __slots__ = ("more", "sample", "shown")
+
+    def __init__(self) -> None:
+        self.shown: list[Finding] = []
+        self.sample: list[Finding] = []
+        self.more = 0
+
+    def add(self, finding: Finding) -> None:
+        shown = self.shown
+        if len(shown) < UNREAD_SHOWN:
+            insort(shown, finding, key=Finding.sort_key)
+        elif Finding.sort_key(finding) >= Finding.sort_key(shown[-1]):
+            self._spill(finding)  # the common case: records arrive in file order
+        else:
+            insort(shown, finding, key=Finding.sort_key)
+            self._spill(shown.pop())
+
+    def _spill(self, finding: Finding) -> None:
+        self.more += 1
+        sample = self.sample
+        if len(sample) < _UNREAD_SAMPLE:
+            insort(sample, finding, key=Finding.sort_key)
+        elif Finding.sort_key(finding) < Finding.sort_key(sample[-1]):
+            insort(sample, finding, key=Finding.sort_key)
+            sample.pop()
+
+    def absorb(self, other: _Unread) -> None:
+        for finding in other.shown:
+            self.add(finding)
+        self.more += other.more - len(other.sample)
+        for finding in other.sample:
+            self._spill(finding)
+
+    def findings(self) -> list[Finding]:
+        if not self.more:
+            return list(self.shown)
+        sample = self.sample
+        first = sample[0]
+        lines = ", ".join(str(f.line) for f in sample if f.line is not None)
+        where = f" (lines {lines}{', …' if self.more > len(sample) else ''})" if lines else ""
+        summary = replace(
+            first,
+            message=f"{self.more} more like this{where}: {first.message}",
+            conversation=None,
+            fingerprint=fingerprint(first.code, "unread", None, _shape(first.message)),
+        )
+        return [*self.shown, summary]
 
 
 def conversation_key(conversation: Conversation) -> str:

@@ -237,6 +237,24 @@ def read(source: Source) -> Iterator[Record | InvalidRecord]:
         yield from _read_stream(source, raw, source.kind)
 
 
+def read_only(source: Source, lines: list[int]) -> Iterator[Record | InvalidRecord]:
+    """The records on the given lines (ascending) of an uncompressed JSON Lines file.
+
+    For `--jobs`: a worker defers the lines it must not read alone, and the parent reads them
+    here, once every span of the file is done.
+    """
+    wanted = iter(lines)
+    target = next(wanted, None)
+    with open(source.path, "rb") as fp:
+        for number, line in enumerate(fp, 1):
+            if target is None:
+                return
+            if number != target:
+                continue
+            target = next(wanted, None)
+            yield from read_lines(source.path, [line.removeprefix(_BOM)], number)
+
+
 def _read_stream(source: Source, raw: IO[bytes], kind: Kind) -> Iterator[Record | InvalidRecord]:
     head = raw.peek(2)[:2] if hasattr(raw, "peek") else b""
     fp: IO[bytes] = raw

@@ -24,11 +24,11 @@ from auditor.formats import (
     swe_agent,
     tau,
 )
-from auditor.formats._common import Problem
-from auditor.model import Conversation
+from auditor.formats._common import Problem, unreadable
+from auditor.model import Conversation, Location
 from auditor.sources import Record
 
-__all__ = ["FORMATS", "FileReader", "Problem"]
+__all__ = ["FORMATS", "FileReader", "Problem", "unreadable"]
 
 # Order matters, most specific first: an exchange holds request bodies in any API's shape; a
 # tau-bench entry holds OpenAI messages; Anthropic and Responses conversations would also pass
@@ -75,32 +75,63 @@ _JSON_TYPES = {type(None): "null", str: "string", int: "number", float: "number"
 
 
 class FileReader:
-    """Reads the records of one file into conversations, holding grouped formats until the end."""
+    """Reads the records of one file into conversations, holding grouped formats until the end.
+
+    This is the record boundary: whatever a record holds, reading it yields Conversations and
+    Problems and never raises. A reader that breaks on a record (a `type` that is a list, values
+    nested a thousand deep) costs the part of the record it was reading, reported as a Problem
+    with its location; the next record, and the next unit of the same document
+    (`_common.read_each`), are read as usual.
+    """
 
     def __init__(self, forced: str | None = None) -> None:
         self._forced = FORMATS[forced] if forced else None
         self._collectors: dict[str, object] = {}
+        self._path: str | None = None
+
+    def format_of(self, record: Record) -> ModuleType | None:
+        """The format that reads the record: the forced one, or the first that detects it."""
+        if self._forced is not None:
+            return self._forced
+        return detect(record)
 
     def feed(self, record: Record) -> Iterator[Conversation | Problem]:
-        fmt = self._forced
-        if fmt is None:
-            fmt = detect(record)
+        self._path = record.location.path
+        try:
+            fmt = self._forced
             if fmt is None:
-                yield Problem(record.location, describe(record))
+                fmt = detect(record)
+                if fmt is None:
+                    yield Problem(record.location, describe(record))
+                    return
+            elif not fmt.detect(record):
+                yield Problem(record.location, f"not a {fmt.NAME} record: {describe(record)}")
                 return
-        elif not fmt.detect(record):
-            yield Problem(record.location, f"not a {fmt.NAME} record: {describe(record)}")
+        except Exception as exc:
+            yield Problem(record.location, unreadable(exc))
             return
         collector_type = getattr(fmt, "Collector", None)
         if collector_type is None:
-            yield from fmt.parse(record)
+            yield from _guarded(fmt.parse(record), record.location)
             return
         collector = self._collectors.get(fmt.NAME)
         if collector is None:
             collector = self._collectors[fmt.NAME] = collector_type()
-        yield from collector.add(record)  # type: ignore[attr-defined]
+        yield from _guarded(collector.add(record), record.location)  # type: ignore[attr-defined]
 
     def finish(self) -> Iterator[Conversation | Problem]:
-        for collector in self._collectors.values():
-            yield from collector.finish()  # type: ignore[attr-defined]
-        self._collectors.clear()
+        collectors, self._collectors = self._collectors, {}
+        for collector in collectors.values():
+            # Collectors guard each conversation they close; this catches what they miss.
+            where = Location(self._path or "")
+            yield from _guarded(collector.finish(), where)  # type: ignore[attr-defined]
+
+
+def _guarded(
+    items: Iterator[Conversation | Problem], location: Location
+) -> Iterator[Conversation | Problem]:
+    """The items, then a Problem in place of the rest if reading them raised."""
+    try:
+        yield from items
+    except Exception as exc:
+        yield Problem(location, unreadable(exc))

@@ -33,6 +33,7 @@ from auditor.formats._common import (
     fallback_id,
     freeze,
     own_id,
+    read_each,
     tool_specs,
 )
 from auditor.model import Conversation, Location, Message, ToolSpec
@@ -78,15 +79,7 @@ class Collector:
     def add(self, record: Record) -> Iterator[Conversation | Problem]:
         value, location = record.value, record.location
         if isinstance(value, list):
-            for i, item in enumerate(value):
-                if isinstance(item, dict) and is_exchange(item):
-                    yield from self._exchange(item, location.child(i))
-                else:
-                    yield Problem(
-                        location.child(i),
-                        "expected an exchange object with `request` and `response`",
-                        evidence=excerpt_json(item),
-                    )
+            yield from read_each(_exchanges(value, location), self._exchange)
         elif is_exchange(value):
             yield from self._exchange(value, location)
         else:
@@ -96,8 +89,7 @@ class Collector:
 
     def finish(self) -> Iterator[Conversation | Problem]:
         threads, self._threads = self._threads, []
-        for thread in threads:
-            yield thread.conversation()
+        yield from read_each(((t, t.location) for t in threads), _Thread.conversations)
 
     def _exchange(self, value: dict, location: Location) -> Iterator[Problem]:
         problems: list[Problem] = []
@@ -151,6 +143,18 @@ class Collector:
         return best, len(best.keys) if best is not None else 0
 
 
+def _exchanges(items: list, location: Location) -> Iterator[tuple[dict, Location] | Problem]:
+    for i, item in enumerate(items):
+        if isinstance(item, dict) and is_exchange(item):
+            yield item, location.child(i)
+        else:
+            yield Problem(
+                location.child(i),
+                "expected an exchange object with `request` and `response`",
+                evidence=excerpt_json(item),
+            )
+
+
 class _Thread:
     """One conversation as its exchanges arrive."""
 
@@ -171,8 +175,8 @@ class _Thread:
         for spec in tools or ():
             self.tools.setdefault(spec.name, spec)
 
-    def conversation(self) -> Conversation:
-        return Conversation(
+    def conversations(self, _: Location) -> Iterator[Conversation]:
+        yield Conversation(
             self.id,
             NAME,
             self.location,

@@ -36,8 +36,10 @@ from auditor.formats._common import (
     collected,
     fallback_id,
     freeze,
+    read_each,
     text_of,
     tool_specs,
+    type_of,
 )
 from auditor.model import ApprovalDecision, ApprovalRequest, Conversation, Location, ToolSpec
 from auditor.sources import Record
@@ -53,7 +55,7 @@ def detect(record: Record) -> bool:
     value = record.value
     if record.kind != "json" or not isinstance(value, dict) or "messages" in value:
         return False
-    kind = value.get("type")
+    kind = type_of(value)
     if kind in CODEX_LINES:
         return isinstance(value.get("payload"), dict)
     if kind in KEYLESS and ("leafUuid" in value or "messageId" in value):
@@ -80,7 +82,7 @@ class Collector:
 
     def add(self, record: Record) -> Iterator[Conversation | Problem]:
         value, location = record.value, record.location
-        if value.get("type") in CODEX_LINES:
+        if type_of(value) in CODEX_LINES:
             self._codex_line(value, location)
         else:
             key = _key(value)
@@ -94,8 +96,7 @@ class Collector:
 
     def finish(self) -> Iterator[Conversation | Problem]:
         sessions, self._sessions, self._codex = self._sessions, {}, None
-        for session in sessions.values():
-            yield from session.finish()
+        yield from read_each(((s, s.location) for s in sessions.values()), _Session.close)
 
     def _codex_line(self, value: dict, location: Location) -> None:
         kind, payload = value["type"], value["payload"]
@@ -149,6 +150,12 @@ def _key(value: dict) -> str | None:
     return key
 
 
+def _chat(value: dict) -> bool:
+    """A `type: message` line that is an OpenAI chat message, not a Responses item: it carries
+    the chat API's call or result fields, which the Responses reader would drop."""
+    return "tool_calls" in value or "tool_call_id" in value or "function_call" in value
+
+
 class _Session:
     """One conversation as its lines arrive."""
 
@@ -185,11 +192,11 @@ class _Session:
     def line(self, value: dict, location: Location) -> None:
         for spec in tool_specs(value.get("tools")) or ():
             self.tools.setdefault(spec.name, spec)
-        kind = value.get("type")
+        kind = type_of(value)
         message = value.get("message")
         if isinstance(message, dict) and isinstance(message.get("role"), str):
             self.message(message, location.child("message"))
-        elif kind in responses.ITEM_TYPES:
+        elif kind in responses.ITEM_TYPES and not (kind == "message" and _chat(value)):
             self.items.add(value, location)
         elif isinstance(value.get("role"), str):
             self.message(value, location)
@@ -240,7 +247,7 @@ class _Session:
             )
         self.append(draft)
 
-    def finish(self) -> Iterator[Conversation | Problem]:
+    def close(self, _: Location) -> Iterator[Conversation | Problem]:
         self.items.close()
         if not self.drafts:
             kinds = ", ".join(f"`{k}`" for k in sorted(self.events)[:5])
