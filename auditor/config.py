@@ -32,11 +32,12 @@ from auditor.errors import ConfigError
 from auditor.findings import Severity
 from auditor.formats import FORMATS
 from auditor.rules import FAMILIES, Rule
+from auditor.sources import MAX_RECORD_BYTES
 
 FAIL_ON = ("error", "warning", "note", "never")
 DEFAULT_FAIL_ON = "warning"
 PYPROJECT = "pyproject.toml"
-KEYS = ("select", "ignore", "fail-on", "exclude", "severity")
+KEYS = ("select", "ignore", "fail-on", "exclude", "severity", "max-record-mb")
 TABLES = {name: prefix for prefix, name in FAMILIES.items()}
 """Option table name -> rule family prefix (`loops` -> `LP`)."""
 
@@ -58,6 +59,8 @@ class Settings:
     """Globs of paths not to read (see `sources.Exclude`)."""
     root: str = "."
     """The directory `exclude` globs are relative to: the configuration file's own."""
+    max_record_bytes: int = MAX_RECORD_BYTES
+    """A line or document larger than this is IN001, skipped unread (`max-record-mb`)."""
 
     def severity_of(self, rule: Rule) -> Severity:
         return self.severity.get(rule.code, rule.severity)
@@ -214,7 +217,17 @@ def build(
         options=rule_options(file, registry.RULES) if file is not None else {},
         exclude=tuple(_strings(file, values, "exclude")),
         root=str(file.path.parent) if file is not None else ".",
+        max_record_bytes=_record_limit(file),
     )
+
+
+def _record_limit(file: FileConfig | None) -> int:
+    value = file.values.get("max-record-mb") if file is not None else None
+    if value is None:
+        return MAX_RECORD_BYTES
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise file.error(f"max-record-mb must be an integer >= 1, got {_show(value)}")  # type: ignore[union-attr]
+    return value * 1024 * 1024
 
 
 def _strings(file: FileConfig | None, values: Mapping[str, Any], key: str) -> list[str]:

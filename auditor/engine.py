@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import multiprocessing
+import os
 import re
 from bisect import insort
 from collections import defaultdict
@@ -158,7 +159,7 @@ def _spans(source: sources.Source, settings: Settings, jobs: int) -> list[source
         return parts
     reader = FileReader(settings.input_format)
     for part in parts:
-        first = next(iter(sources.read(part)), None)
+        first = next(iter(sources.read(part, settings.max_record_bytes)), None)
         if isinstance(first, sources.Record) and _grouped(reader, first):
             return [source]  # a stream of sessions: its spans would defer every line
     return parts
@@ -214,11 +215,12 @@ def audit_source(
     """
     result = _Result()
     auditor = _Auditor(settings, result)
-    reader = FileReader(settings.input_format)
+    reader = FileReader(settings.input_format, _rereader(source, settings, only))
     walked_text = source.kind == "text" and not source.explicit
     records = 0
     try:
-        stream = sources.read(source) if only is None else sources.read_only(source, only)
+        limit = settings.max_record_bytes
+        stream = sources.read(source, limit) if only is None else sources.read_only(source, only)
         for record in stream:
             records += 1
             if isinstance(record, sources.InvalidRecord):
@@ -256,6 +258,24 @@ def audit_source(
         files = 0 if spanned else 1
     result.counts += Counts(files=files, records=records)
     return result
+
+
+REREAD_AT_LEAST = 16 * 1024 * 1024
+"""Files this large may be read twice by collectors that close conversations early."""
+
+
+def _rereader(
+    source: sources.Source, settings: Settings, only: list[int] | None
+) -> Callable[[], Iterable[object]] | None:
+    """A way to read a large regular file again, so session streams hold only open sessions."""
+    if only is not None or source.span is not None or source.path == "-":
+        return None
+    try:
+        if os.path.getsize(source.path) < REREAD_AT_LEAST:
+            return None
+    except OSError:
+        return None
+    return lambda: sources.read(source, settings.max_record_bytes)
 
 
 def _grouped(reader: FileReader, record: sources.Record) -> bool:

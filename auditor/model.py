@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from auditor.canonical import TOO_DEEP, depth_exceeds
+
 Origin = Literal["structured", "text"]
 
 
@@ -194,6 +196,9 @@ def validate(conversation: Conversation) -> None:
             type(decision.request_id) is not str or type(decision.approved) is not bool
         ):
             raise ModelError(f"message {message.index}: an approval decision of the wrong type")
+        for approved in (request, decision):
+            if approved is not None and depth_exceeds(approved.arguments):
+                raise ModelError(f"message {message.index}: approval arguments {TOO_DEEP}")
     for spec in conversation.tools or ():
         if type(spec.name) is not str:
             raise ModelError("a declared tool's name is not a string")

@@ -11,7 +11,7 @@ import os
 import stat
 import sys
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 from typing import IO, Any, Literal
@@ -29,6 +29,10 @@ _GZIP_MAGIC = b"\x1f\x8b"
 _BOM = b"\xef\xbb\xbf"
 # What a broken or truncated .gz raises part-way through a read.
 _STREAM_ERRORS = (OSError, EOFError, zlib.error)
+MAX_RECORD_BYTES = 128 * 1024 * 1024
+"""The default bound on one line or one document (`max-record-mb`): past it a record is IN001
+and is never held in memory, so a 4 MB .gz expanding to one 4 GiB line cannot exhaust it."""
+_DRAIN = 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,6 +180,9 @@ def discover(
             continue
         if stat.S_ISDIR(st.st_mode):
             yield from _walk(path, st, seen, exclude)
+        elif not stat.S_ISREG(st.st_mode):
+            # /dev/zero never ends and a FIFO may never open: only files and stdin are read.
+            yield PathError(path, f"is {_special(st.st_mode)}, not a file (pipe it in: `audit -`)")
         else:
             kind, compressed = kind_of(path)
             yield Source(path, kind, compressed, True)
@@ -217,24 +224,35 @@ def _walk(
             yield Source(path, kind, compressed, False)
 
 
+def _special(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a device"
+
+
 def os_reason(exc: OSError) -> str:
     return (exc.strerror or str(exc)).lower()
 
 
-def read(source: Source) -> Iterator[Record | InvalidRecord]:
-    """The records of one source, in order. Raises OSError only when it cannot be opened."""
+def read(source: Source, limit: int = MAX_RECORD_BYTES) -> Iterator[Record | InvalidRecord]:
+    """The records of one source, in order. Raises OSError only when it cannot be opened.
+
+    A line or document longer than `limit` bytes is an InvalidRecord, skipped without being
+    held; reading goes on after it.
+    """
     if source.span is not None:
         with open(source.path, "rb") as raw:
-            yield from read_lines(
-                source.path, _span_lines(raw, source.span), source.span.first_line
-            )
+            lines = _span_lines(raw, source.span, limit)
+            yield from read_lines(source.path, lines, source.span.first_line)
         return
     if source.path == "-":
         raw: IO[bytes] = sys.stdin.buffer
-        yield from _read_stream(source, raw, source.kind)
+        yield from _read_stream(source, raw, source.kind, limit)
         return
     with open(source.path, "rb") as raw:
-        yield from _read_stream(source, raw, source.kind)
+        yield from _read_stream(source, raw, source.kind, limit)
 
 
 def read_only(source: Source, lines: list[int]) -> Iterator[Record | InvalidRecord]:
@@ -255,29 +273,62 @@ def read_only(source: Source, lines: list[int]) -> Iterator[Record | InvalidReco
             yield from read_lines(source.path, [line.removeprefix(_BOM)], number)
 
 
-def _read_stream(source: Source, raw: IO[bytes], kind: Kind) -> Iterator[Record | InvalidRecord]:
+def _read_stream(
+    source: Source, raw: IO[bytes], kind: Kind, limit: int
+) -> Iterator[Record | InvalidRecord]:
     head = raw.peek(2)[:2] if hasattr(raw, "peek") else b""
     fp: IO[bytes] = raw
     if source.compressed or head == _GZIP_MAGIC:
         fp = gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[assignment]
     if kind == "sniff":
-        yield from _read_sniffed(source.path, fp)
+        yield from _read_sniffed(source.path, fp, limit)
     elif kind == "jsonl":
-        yield from read_lines(source.path, fp)
+        yield from read_lines(source.path, bounded_lines(fp, limit))
     elif kind == "document":
-        yield from _read_document(source.path, fp)
+        yield from _read_whole(source.path, fp, limit, parse_document)
     else:
-        yield from _read_text(source.path, fp)
+        yield from _read_whole(source.path, fp, limit, _text)
 
 
-def _span_lines(fp: IO[bytes], span: Span) -> Iterator[bytes]:
-    fp.seek(span.start)
-    position = span.start
-    while position < span.end:
-        line = fp.readline()
+class Overlong(bytes):
+    """Stands for a line longer than the limit, which was skipped, not read."""
+
+    size: int
+    limit: int
+
+
+def _overlong(size: int, limit: int) -> Overlong:
+    marker = Overlong(b"\n")
+    marker.size = size
+    marker.limit = limit
+    return marker
+
+
+def bounded_lines(fp: IO[bytes], limit: int = MAX_RECORD_BYTES) -> Iterator[bytes]:
+    """The lines of a binary file; one longer than `limit` is drained and given as Overlong."""
+    while True:
+        line = fp.readline(limit + 1)
         if not line:
             return
-        position += len(line)
+        if len(line) <= limit or line.endswith(b"\n"):
+            yield line
+            continue
+        size = len(line)
+        while True:  # the rest of the line, read and dropped in bounded chunks
+            chunk = fp.readline(_DRAIN)
+            size += len(chunk)
+            if not chunk or chunk.endswith(b"\n"):
+                break
+        yield _overlong(size, limit)
+
+
+def _span_lines(fp: IO[bytes], span: Span, limit: int) -> Iterator[bytes]:
+    fp.seek(span.start)
+    position = span.start
+    for line in bounded_lines(fp, limit):
+        if position >= span.end:
+            return
+        position += line.size if isinstance(line, Overlong) else len(line)
         yield line
 
 
@@ -345,13 +396,16 @@ def read_lines(
         try:
             value = reader.read(skip_empty=True, allow_none=True)
         except EOFError:
+            yield from guarded.skipped(path, offset)
             break
         except jsonlines.InvalidLineError as exc:
+            yield from guarded.skipped(path, offset)
             line = exc.lineno + offset
             yield InvalidRecord(
                 Location(path, line), _reason(exc.__cause__, in_line=True), _excerpt(exc.line)
             )
             continue
+        yield from guarded.skipped(path, offset)
         yield Record(Location(path, guarded.lineno + offset), value)
     if guarded.error is not None:
         yield _corrupt(path, guarded.lineno + offset + 1, guarded.error)
@@ -368,6 +422,14 @@ class _Guarded:
         self._it = iter(lines)
         self.lineno = 0
         self.error: str | None = None
+        self.overlong: list[tuple[int, Overlong]] = []
+        """Lines too long to read, handed to jsonlines as blank lines."""
+
+    def skipped(self, path: str, offset: int) -> Iterator[InvalidRecord]:
+        """The over-long lines met since the last call, as InvalidRecords."""
+        for line, marker in self.overlong:
+            yield too_large(Location(path, line + offset), marker.size, "line", marker.limit)
+        self.overlong.clear()
 
     def __iter__(self) -> Iterator[bytes]:
         return self
@@ -381,6 +443,9 @@ class _Guarded:
             self.error = str(exc) or type(exc).__name__
             raise StopIteration from None
         self.lineno += 1
+        if isinstance(line, Overlong):
+            self.overlong.append((self.lineno, line))
+            return b"\n"
         if self.lineno == 1 and line.startswith(_BOM):
             # jsonlines drops a BOM only after deciding the line is not blank.
             return line[len(_BOM) :]
@@ -394,13 +459,39 @@ def _corrupt(path: str, line: int, error: object) -> InvalidRecord:
     )
 
 
-def _read_document(path: str, fp: IO[bytes]) -> Iterator[Record | InvalidRecord]:
+def too_large(location: Location, size: int, what: str, limit: int) -> InvalidRecord:
+    """A record past the size bound, skipped unread."""
+    return InvalidRecord(
+        location,
+        f"{what} of {_size(size)} is larger than the limit of {_size(limit)}: not read "
+        "(`max-record-mb` raises the limit)",
+    )
+
+
+def _size(size: int) -> str:
+    return f"{size / (1024 * 1024):,.0f} MiB" if size >= 10 * 1024 * 1024 else f"{size:,} bytes"
+
+
+def _read_whole(
+    path: str,
+    fp: IO[bytes],
+    limit: int,
+    parse: Callable[[str, bytes], Iterator[Record | InvalidRecord]],
+) -> Iterator[Record | InvalidRecord]:
+    """A whole document or text file, unless it is larger than `limit`."""
     try:
-        data = fp.read()
+        data = fp.read(limit + 1)
+        if len(data) > limit:
+            size = len(data)
+            del data
+            while chunk := fp.read(_DRAIN):
+                size += len(chunk)
+            yield too_large(Location(path, 1), size, "document", limit)
+            return
     except _STREAM_ERRORS as exc:
         yield _corrupt(path, 1, exc)
         return
-    yield from parse_document(path, data)
+    yield from parse(path, data)
 
 
 def parse_document(path: str, data: bytes) -> Iterator[Record | InvalidRecord]:
@@ -428,15 +519,6 @@ def _first_line_is_json(data: bytes) -> bool:
     return _is_json(data.split(b"\n", 1)[0])
 
 
-def _read_text(path: str, fp: IO[bytes]) -> Iterator[Record | InvalidRecord]:
-    try:
-        data = fp.read()
-    except _STREAM_ERRORS as exc:
-        yield _corrupt(path, 1, exc)
-        return
-    yield from _text(path, data)
-
-
 def _text(path: str, data: bytes) -> Iterator[Record | InvalidRecord]:
     """A whole text file as one record (a transcript in a text format)."""
     if data.startswith(_BOM):
@@ -454,35 +536,44 @@ def _text(path: str, data: bytes) -> Iterator[Record | InvalidRecord]:
     yield Record(Location(path), text, kind="text")
 
 
-def _read_sniffed(path: str, fp: IO[bytes]) -> Iterator[Record | InvalidRecord]:
+def _read_sniffed(path: str, fp: IO[bytes], limit: int) -> Iterator[Record | InvalidRecord]:
     """stdin or an unknown suffix: decide from the first non-blank line.
 
     JSON Lines if that line is JSON; one document if it opens one (`{` or `[` on a line of its
     own, as pretty-printers write); otherwise text if the whole input is UTF-8 (a transcript),
     and JSON Lines again if it is not, so that binary garbage is reported line by line.
     """
+    lines = bounded_lines(fp, limit)
+    leading: list[bytes] = []
     try:
-        leading: list[bytes] = []
-        first = fp.readline()
-        while first and not first.strip():
+        first = next(lines, b"")
+        while first and (isinstance(first, Overlong) or not first.strip()):
             leading.append(first)
-            first = fp.readline()
+            first = next(lines, b"")
     except _STREAM_ERRORS as exc:
         yield _corrupt(path, 1, exc)
-        return
-    if not first:
         return
     stripped = first.removeprefix(_BOM).strip()
     opens_json = stripped[:1] in (b"{", b"[")
-    if opens_json and _is_json(stripped):
-        yield from read_lines(path, _chain([*leading, first], fp))
+    if not first or (opens_json and _is_json(stripped)):
+        yield from read_lines(path, _chain([*leading, first], lines))
         return
+    if any(isinstance(line, Overlong) for line in leading):
+        yield from read_lines(path, _chain([*leading, first], lines))  # not one document
+        return
+    head = b"".join([*leading, first])
     try:
-        rest = fp.read()
+        rest = fp.read(max(limit + 1 - len(head), 0))
+        if len(head) + len(rest) > limit:
+            size = len(head) + len(rest)
+            while chunk := fp.read(_DRAIN):
+                size += len(chunk)
+            yield too_large(Location(path, 1), size, "document", limit)
+            return
     except _STREAM_ERRORS as exc:
         yield _corrupt(path, 1, exc)
         return
-    data = b"".join([*leading, first, rest])
+    data = head + rest
     if opens_json:
         yield from parse_document(path, data)
         return

@@ -30,6 +30,9 @@ from pathlib import Path
 
 import orjson
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import shapes  # a sibling module of this script
+
 OUT = Path(__file__).resolve().parent / "out"
 WORDS = [
     "reservation",
@@ -326,6 +329,8 @@ def main() -> None:
         "targets: audit >= 0.5x orjson on one core; --jobs 2 >= 1.6x --jobs 1; "
         "peak RSS < 150 MB on 1 GB"
     )
+    if os.environ.get("BENCH_SHAPES", "1") != "0":
+        shapes.main(audit_run)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ first, so that adding a format means adding its module and one line here.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from types import ModuleType
 
 from auditor.formats import (
@@ -84,8 +84,12 @@ class FileReader:
     (`_common.read_each`), are read as usual.
     """
 
-    def __init__(self, forced: str | None = None) -> None:
+    def __init__(
+        self, forced: str | None = None, reread: Callable[[], Iterable[object]] | None = None
+    ) -> None:
+        """`reread` reads the file again from its start, for collectors that look ahead."""
         self._forced = FORMATS[forced] if forced else None
+        self._reread = reread
         self._collectors: dict[str, object] = {}
         self._path: str | None = None
 
@@ -116,7 +120,9 @@ class FileReader:
             return
         collector = self._collectors.get(fmt.NAME)
         if collector is None:
-            collector = self._collectors[fmt.NAME] = collector_type()
+            rereads = getattr(collector_type, "rereads", False) and self._reread is not None
+            made = collector_type(self._reread) if rereads else collector_type()
+            collector = self._collectors[fmt.NAME] = made
         yield from _guarded(collector.add(record), record.location)  # type: ignore[attr-defined]
 
     def finish(self) -> Iterator[Conversation | Problem]:

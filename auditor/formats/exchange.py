@@ -71,10 +71,19 @@ def parse(record: Record) -> Iterator[Conversation | Problem]:
 
 
 class Collector:
-    """Joins the exchanges of one file into conversations, each turn once."""
+    """Joins the exchanges of one file into conversations, each turn once.
+
+    Threads are indexed, so joining stays linear in the size of the log however many
+    conversations it holds: by the response ids they produced, by their own id, and by a
+    running hash of their message keys (a request continues the thread whose messages it
+    starts with: each prefix hash of the request is looked up once).
+    """
 
     def __init__(self) -> None:
         self._threads: list[_Thread] = []
+        self._by_response: dict[str, _Thread] = {}
+        self._by_own: dict[str, _Thread] = {}
+        self._by_prefix: dict[int, list[_Thread]] = {}
 
     def add(self, record: Record) -> Iterator[Conversation | Problem]:
         value, location = record.value, record.location
@@ -89,6 +98,7 @@ class Collector:
 
     def finish(self) -> Iterator[Conversation | Problem]:
         threads, self._threads = self._threads, []
+        self._by_response, self._by_own, self._by_prefix = {}, {}, {}
         yield from read_each(((t, t.location) for t in threads), _Thread.conversations)
 
     def _exchange(self, value: dict, location: Location) -> Iterator[Problem]:
@@ -109,38 +119,68 @@ class Collector:
                 got, listed = _response(body, here, problems)
                 response_id = as_id(body.get("id"))
                 tools = (tools or ()) + listed or None
-        thread, known = self._continued(sent, previous, own)
+        keys = [_key(m) for m in sent]
+        thread, known = self._continued(keys, previous, own)
         if thread is None:
             thread = _Thread(own or fallback_id(location), own is not None, location)
+            thread.seq = len(self._threads)
             self._threads.append(thread)
-        thread.extend(sent[known:])
-        thread.extend(got)
+            if own is not None:
+                self._by_own[own] = thread
+        self._unindex(thread)
+        thread.extend(sent[known:], keys[known:])
+        thread.extend(got, [_key(m) for m in got])
+        self._index(thread)
         thread.add_tools(tools)
         if response_id is not None:
             thread.responses.add(response_id)
+            self._by_response[response_id] = thread
         yield from attach(problems, thread.id)
 
     def _continued(
-        self, sent: list[Message], previous: str | None, own: str | None
+        self, keys: list[tuple], previous: str | None, own: str | None
     ) -> tuple[_Thread | None, int]:
         """The conversation this request continues, and how many of its messages it repeats.
 
         A request naming the previous response, or the conversation by its id, sends only what
         is new (unless it repeats the conversation all the same); otherwise the request must
-        start with everything an earlier conversation holds.
+        start with everything an earlier conversation holds: the longest such conversation,
+        the latest of equals.
         """
-        keys = [_key(m) for m in sent]
-        for thread in reversed(self._threads):
-            if previous in thread.responses or (thread.own and own == thread.id):
-                n = len(thread.keys)
-                return thread, n if keys[:n] == thread.keys else 0
+        named = self._by_response.get(previous) if previous is not None else None
+        if named is None and own is not None:
+            named = self._by_own.get(own)
+        if named is not None:
+            n = len(named.keys)
+            return named, n if keys[:n] == named.keys else 0
         best: _Thread | None = None
-        for thread in reversed(self._threads):
-            n = len(thread.keys)
-            longer = best is None or n > len(best.keys)
-            if n and n <= len(keys) and longer and keys[:n] == thread.keys:
-                best = thread
+        for n, digest in enumerate(_prefix_hashes(keys), 1):
+            for thread in self._by_prefix.get(digest, ()):
+                if len(thread.keys) != n or keys[:n] != thread.keys:
+                    continue  # a hash collision, or an entry since extended
+                if best is None or n > len(best.keys) or thread.seq > best.seq:
+                    best = thread
         return best, len(best.keys) if best is not None else 0
+
+    def _unindex(self, thread: _Thread) -> None:
+        if thread.keys:
+            entries = self._by_prefix.get(thread.digest)
+            if entries is not None:
+                entries.remove(thread)
+                if not entries:
+                    del self._by_prefix[thread.digest]
+
+    def _index(self, thread: _Thread) -> None:
+        if thread.keys:
+            self._by_prefix.setdefault(thread.digest, []).append(thread)
+
+
+def _prefix_hashes(keys: list[tuple]) -> Iterator[int]:
+    """The running hash of each prefix of the keys: one step per key."""
+    digest = 0
+    for key in keys:
+        digest = hash((digest, key))
+        yield digest
 
 
 def _exchanges(items: list, location: Location) -> Iterator[tuple[dict, Location] | Problem]:
@@ -162,14 +202,20 @@ class _Thread:
         self.id = cid
         self.own = own
         self.location = location
+        self.seq = 0
+        """Creation order among the file's threads."""
         self.messages: list[Message] = []
         self.keys: list[tuple] = []
+        self.digest = 0
+        """The running hash of `keys` (see `_prefix_hashes`)."""
         self.responses: set[str] = set()
         self.tools: dict[str, ToolSpec] = {}
 
-    def extend(self, messages: list[Message]) -> None:
+    def extend(self, messages: list[Message], keys: list[tuple]) -> None:
         self.messages.extend(messages)
-        self.keys.extend(_key(m) for m in messages)
+        self.keys.extend(keys)
+        for key in keys:
+            self.digest = hash((self.digest, key))
 
     def add_tools(self, tools: tuple[ToolSpec, ...] | None) -> None:
         for spec in tools or ():

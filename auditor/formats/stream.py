@@ -25,7 +25,7 @@ approval policy) is not modelled: the rollouts do not log the person's decisions
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from auditor.formats import anthropic, responses
 from auditor.formats._common import (
@@ -74,13 +74,27 @@ def parse(record: Record) -> Iterator[Conversation | Problem]:
 
 
 class Collector:
-    """The sessions of one file, in the order their first line appears."""
+    """The sessions of one file, in the order their first line appears.
 
-    def __init__(self) -> None:
+    A session is held until its last line. Given `reread` (the engine does so for large files it
+    can read twice), the collector first reads the file once to learn the line each session
+    ends on and closes every session there; without it, sessions are closed at the end of the
+    file, and memory grows with the sessions open at once.
+    """
+
+    rereads = True
+    """FileReader hands `reread` to this collector."""
+
+    def __init__(self, reread: Callable[[], Iterable[object]] | None = None) -> None:
         self._sessions: dict[str, _Session] = {}
         self._codex: _Session | None = None
+        self._reread = reread
+        self._ends: dict[str, int] = {}
 
     def add(self, record: Record) -> Iterator[Conversation | Problem]:
+        if self._reread is not None:
+            self._ends = session_ends(self._reread())
+            self._reread = None
         value, location = record.value, record.location
         if type_of(value) in CODEX_LINES:
             self._codex_line(value, location)
@@ -91,6 +105,9 @@ class Collector:
                 if session is None:
                     session = self._sessions[key] = _Session(key, True, location)
                 session.line(value, location)
+                if self._ends.get(key) == location.line:  # its last line: close it now
+                    del self._sessions[key]
+                    yield from read_each([(session, location)], _Session.close)
         if record.document is not None:  # a document is the whole file: nothing can follow
             yield from self.finish()
 
@@ -132,6 +149,21 @@ class Collector:
             self._sessions[key] = session
         self._codex = session
         return session
+
+
+def session_ends(records: Iterable[object]) -> dict[str, int]:
+    """The line each session's last line is on, from a first read of the file."""
+    ends: dict[str, int] = {}
+    for record in records:
+        if (
+            isinstance(record, Record)
+            and detect(record)
+            and type_of(record.value) not in CODEX_LINES
+        ):
+            key = _key(record.value)
+            if key is not None and record.location.line is not None:
+                ends[key] = record.location.line
+    return ends
 
 
 def _key(value: dict) -> str | None:
