@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: run test lint format bench docs clean
+.PHONY: run test fuzz lint format bench docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,10 @@ run: $(STAMP)
 ## test: the whole suite
 test: $(DEV_STAMP)
 	$(BIN)/python -m pytest
+
+## fuzz: the property-based tests with AUDITOR_FUZZ (default 30) times their examples: minutes
+fuzz: $(DEV_STAMP)
+	AUDITOR_FUZZ=$${AUDITOR_FUZZ:-30} $(BIN)/python -m pytest tests/test_fuzz.py tests/test_properties.py -q
 
 ## lint: ruff check + ruff format --check
 lint: $(DEV_STAMP)

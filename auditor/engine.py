@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 
 from auditor import sources
 from auditor.config import Settings
-from auditor.findings import Finding, Severity, Violation, fingerprint
+from auditor.findings import Finding, Severity, Violation, excerpt, fingerprint
 from auditor.formats import FileReader, Problem, unreadable
 from auditor.formats import detect as detect_format
 from auditor.jsonpos import pointer_lines
@@ -365,7 +365,7 @@ class _Auditor:
             rep = replay(conversation, self.approvals)
         except Exception as exc:  # the record boundary: this conversation, not the run
             where = conversation.location
-            reason = f"conversation {conversation.id} {unreadable(exc)}"
+            reason = f"conversation {excerpt(conversation.id, 60)} {unreadable(exc)}"
             self._problem(Problem(where, reason, conversation.id))
             return
         result.counts = result.counts + Counts(conversations=1, assistant_turns=len(rep.turns))
