@@ -16,8 +16,10 @@ from auditor.formats import (
     anthropic,
     exchange,
     harmony,
+    inspect_ai,
     multiagent,
     openai,
+    otel,
     responses,
     sharegpt,
     stream,
@@ -35,6 +37,8 @@ __all__ = ["FORMATS", "FileReader", "Problem"]
 # for OpenAI ones (`messages`, or a bare list of `{role, content}`); SWE-agent trajectories
 # have a `history` like multi-agent chats.
 FORMATS: dict[str, ModuleType] = {
+    otel.NAME: otel,
+    inspect_ai.NAME: inspect_ai,
     exchange.NAME: exchange,
     tau.NAME: tau,
     anthropic.NAME: anthropic,

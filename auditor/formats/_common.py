@@ -49,6 +49,16 @@ def excerpt_json(value: Any, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def json_text(value: Any) -> str:
+    """A JSON value as compact text (a tool result logged as an object); a string stays itself."""
+    if isinstance(value, str):
+        return value
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:
+        return repr(value)
+
+
 def text_of(content: Any) -> str:
     """The text of a message's content: a string, or the text parts of a list of parts."""
     if content is None:

@@ -7,6 +7,13 @@ Messages (`messages` with content blocks, a response with `content`), Responses 
 `instructions`, a response with `output`). A lone response body (`{"type": "message", …}`,
 `{"object": "response", …}`, `{"object": "chat.completion", …}`) is a one-turn snapshot.
 
+Two more APIs are read as dialects: Gemini `generateContent` (`contents` of `{role, parts}`,
+`functionCall`/`functionResponse` parts, a response with `candidates`) and Bedrock `Converse`
+(`messages` with `toolUse`/`toolResult` blocks, a response with `output.message`); see
+`_gemini` and `_bedrock`. Recordings made with nock (`{scope, method, path, body, status,
+response}`) are exchanges too. An exchange whose request is a JSON-RPC message is MCP traffic
+recorded beside the model calls (the tool side of the same run): it holds no turn and is skipped.
+
 Each request repeats the conversation so far, so exchanges overlap: an exchange whose request
 starts with everything an earlier conversation holds (same roles, user and assistant text,
 call and result ids) continues it, as does a Responses request naming an earlier response in
@@ -22,7 +29,7 @@ from dataclasses import replace
 
 import orjson
 
-from auditor.formats import anthropic, openai, responses
+from auditor.formats import _bedrock, _gemini, anthropic, openai, responses
 from auditor.formats._common import (
     ID_KEYS,
     Problem,
@@ -51,18 +58,35 @@ def detect(record: Record) -> bool:
 
 
 def is_exchange(value: dict) -> bool:
-    return isinstance(value.get("request"), dict) and "response" in value
+    if isinstance(value.get("request"), dict) and "response" in value:
+        return True
+    # nock: the request body beside the path it went to, and the response body
+    return "response" in value and isinstance(value.get("path"), str) and "body" in value
+
+
+def _unwrapped(value: dict) -> dict:
+    """An exchange as `{request, response}`, whatever the recorder called them."""
+    if isinstance(value.get("request"), dict):
+        return value
+    request = {"url": f"{value.get('scope', '')}{value['path']}", "body": value["body"]}
+    return {"request": request, "response": {"body": value["response"]}}
 
 
 def is_response(value: dict) -> bool:
-    """A response body of one of the three APIs."""
+    """A response body of one of the five APIs."""
     if value.get("type") == "message" and value.get("role") == "assistant":
         # a Responses message item is shaped alike; a response body names its model
         return isinstance(value.get("content"), list) and "model" in value
     kind = value.get("object")
-    return (kind == "response" and isinstance(value.get("output"), list)) or (
+    if (kind == "response" and isinstance(value.get("output"), list)) or (
         kind == "chat.completion" and isinstance(value.get("choices"), list)
-    )
+    ):
+        return True
+    if "candidates" in value:
+        return _gemini.is_response(value) and (
+            "usageMetadata" in value or "modelVersion" in value or "responseId" in value
+        )
+    return "stopReason" in value and _bedrock.is_response(value)
 
 
 def parse(record: Record) -> Iterator[Conversation | Problem]:
@@ -80,7 +104,7 @@ class Collector:
         if isinstance(value, list):
             for i, item in enumerate(value):
                 if isinstance(item, dict) and is_exchange(item):
-                    yield from self._exchange(item, location.child(i))
+                    yield from self._exchange(_unwrapped(item), location.child(i))
                 else:
                     yield Problem(
                         location.child(i),
@@ -88,7 +112,7 @@ class Collector:
                         evidence=excerpt_json(item),
                     )
         elif is_exchange(value):
-            yield from self._exchange(value, location)
+            yield from self._exchange(_unwrapped(value), location)
         else:
             yield from _snapshot(value, location)
         if record.document is not None:  # a document is the whole file: nothing can follow
@@ -105,6 +129,8 @@ class Collector:
         tools: tuple[ToolSpec, ...] | None = None
         previous = own = None
         body, here = _body(value["request"], location.child("request"), problems)
+        if body is not None and "jsonrpc" in body:
+            return  # MCP traffic beside the model calls: the tool side, no turn
         if body is not None:
             sent, tools = _request(body, here, problems)
             previous = as_id(body.get("previous_response_id"))
@@ -121,6 +147,7 @@ class Collector:
         if thread is None:
             thread = _Thread(own or fallback_id(location), own is not None, location)
             self._threads.append(thread)
+        thread.adopt_ids(sent, known)
         thread.extend(sent[known:])
         thread.extend(got)
         thread.add_tools(tools)
@@ -162,10 +189,32 @@ class _Thread:
         self.keys: list[tuple] = []
         self.responses: set[str] = set()
         self.tools: dict[str, ToolSpec] = {}
+        self.idless: list[int] = []
+        """Messages whose calls came without ids (Gemini answers name none; the client does)."""
 
     def extend(self, messages: list[Message]) -> None:
-        self.messages.extend(messages)
-        self.keys.extend(_key(m) for m in messages)
+        for message in messages:
+            if any(c.id is None for c in message.tool_calls):
+                self.idless.append(len(self.messages))
+            self.messages.append(message)
+            self.keys.append(_key(message))
+
+    def adopt_ids(self, sent: list[Message], known: int) -> None:
+        """Give calls logged without an id the ids a later request sends them with."""
+        waiting = []
+        for i in self.idless:
+            if i >= known:
+                waiting.append(i)
+                continue
+            old, new = self.messages[i], sent[i]
+            if len(new.tool_calls) != len(old.tool_calls):
+                continue
+            calls = tuple(
+                replace(c, id=n.id) if c.id is None and n.name == c.name else c
+                for c, n in zip(old.tool_calls, new.tool_calls, strict=True)
+            )
+            self.messages[i] = replace(old, tool_calls=calls)
+        self.idless = waiting
 
     def add_tools(self, tools: tuple[ToolSpec, ...] | None) -> None:
         for spec in tools or ():
@@ -190,8 +239,11 @@ def _key(message: Message) -> tuple:
     if message.role == "approval":
         request, decision = message.approval_request, message.approval_decision
         return ("approval", request and request.id, decision and decision.request_id)
-    calls = tuple(c.id or c.name for c in message.tool_calls)
-    return (message.role, " ".join(message.text.split()), calls)
+    if message.tool_calls:
+        # by name: a Gemini answer names no call id, the next request does; and clients fold
+        # the reasoning into the text they send back (Bedrock with Kimi K2)
+        return (message.role, "", tuple(c.name for c in message.tool_calls))
+    return (message.role, " ".join(message.text.split()), ())
 
 
 def _snapshot(value: dict, location: Location) -> Iterator[Conversation | Problem]:
@@ -239,6 +291,11 @@ def _body(part: dict, location: Location, problems: list[Problem]) -> tuple[dict
 def _request(
     body: dict, location: Location, problems: list[Problem]
 ) -> tuple[list[Message], tuple[ToolSpec, ...] | None]:
+    if _gemini.is_request(body):
+        return list(freeze(_gemini.request(body, location, problems))), _gemini.declared_tools(body)
+    if _bedrock.is_request(body):
+        drafts = _bedrock.request(body, location, problems)
+        return list(freeze(drafts)), _bedrock.declared_tools(body)
     if isinstance(body.get("messages"), list):
         # Chat Completions or Anthropic: the Anthropic reader takes both (and a `system`)
         messages = anthropic.messages(body, location, problems)
@@ -249,7 +306,11 @@ def _request(
         items.close()
         return list(freeze(items.drafts)), responses.declared_tools(body.get("tools"), items.listed)
     problems.append(
-        Problem(location, "request body has neither `messages` nor `input`", evidence=_keys(body))
+        Problem(
+            location,
+            "request body has none of `messages`, `input`, `contents`",
+            evidence=_keys(body),
+        )
     )
     return [], None
 
@@ -273,6 +334,10 @@ def _response(
                 Problem(location.child("choices", 0), "expected a choice with a `message`")
             )
         return [], ()
+    if "candidates" in body:
+        return list(freeze(_gemini.response(body, location, problems))), ()
+    if _bedrock.is_response(body):
+        return list(freeze(_bedrock.response(body, location, problems))), ()
     if isinstance(body.get("output"), list):
         items = responses.Items(problems)
         items.extend(body["output"], location.child("output"))
