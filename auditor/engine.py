@@ -164,7 +164,7 @@ def audit_source(source: sources.Source, settings: Settings) -> _Result:
             if isinstance(record, sources.InvalidRecord):
                 auditor.invalid(record)
                 continue
-            if record.kind == "text" and not source.explicit and detect_format(record) is None:
+            if _foreign(record, source) and detect_format(record) is None:
                 result.counts = result.counts + Counts(skipped_files=1)
                 records -= 1
                 continue
@@ -181,6 +181,12 @@ def audit_source(source: sources.Source, settings: Settings) -> _Result:
     files = 0 if source.span is not None and source.span.start > 0 else 1
     result.counts = result.counts + Counts(files=files, records=records)
     return result
+
+
+def _foreign(record: sources.Record, source: sources.Source) -> bool:
+    """A whole file found by walking a directory, which may hold no transcript at all (a `.txt`
+    of prose, a `package.json`): skipped and counted when no format knows it, not reported."""
+    return not source.explicit and (record.kind == "text" or record.document is not None)
 
 
 class _Auditor:
