@@ -129,9 +129,8 @@ def _decisions(context: dict, here: Location, asked: set[str]) -> list[Draft]:
     for entry in context.get("function_approvals") or ():
         if isinstance(entry, dict) and isinstance(entry.get("approvals"), dict):
             per_tool.extend(entry["approvals"].values())
-    for entry in context.get("hosted_mcp_approvals") or ():
-        if isinstance(entry, dict):
-            per_tool.append(entry.get("decision"))
+    hosted = context.get("hosted_mcp_approvals") or ()
+    per_tool.extend(entry.get("decision") for entry in hosted if isinstance(entry, dict))
     for record in per_tool:
         if not isinstance(record, dict):
             continue
