@@ -63,6 +63,11 @@ def read_eval(path: str, fp: IO[bytes]) -> Iterator[tuple[Location, Any, str | N
             yield where, value, None
 
 
+def _too_large() -> str:
+    limit = f"{MEMBER_LIMIT >> 20} MiB" if MEMBER_LIMIT >= 1 << 20 else f"{MEMBER_LIMIT} bytes"
+    return f"zip member larger than {limit} uncompressed"
+
+
 def _pointer(name: str) -> str:
     return "".join("/" + escape_pointer_token(part) for part in name.split("/"))
 
@@ -71,7 +76,7 @@ def _member(
     archive: zipfile.ZipFile, info: zipfile.ZipInfo, fp: IO[bytes]
 ) -> tuple[bytes | None, str]:
     if info.file_size > MEMBER_LIMIT:
-        return None, f"zip member larger than {MEMBER_LIMIT >> 20} MiB uncompressed"
+        return None, _too_large()
     try:
         with archive.open(info) as member:
             data = member.read(MEMBER_LIMIT + 1)
@@ -82,7 +87,7 @@ def _member(
     except (zipfile.BadZipFile, zlib.error, OSError, EOFError, ValueError) as exc:
         return None, f"zip member is corrupt: {exc}"
     if len(data) > MEMBER_LIMIT:
-        return None, f"zip member larger than {MEMBER_LIMIT >> 20} MiB uncompressed"
+        return None, _too_large()
     return data, ""
 
 
@@ -108,7 +113,7 @@ def _zstd(info: zipfile.ZipInfo, fp: IO[bytes]) -> tuple[bytes | None, str]:
     except (OSError, struct.error, zstandard.ZstdError) as exc:
         return None, f"zip member is corrupt: {exc}"
     if len(data) > MEMBER_LIMIT:
-        return None, f"zip member larger than {MEMBER_LIMIT >> 20} MiB uncompressed"
+        return None, _too_large()
     if zlib.crc32(data) != info.CRC:
         return None, "zip member is corrupt: CRC check failed"
     return data, ""
