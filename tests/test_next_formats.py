@@ -124,6 +124,7 @@ def test_otel_langfuse_exports_read_through_their_attributes():
         None,
     )
     main, evaluator = _conversations(OTEL / "langfuse-pydantic-ai-tools-2025-12-04.trace.json")
+    assert main["id"] == "7a38edd8123db47ad8dcb8aa4c5e3926"
     assert evaluator["id"] == "7a38edd8123db47ad8dcb8aa4c5e3926/evaluator_agent"
     # the output tool's result exists only in the agent span's `pydantic_ai.all_messages`
     assert evaluator["messages"][-1]["result"]["text"] == "Final result processed."
