@@ -50,8 +50,8 @@ def detect(record: Record) -> bool:
 
 def is_sample(value: dict) -> bool:
     return (
-        isinstance(value.get("messages"), list)
-        and "epoch" in value
+        "epoch" in value
+        and isinstance(value.get("messages"), list)
         and ("events" in value or "target" in value)
     )
 

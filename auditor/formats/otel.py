@@ -73,6 +73,21 @@ CONVERSATION_KEYS = (
 )
 # A bare attribute map (one span's attributes, no envelope) holds one of these.
 MAP_KEYS = ("gen_ai.operation.name", "openinference.span.kind", "gen_ai.provider.name")
+# A record with none of these keys is no span container (one C-level test for most records).
+_CONTAINER_KEYS = frozenset(
+    {
+        "resourceSpans",
+        "batches",
+        "data",
+        "traceID",
+        "observations",
+        "post",
+        "spans",
+        "sessionSpans",
+        "attributes",
+        *MAP_KEYS,
+    }
+)
 _STATUS_ERROR = frozenset({2, "2", "STATUS_CODE_ERROR", "ERROR", "error", "StatusCode.ERROR"})
 
 
@@ -89,6 +104,8 @@ def detect(record: Record) -> bool:
 
 def _container(value: dict) -> str | None:
     """Which span container a record is, if any (cheap: a few key lookups)."""
+    if value.keys().isdisjoint(_CONTAINER_KEYS):
+        return None
     if isinstance(value.get("resourceSpans"), list) or isinstance(value.get("batches"), list):
         return "otlp"
     data = value.get("data")
