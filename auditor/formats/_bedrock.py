@@ -19,6 +19,7 @@ from auditor.formats._common import (
     text_of,
     tool_call,
     tool_specs,
+    with_results,
 )
 from auditor.model import Location, ToolSpec
 
@@ -91,11 +92,7 @@ def message(item: dict, here: Location, problems: list[Problem]) -> list[Draft]:
             reasoning = block["reasoningContent"].get("reasoningText")
             if isinstance(reasoning, dict) and isinstance(reasoning.get("text"), str):
                 main.reasoning.append(reasoning["text"])
-    if main.role == "assistant":
-        return [main, *results]
-    if main.texts or not results:
-        results.append(main)
-    return results
+    return with_results(main, results)
 
 
 def tool_result(result: dict, where: Location) -> Draft:

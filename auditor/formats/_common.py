@@ -249,6 +249,17 @@ def result_draft(
     )
 
 
+def with_results(main: Draft, results: list[Draft]) -> list[Draft]:
+    """A message and the `tool` messages its parts hold, in conversation order: an assistant's
+    own results (server-run tools) follow it; a user message's results (of the previous turn's
+    calls) come first, then what the user wrote beside them, if anything."""
+    if main.role == "assistant":
+        return [main, *results]
+    if main.texts or main.reasoning or main.calls or not results:
+        results.append(main)
+    return results
+
+
 def containers(
     value: Any, location: Location, key: str, what: str
 ) -> Iterator[tuple[dict, Location, int | None] | Problem]:

@@ -20,6 +20,7 @@ from auditor.formats._common import (
     text_of,
     tool_call,
     tool_specs,
+    with_results,
 )
 from auditor.model import Location, ToolSpec
 
@@ -98,11 +99,7 @@ def content(item: dict, here: Location, problems: list[Problem]) -> list[Draft]:
             results.append(function_response(answer, where))
         elif isinstance(part.get("text"), str):
             (main.reasoning if part.get("thought") is True else main.texts).append(part["text"])
-    if main.role == "assistant":
-        return [main, *results]
-    if main.texts or not results:
-        results.append(main)
-    return results
+    return with_results(main, results)
 
 
 def function_response(answer: dict, where: Location) -> Draft:

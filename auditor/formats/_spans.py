@@ -32,6 +32,7 @@ from auditor.formats._common import (
     text_of,
     tool_call,
     tool_specs,
+    with_results,
 )
 from auditor.model import Location, ToolSpec
 
@@ -385,11 +386,7 @@ def _parts_message(item: dict, here: Location) -> list[Draft]:
             answer = part.get("response", part.get("result"))
             text, flag = result_text(answer)
             results.append(result_draft(part.get("id"), text, here, flag, part.get("name")))
-    if role == "assistant":
-        return [main, *results]
-    if main.texts or main.reasoning or not results:
-        results.append(main)
-    return results
+    return with_results(main, results)
 
 
 def _vercel_message(role: str, content: list, here: Location) -> list[Draft]:
@@ -412,11 +409,7 @@ def _vercel_message(role: str, content: list, here: Location) -> list[Draft]:
                 is_error = None
             text, flag = result_text(output)
             results.append(result_draft(part.get("toolCallId"), text, here, flag or is_error))
-    if role == "assistant":
-        return [main, *results]
-    if main.texts or not results:
-        results.append(main)
-    return results
+    return with_results(main, results)
 
 
 def _vercel_call(item: dict, here: Location) -> Any:
