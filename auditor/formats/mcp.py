@@ -1,5 +1,7 @@
-"""MCP JSON-RPC traffic: the tool side of an agent's run, one message per line or a recorder's
-cassette (mcp-recorder: `{version, metadata, interactions: [{type, request, response}]}`).
+"""MCP JSON-RPC traffic: the `tools/call` requests and results of an agent's MCP sessions.
+
+One message per line, or a recorder's cassette (mcp-recorder: `{version, metadata,
+interactions: [{type, request, response}]}`).
 
 Each `tools/call` request is a call (the MCP client makes it for the model, so it is read as an
 assistant turn with no text) and its response, paired by JSON-RPC `id`, the call's result:
