@@ -355,6 +355,18 @@ def test_agents_sdk_pending_approval_is_asked_and_not_an_unanswered_call():
     assert [brief(f) for f in audit([path]).findings] == []
 
 
+def test_agents_sdk_decision_for_every_call_of_a_tool_decides_the_pending_one(tmp_path):
+    state = json.loads(
+        (FORMAT_DIR / "openai-agents" / "v1_13_pending_tool_approval.json").read_text()
+    )
+    state["context"]["approvals"] = {"historical_approval": {"approved": True, "rejected": []}}
+    path = tmp_path / "state.json"
+    path.write_text(json.dumps(state))
+    (conversation,) = _model(path)
+    (approval,) = replay(conversation).approvals
+    assert (approval.approved, approval.decided_at) == (True, 3)
+
+
 def test_agents_sdk_js_state_reads_camel_case():
     (conversation,) = _conversations(FORMAT_DIR / "openai-agents" / "v1.2-nested-approval.json")
     assert [m["role"] for m in conversation["messages"]] == ["user", "assistant", "approval"]

@@ -20,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import orjson
+
 from auditor.formats import responses
 from auditor.formats._common import (
     Draft,
@@ -66,7 +68,7 @@ def parse(record: Record) -> Iterator[Conversation | Problem]:
         )
     elif isinstance(original, list):
         items.extend(original, location.child(_key(value, "original_input")))
-    asked: set[str] = set()
+    asked: dict[str, str] = {}  # call id -> tool, of the calls waiting for approval
     generated = state.get("generated_items")
     here = location.child(_key(value, "generated_items"))
     raw_key = "rawItem" if "generatedItems" in value else "raw_item"
@@ -93,7 +95,7 @@ def _item(
     here: Location,
     raw_key: str,
     items: responses.Items,
-    asked: set[str],
+    asked: dict[str, str],
     problems: list[Problem],
 ) -> None:
     if not isinstance(item, dict) or not isinstance(item.get("raw_item"), dict):
@@ -109,8 +111,8 @@ def _item(
     call_id = as_id(raw.get("call_id")) or as_id(raw.get("id"))
     if call_id is None or call_id in asked:
         return  # listed both among the items and as the interruption
-    asked.add(call_id)
     name = raw.get("name", item.get("tool_name"))
+    asked[call_id] = name if isinstance(name, str) else ""
     draft = Draft("approval", where)
     draft.approval_request = ApprovalRequest(
         call_id, call_id, name if isinstance(name, str) else "", raw.get("arguments")
@@ -119,34 +121,51 @@ def _item(
     items.drafts.append(draft)
 
 
-def _decisions(context: dict, here: Location, asked: set[str]) -> list[Draft]:
-    """The approval decisions the state records, for the calls it asked approval for."""
+def _decisions(context: dict, here: Location, asked: dict[str, str]) -> list[Draft]:
+    """The approval decisions the state records: per call, or for every call of a tool (`true`),
+    which then decides the calls of that tool waiting here."""
     found: dict[str, tuple[bool, str]] = {}
-    per_tool: list[Any] = []
+    per_tool: list[tuple[str, Any]] = []
     approvals = context.get("approvals")
     if isinstance(approvals, dict):
-        per_tool.extend(approvals.values())
+        per_tool.extend(approvals.items())
     for entry in context.get("function_approvals") or ():
         if isinstance(entry, dict) and isinstance(entry.get("approvals"), dict):
-            per_tool.extend(entry["approvals"].values())
+            per_tool.extend(entry["approvals"].items())
     hosted = context.get("hosted_mcp_approvals") or ()
-    per_tool.extend(entry.get("decision") for entry in hosted if isinstance(entry, dict))
-    for record in per_tool:
+    per_tool.extend(("", entry.get("decision")) for entry in hosted if isinstance(entry, dict))
+    for key, record in per_tool:
         if not isinstance(record, dict):
             continue
         messages = record.get("rejection_messages", record.get("messages"))
         messages = messages if isinstance(messages, dict) else {}
-        for key, approved in (("approved", True), ("rejected", False)):
-            listed = record.get(key)
+        tool = _tool_of(key)
+        for field, approved in (("rejected", False), ("approved", True)):
+            listed = record.get(field)
+            if listed is True:  # every call of the tool
+                listed = [c for c, name in asked.items() if name == tool and c not in found]
             for call_id in listed if isinstance(listed, list) else ():
                 reason = messages.get(call_id)
-                found[str(call_id)] = (approved, reason if isinstance(reason, str) else "")
+                found.setdefault(
+                    str(call_id), (approved, reason if isinstance(reason, str) else "")
+                )
     drafts = []
     for call_id, (approved, reason) in found.items():
         draft = Draft("approval", here)
         draft.approval_decision = ApprovalDecision(call_id, approved, reason=reason)
         drafts.append(draft)
     return drafts
+
+
+def _tool_of(key: str) -> str:
+    """The tool a decision record is for: its key, or the name in the JS SDK's `["bare", name]`."""
+    if key.startswith("["):
+        try:
+            parts = orjson.loads(key)
+        except orjson.JSONDecodeError:
+            return key
+        return str(parts[-1]) if isinstance(parts, list) and parts else key
+    return key
 
 
 def _snake(value: Any) -> Any:
