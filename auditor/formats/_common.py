@@ -79,7 +79,8 @@ def _part_text(part: Any) -> str:
         return part
     if isinstance(part, dict):
         text = part.get("text")
-        if isinstance(text, str) and part.get("type", "text") in TEXT_PART_TYPES:
+        kind = part.get("type", "text")
+        if isinstance(text, str) and isinstance(kind, str) and kind in TEXT_PART_TYPES:
             return text
     return ""
 

@@ -130,7 +130,7 @@ def declared_tools(body: dict) -> tuple[ToolSpec, ...] | None:
         if not isinstance(tool, dict):
             continue
         for key in ("functionDeclarations", "function_declarations"):
-            declared = tool.get(key) or ()
+            declared = tool.get(key) if isinstance(tool.get(key), list) else ()
             flat.extend({**d, "parameters": _schema(d)} for d in declared if isinstance(d, dict))
     return tool_specs(flat)
 

@@ -346,7 +346,7 @@ def _response_body(value: dict, here: Location, problems: list[Problem]) -> list
         first = choices[0] if choices and isinstance(choices[0], dict) else {}
         message = first.get("message")
         if isinstance(message, dict):
-            return [Draft.of(openai.message({"role": "assistant", **message}, 0, here, problems))]
+            return [Draft.of(openai.message({**message, "role": "assistant"}, 0, here, problems))]
         return []
     items = responses.Items(problems)
     items.extend(value["output"], here)

@@ -49,7 +49,7 @@ def detect(record: Record) -> bool:
         isinstance(interactions, list)
         and bool(interactions)
         and isinstance(interactions[0], dict)
-        and interactions[0].get("type") in INTERACTIONS
+        and str(interactions[0].get("type")) in INTERACTIONS
     )
 
 

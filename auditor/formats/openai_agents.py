@@ -145,6 +145,8 @@ def _decisions(context: dict, here: Location, asked: dict[str, str]) -> list[Dra
             if listed is True:  # every call of the tool
                 listed = [c for c, name in asked.items() if name == tool and c not in found]
             for call_id in listed if isinstance(listed, list) else ():
+                if not isinstance(call_id, str):
+                    continue
                 reason = messages.get(call_id)
                 found.setdefault(
                     str(call_id), (approved, reason if isinstance(reason, str) else "")

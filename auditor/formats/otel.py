@@ -115,7 +115,8 @@ def _container(value: dict) -> str | None:
         return "jaeger"
     if isinstance(value.get("observations"), list):
         return "langfuse"
-    if isinstance(value.get("post"), list) and value["post"] and "run_type" in value["post"][0]:
+    post = value.get("post")
+    if isinstance(post, list) and post and isinstance(post[0], dict) and "run_type" in post[0]:
         return "langsmith"
     listed = value.get("spans", value.get("sessionSpans"))
     if isinstance(listed, list) and listed and _is_span(listed[0]):
@@ -521,7 +522,7 @@ def _otlp(value: dict, location: Location) -> Iterator[Span | Problem]:
             yield Problem(location.child(key, i), "expected a resource object")
             continue
         scopes = "scopeSpans" if "scopeSpans" in resource else "instrumentationLibrarySpans"
-        for j, scope in enumerate(resource.get(scopes) or ()):
+        for j, scope in enumerate(_listed(resource.get(scopes))):
             listed = scope.get("spans") if isinstance(scope, dict) else None
             for k, span in enumerate(listed if isinstance(listed, list) else ()):
                 here = location.child(key, i, scopes, j, "spans", k)
@@ -535,13 +536,13 @@ def _otlp_span(span: dict, here: Location) -> Span:
     attrs = _kv(span.get("attributes"))
     status = span.get("status") if isinstance(span.get("status"), dict) else {}
     error = None
-    if status.get("code") in _STATUS_ERROR:
+    if _failed(status.get("code")):
         error = str(status.get("message") or "")
     _exception(attrs, ((e.get("name"), _kv(e.get("attributes"))) for e in _dicts(span, "events")))
     return Span(
         str(span["traceId"]),
         str(span.get("spanId", "")),
-        span.get("parentSpanId") or None,
+        as_id(span.get("parentSpanId")),
         str(span.get("name", "")),
         _int(span.get("startTimeUnixNano")),
         attrs,
@@ -554,12 +555,12 @@ def _jaeger(value: dict, location: Location) -> Iterator[Span | Problem]:
     traces = value.get("data", [value])
     prefix = ("data",) if "data" in value else ()
     for i, trace in enumerate(traces):
-        for j, span in enumerate(trace.get("spans") or () if isinstance(trace, dict) else ()):
+        for j, span in enumerate(_listed(trace.get("spans")) if isinstance(trace, dict) else ()):
             here = location.child(*prefix, *((i,) if prefix else ()), "spans", j)
             if not isinstance(span, dict) or not span.get("traceID"):
                 yield Problem(here, "expected a span with a `traceID`", evidence=_ex(span))
                 continue
-            attrs = {t["key"]: t.get("value") for t in _dicts(span, "tags") if "key" in t}
+            attrs = {t["key"]: t.get("value") for t in _dicts(span, "tags") if _keyed(t)}
             parent = next(
                 (
                     r.get("spanID")
@@ -576,7 +577,7 @@ def _jaeger(value: dict, location: Location) -> Iterator[Span | Problem]:
             yield Span(
                 str(span["traceID"]),
                 str(span.get("spanID", "")),
-                parent or None,
+                as_id(parent),
                 str(span.get("operationName", "")),
                 _int(span.get("startTime")) * 1000,
                 attrs,
@@ -605,7 +606,7 @@ def _span_list(items: list, location: Location, single: bool = False) -> Iterato
         )
         status = span.get("status") if isinstance(span.get("status"), dict) else {}
         code = status.get("status_code", status.get("code"))
-        error = str(status.get("description") or "") if code in _STATUS_ERROR else None
+        error = str(status.get("description") or "") if _failed(code) else None
         events = span.get("events", span.get("span_events"))
         if isinstance(events, list):
             _exception(
@@ -659,7 +660,7 @@ def _langsmith(value: dict, location: Location) -> Iterator[Span | Problem]:
     """A LangSmith run batch: `post` creates runs, `patch` completes them (by `id`)."""
     runs: dict[str, tuple[dict, Location]] = {}
     for key in ("post", "patch"):
-        for i, run in enumerate(value.get(key) or ()):
+        for i, run in enumerate(_listed(value.get(key))):
             here = location.child(key, i)
             run_id = as_id(run.get("id")) if isinstance(run, dict) else None
             if run_id is None:
@@ -731,6 +732,19 @@ def _exception(attrs: dict, events: Any) -> None:
 def _error_of(attrs: dict) -> str | None:
     error = attrs.get("error.type")
     return str(error) if error else None
+
+
+def _failed(code: Any) -> bool:
+    """A span status code that means error (OTLP `2`, `STATUS_CODE_ERROR`, SDK `ERROR`)."""
+    return isinstance(code, str | int) and code in _STATUS_ERROR
+
+
+def _keyed(item: dict) -> bool:
+    return isinstance(item.get("key"), str)
+
+
+def _listed(value: Any) -> list:
+    return value if isinstance(value, list) else []
 
 
 def _dicts(value: dict, key: str) -> list[dict]:
