@@ -59,7 +59,7 @@ def _shape(conversation: dict) -> list[tuple]:
 
 
 def test_otel_trace_spread_over_lines_is_one_conversation_with_its_errors():
-    ping, ops = _conversations(OTEL / "written-errors-across-lines.jsonl")
+    ops, ping = _conversations(OTEL / "written-errors-across-lines.jsonl")
     assert ping["id"] == "b2" * 16 and [m["text"] for m in ping["messages"]] == ["ping", "pong"]
     assert ops["id"] == "conv-ops-7" and ops["own_id"] is True
     assert _shape(ops) == [
@@ -167,6 +167,44 @@ def _otlp_line(trace: str, conversation: str) -> bytes:
     ]
     span = {"traceId": trace, "spanId": "01", "name": "chat", "attributes": attrs}
     return orjson.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]})
+
+
+def _chat(trace: str, start: int, messages: list, answer: str) -> dict:
+    attrs = {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.conversation.id": "c-1",
+        "gen_ai.input.messages": json.dumps(messages),
+        "gen_ai.output.messages": json.dumps(
+            [{"role": "assistant", "parts": [{"type": "text", "content": answer}]}]
+        ),
+    }
+    return {
+        "name": "chat",
+        "context": {"trace_id": trace, "span_id": f"{trace}-1"},
+        "start_time": start,
+        "attributes": attrs,
+    }
+
+
+def test_otel_traces_of_one_conversation_join_in_time_order_each_turn_once(tmp_path):
+    def user(text):
+        return {"role": "user", "parts": [{"type": "text", "content": text}]}
+
+    def said(text):
+        return {"role": "assistant", "parts": [{"type": "text", "content": text}]}
+
+    first = _chat("t1", 1_000, [user("Hi")], "Hello!")
+    second = _chat("t2", 2_000, [user("Hi"), said("Hello!"), user("Bye")], "Goodbye!")
+    path = tmp_path / "spans.json"
+    path.write_text(json.dumps({"spans": [second, first]}))  # exported out of order
+    (conversation,) = _model(path)
+    assert conversation.id == "c-1"
+    assert [(m.role, m.text) for m in conversation.messages] == [
+        ("user", "Hi"),
+        ("assistant", "Hello!"),
+        ("user", "Bye"),
+        ("assistant", "Goodbye!"),
+    ]
 
 
 def test_otel_memory_is_bounded_by_open_traces_not_by_the_file():

@@ -176,7 +176,8 @@ class Collector:
 
     def finish(self) -> Iterator[Conversation | Problem]:
         traces, self._traces = self._traces, OrderedDict()
-        for trace in traces.values():
+        # the turns of one conversation in the order they happened, not as they were exported
+        for trace in sorted(traces.values(), key=_Trace.started):
             yield from self._read(trace)
         conversations, self._conversations = self._conversations, OrderedDict()
         for conversation in conversations.values():
@@ -209,6 +210,9 @@ class _Trace:
         self.id = trace_id
         self.spans: list[Span] = []
         self.seen = 0
+
+    def started(self) -> int:
+        return min(s.start for s in self.spans)
 
     def conversation_key(self) -> str:
         for span in sorted(self.spans, key=lambda s: s.start):
