@@ -207,6 +207,22 @@ def test_otel_traces_of_one_conversation_join_in_time_order_each_turn_once(tmp_p
     ]
 
 
+def test_otel_spans_without_genai_attributes_say_so_once(tmp_path):
+    http = {"traceId": "ab" * 16, "spanId": "01", "name": "GET /", "attributes": []}
+    line = orjson.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [http]}]}]})
+    path = tmp_path / "http.jsonl"
+    path.write_bytes(line + b"\n" + line.replace(b"ab", b"cd") + b"\n")
+    report = audit([path])
+    assert [(f.code, f.line, f.message) for f in report.findings] == [
+        (
+            "IN002",
+            1,
+            "2 trace(s) of spans, none with GenAI or OpenInference attributes (model calls, "
+            "tool executions): nothing to audit",
+        )
+    ]
+
+
 def test_otel_memory_is_bounded_by_open_traces_not_by_the_file():
     collector = otel.Collector()
     emitted_early = 0

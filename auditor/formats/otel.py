@@ -147,6 +147,9 @@ class Collector:
         self._traces: OrderedDict[str, _Trace] = OrderedDict()
         self._conversations: OrderedDict[str, _Conversation] = OrderedDict()
         self._records = 0
+        self._first: Location | None = None
+        self._traces_seen = 0
+        self._read_any = False
 
     def add(self, record: Record) -> Iterator[Conversation | Problem]:
         self._records += 1
@@ -157,6 +160,8 @@ class Collector:
             trace = self._traces.get(item.trace)
             if trace is None:
                 trace = self._traces[item.trace] = _Trace(item.trace)
+                self._traces_seen += 1
+                self._first = self._first or record.location
             trace.spans.append(item)
             trace.seen = self._records
             self._traces.move_to_end(item.trace)
@@ -182,6 +187,14 @@ class Collector:
         conversations, self._conversations = self._conversations, OrderedDict()
         for conversation in conversations.values():
             yield from conversation.finish()
+        if self._first is not None and not self._read_any:
+            # spans, but none of a model call or a tool: HTTP or database traces, say so once
+            yield Problem(
+                self._first,
+                f"{self._traces_seen} trace(s) of spans, none with GenAI or OpenInference "
+                "attributes (model calls, tool executions): nothing to audit",
+            )
+        self._first, self._traces_seen, self._read_any = None, 0, False
 
     def _read(self, trace: _Trace) -> Iterator[Problem]:
         """Merge a trace into its conversation; the problems of spans that could not be read."""
@@ -190,6 +203,7 @@ class Collector:
         if not events:
             yield from problems
             return
+        self._read_any = True
         key = trace.conversation_key()
         conversation = self._conversations.get(key)
         if conversation is None:
