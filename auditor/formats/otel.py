@@ -17,7 +17,8 @@ new is added; when model calls nest (ADK's `call_llm` around OpenLLMetry's `open
 innermost one with messages is read. A tool span is the execution of a call: paired by
 `gen_ai.tool.call.id`, else with the oldest unanswered call of its tool; its error status, an
 `exception`, or an MCP `isError: true` result make the result an error. A tool span whose call no
-model call shows (only tools are traced) becomes a call and its result.
+model call shows (only tools are traced) becomes a call and its result. Spans of neither kind
+(HTTP, queues) are context only; a file with no span of either kind is one Problem.
 
 Memory: spans are buffered per trace, not per file. In JSON Lines, a trace is read once no span
 of it came for `TRACE_IDLE` lines, and a conversation is audited once no trace of it came for
