@@ -230,7 +230,7 @@ def audit_source(
                     continue
                 auditor.invalid(record)
                 continue
-            if walked_text and detect_format(record) is None:
+            if _foreign(record, source) and detect_format(record) is None:
                 result.counts += Counts(skipped_files=1)
                 records -= 1
                 continue
@@ -285,6 +285,12 @@ def _grouped(reader: FileReader, record: sources.Record) -> bool:
     except Exception:  # the record boundary reports it when the record is read
         return False
     return fmt is not None and hasattr(fmt, "Collector")
+
+
+def _foreign(record: sources.Record, source: sources.Source) -> bool:
+    """A whole file found by walking a directory, which may hold no transcript at all (a `.txt`
+    of prose, a `package.json`): skipped and counted when no format knows it, not reported."""
+    return not source.explicit and (record.kind == "text" or record.document is not None)
 
 
 class _Auditor:

@@ -20,12 +20,15 @@ import orjson
 
 from auditor.model import Location
 
-Kind = Literal["jsonl", "document", "text", "sniff"]
+Kind = Literal["jsonl", "document", "text", "sniff", "archive"]
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 DOCUMENT_SUFFIXES = (".json", ".traj")
 TEXT_SUFFIXES = (".txt",)
+ARCHIVE_SUFFIXES = (".eval",)
+"""Inspect logs: zip archives of JSON members (`auditor.archives`)."""
 _GZIP_MAGIC = b"\x1f\x8b"
+_ZIP_MAGIC = b"PK\x03\x04"
 _BOM = b"\xef\xbb\xbf"
 # What a broken or truncated .gz raises part-way through a read.
 _STREAM_ERRORS = (OSError, EOFError, zlib.error)
@@ -139,6 +142,8 @@ class Exclude:
 def kind_of(path: str) -> tuple[Kind, bool]:
     """The kind of file a name promises, and whether it is gzip-compressed."""
     name = path.lower()
+    if name.endswith(ARCHIVE_SUFFIXES):
+        return "archive", False
     compressed = name.endswith(".gz")
     if compressed:
         name = name[:-3]
@@ -252,7 +257,20 @@ def read(source: Source, limit: int = MAX_RECORD_BYTES) -> Iterator[Record | Inv
         yield from _read_stream(source, raw, source.kind, limit)
         return
     with open(source.path, "rb") as raw:
+        if source.kind == "archive" or (source.kind == "sniff" and raw.peek(4)[:4] == _ZIP_MAGIC):
+            yield from _read_archive(source.path, raw, limit)
+            return
         yield from _read_stream(source, raw, source.kind, limit)
+
+
+def _read_archive(path: str, fp: IO[bytes], limit: int) -> Iterator[Record | InvalidRecord]:
+    from auditor.archives import read_eval  # zipfile only for the files that need it
+
+    for location, value, reason in read_eval(path, fp, limit):
+        if reason is None:
+            yield Record(location, value)
+        else:
+            yield InvalidRecord(location, reason)
 
 
 def read_only(source: Source, lines: list[int]) -> Iterator[Record | InvalidRecord]:

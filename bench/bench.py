@@ -13,6 +13,13 @@ a different call). Then measures, in one run:
 - `audit --version` start-up time.
 
 Size: BENCH_MB (default 200) megabytes of log; `BENCH_MB=1000 make bench` for the 1 GB figure.
+
+`BENCH_OTEL=1 make bench` also measures an OTLP JSON Lines file (the Collector's file exporter)
+of the same size, made by repeating a real kagent trace (Tempo export in
+`../shared/realdata-next`, or the trimmed copy in `fixtures/formats/otel`) with fresh trace and
+conversation ids: each trace's three resource batches are three lines, interleaved with the
+next trace's, so spans are buffered per trace. It prints throughput and peak RSS, which must
+stay flat whatever the file's size (memory bounded by the open traces, not by the file).
 Each time is the best of BENCH_RUNS (default 3) runs; peak memory is the highest seen.
 The log is cached in bench/out/. Figures are printed, never asserted: tests do not time things.
 """
@@ -34,6 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import shapes  # a sibling module of this script
 
 OUT = Path(__file__).resolve().parent / "out"
+ROOT = Path(__file__).resolve().parent.parent
 WORDS = [
     "reservation",
     "flight",
@@ -295,6 +303,91 @@ def startup() -> float:
     return statistics.median(times)
 
 
+OTEL_SAMPLES = (
+    ROOT.parent
+    / "shared"
+    / "realdata-next"
+    / "otel-genai"
+    / "agentevals-dev-agentevals"
+    / "samples"
+    / "tempo_export_with_batches.json",
+    ROOT / "fixtures" / "formats" / "otel" / "tempo-kagent-excerpt.json",
+)
+
+
+def generate_otel(path: Path, megabytes: int) -> int:
+    """OTLP JSON lines: the sample trace repeated, each copy with its own trace and
+    conversation ids, its resource batches one per line, each two traces interleaved."""
+    sample_path = next(p for p in OTEL_SAMPLES if p.exists())
+    sample = orjson.loads(sample_path.read_bytes())
+    spans = [
+        s
+        for b in sample["batches"]
+        for ils in b["instrumentationLibrarySpans"]
+        for s in ils["spans"]
+    ]
+    trace_id = spans[0]["traceId"]
+    conversation = next(
+        a["value"]["stringValue"]
+        for s in spans
+        for a in s.get("attributes", ())
+        if a["key"] == "gen_ai.conversation.id"
+    )
+    lines = [
+        orjson.dumps(
+            {
+                "resourceSpans": [
+                    {
+                        "resource": batch["resource"],
+                        "scopeSpans": [
+                            {"scope": ils["instrumentationLibrary"], "spans": ils["spans"]}
+                            for ils in batch["instrumentationLibrarySpans"]
+                        ],
+                    }
+                ]
+            }
+        )
+        for batch in sample["batches"]
+    ]
+    old_trace, old_conversation = trace_id.encode(), conversation.encode()
+    target = megabytes * 1_000_000
+    written = n = 0
+    with open(path, "wb") as f:
+        while written < target:
+            pair = [
+                [
+                    line.replace(old_trace, f"{k:032x}".encode()).replace(
+                        old_conversation, f"ctx-bench-{k}".encode()
+                    )
+                    + b"\n"
+                    for line in lines
+                ]
+                for k in (n, n + 1)
+            ]
+            for first, second in zip(*pair, strict=True):
+                f.write(first + second)
+                written += len(first) + len(second)
+            n += 2
+    return n
+
+
+def bench_otel(megabytes: int) -> None:
+    path = OUT / f"otlp-lines-v1-{megabytes}mb.jsonl"
+    if not path.exists():
+        print(f"generating {path.name} …", flush=True)
+        generate_otel(path, megabytes)
+    size = path.stat().st_size / 1e6
+    parse = parse_only(path)
+    print(f"OTLP JSON lines: {path.name}: {size:.0f} MB")
+    print(f"orjson parse           {parse:7.2f} s  {size / parse:7.1f} MB/s")
+    runs = [audit_run(path, 1 if has_jobs() else None) for _ in range(RUNS)]
+    elapsed, peak = min(r[0] for r in runs), max(r[1] for r in runs)
+    print(
+        f"audit (otel)           {elapsed:7.2f} s  {size / elapsed:7.1f} MB/s  "
+        f"{parse / elapsed:5.2f}x orjson  peak RSS {peak:6.0f} MB"
+    )
+
+
 def main() -> None:
     megabytes = int(os.environ.get("BENCH_MB", "200"))
     OUT.mkdir(exist_ok=True)
@@ -331,6 +424,8 @@ def main() -> None:
     )
     if os.environ.get("BENCH_SHAPES", "1") != "0":
         shapes.main(audit_run)
+    if os.environ.get("BENCH_OTEL"):
+        bench_otel(megabytes)
 
 
 if __name__ == "__main__":

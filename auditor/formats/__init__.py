@@ -16,8 +16,12 @@ from auditor.formats import (
     anthropic,
     exchange,
     harmony,
+    inspect_ai,
+    mcp,
     multiagent,
     openai,
+    openai_agents,
+    otel,
     responses,
     sharegpt,
     stream,
@@ -35,6 +39,10 @@ __all__ = ["FORMATS", "FileReader", "Problem", "unreadable"]
 # for OpenAI ones (`messages`, or a bare list of `{role, content}`); SWE-agent trajectories
 # have a `history` like multi-agent chats.
 FORMATS: dict[str, ModuleType] = {
+    otel.NAME: otel,
+    inspect_ai.NAME: inspect_ai,
+    openai_agents.NAME: openai_agents,
+    mcp.NAME: mcp,
     exchange.NAME: exchange,
     tau.NAME: tau,
     anthropic.NAME: anthropic,

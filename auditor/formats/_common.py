@@ -82,6 +82,16 @@ def type_of(value: Any) -> str | None:
     return None
 
 
+def json_text(value: Any) -> str:
+    """A JSON value as compact text (a tool result logged as an object); a string stays itself."""
+    if isinstance(value, str):
+        return value
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:  # nested deeper than orjson writes
+        return _shallow(value, 2000)
+
+
 def text_of(content: Any) -> str:
     """The text of a message's content: a string, or the text parts of a list of parts."""
     if content is None:
@@ -270,6 +280,17 @@ def result_draft(
             name if isinstance(name, str) else None,
         ),
     )
+
+
+def with_results(main: Draft, results: list[Draft]) -> list[Draft]:
+    """A message and the `tool` messages its parts hold, in conversation order: an assistant's
+    own results (server-run tools) follow it; a user message's results (of the previous turn's
+    calls) come first, then what the user wrote beside them, if anything."""
+    if main.role == "assistant":
+        return [main, *results]
+    if main.texts or main.reasoning or main.calls or not results:
+        results.append(main)
+    return results
 
 
 def containers(

@@ -7,6 +7,13 @@ Messages (`messages` with content blocks, a response with `content`), Responses 
 `instructions`, a response with `output`). A lone response body (`{"type": "message", …}`,
 `{"object": "response", …}`, `{"object": "chat.completion", …}`) is a one-turn snapshot.
 
+Two more APIs are read as dialects: Gemini `generateContent` (`contents` of `{role, parts}`,
+`functionCall`/`functionResponse` parts, a response with `candidates`) and Bedrock `Converse`
+(`messages` with `toolUse`/`toolResult` blocks, a response with `output.message`); see
+`_gemini` and `_bedrock`. Recordings made with nock (`{scope, method, path, body, status,
+response}`) are exchanges too. An exchange whose request is a JSON-RPC message is MCP traffic
+recorded beside the model calls (the tool side of the same run): it holds no turn and is skipped.
+
 Each request repeats the conversation so far, so exchanges overlap: an exchange whose request
 starts with everything an earlier conversation holds (same roles, user and assistant text,
 call and result ids) continues it, as does a Responses request naming an earlier response in
@@ -22,7 +29,7 @@ from dataclasses import replace
 
 import orjson
 
-from auditor.formats import anthropic, openai, responses
+from auditor.formats import _bedrock, _gemini, anthropic, openai, responses
 from auditor.formats._common import (
     ID_KEYS,
     Problem,
@@ -52,18 +59,35 @@ def detect(record: Record) -> bool:
 
 
 def is_exchange(value: dict) -> bool:
-    return isinstance(value.get("request"), dict) and "response" in value
+    if isinstance(value.get("request"), dict) and "response" in value:
+        return True
+    # nock: the request body beside the path it went to, and the response body
+    return "response" in value and isinstance(value.get("path"), str) and "body" in value
+
+
+def _unwrapped(value: dict) -> dict:
+    """An exchange as `{request, response}`, whatever the recorder called them."""
+    if isinstance(value.get("request"), dict):
+        return value
+    request = {"url": f"{value.get('scope', '')}{value['path']}", "body": value["body"]}
+    return {"request": request, "response": {"body": value["response"]}}
 
 
 def is_response(value: dict) -> bool:
-    """A response body of one of the three APIs."""
+    """A response body of one of the five APIs."""
     if value.get("type") == "message" and value.get("role") == "assistant":
         # a Responses message item is shaped alike; a response body names its model
         return isinstance(value.get("content"), list) and "model" in value
     kind = value.get("object")
-    return (kind == "response" and isinstance(value.get("output"), list)) or (
+    if (kind == "response" and isinstance(value.get("output"), list)) or (
         kind == "chat.completion" and isinstance(value.get("choices"), list)
-    )
+    ):
+        return True
+    if "candidates" in value:
+        return _gemini.is_response(value) and (
+            "usageMetadata" in value or "modelVersion" in value or "responseId" in value
+        )
+    return "stopReason" in value and _bedrock.is_response(value)
 
 
 def parse(record: Record) -> Iterator[Conversation | Problem]:
@@ -90,7 +114,7 @@ class Collector:
         if isinstance(value, list):
             yield from read_each(_exchanges(value, location), self._exchange)
         elif is_exchange(value):
-            yield from self._exchange(value, location)
+            yield from self._exchange(_unwrapped(value), location)
         else:
             yield from _snapshot(value, location)
         if record.document is not None:  # a document is the whole file: nothing can follow
@@ -107,6 +131,8 @@ class Collector:
         tools: tuple[ToolSpec, ...] | None = None
         previous = own = None
         body, here = _body(value["request"], location.child("request"), problems)
+        if body is not None and "jsonrpc" in body:
+            return  # MCP traffic beside the model calls: the tool side, no turn
         if body is not None:
             sent, tools = _request(body, here, problems)
             previous = as_id(body.get("previous_response_id"))
@@ -128,6 +154,7 @@ class Collector:
             if own is not None:
                 self._by_own[own] = thread
         self._unindex(thread)
+        thread.adopt_ids(sent, known)
         thread.extend(sent[known:], keys[known:])
         thread.extend(got, [_key(m) for m in got])
         self._index(thread)
@@ -186,7 +213,7 @@ def _prefix_hashes(keys: list[tuple]) -> Iterator[int]:
 def _exchanges(items: list, location: Location) -> Iterator[tuple[dict, Location] | Problem]:
     for i, item in enumerate(items):
         if isinstance(item, dict) and is_exchange(item):
-            yield item, location.child(i)
+            yield _unwrapped(item), location.child(i)
         else:
             yield Problem(
                 location.child(i),
@@ -210,12 +237,33 @@ class _Thread:
         """The running hash of `keys` (see `_prefix_hashes`)."""
         self.responses: set[str] = set()
         self.tools: dict[str, ToolSpec] = {}
+        self.idless: list[int] = []
+        """Messages whose calls came without ids (Gemini answers name none; the client does)."""
 
     def extend(self, messages: list[Message], keys: list[tuple]) -> None:
-        self.messages.extend(messages)
-        self.keys.extend(keys)
-        for key in keys:
+        for message, key in zip(messages, keys, strict=True):
+            if any(c.id is None for c in message.tool_calls):
+                self.idless.append(len(self.messages))
+            self.messages.append(message)
+            self.keys.append(key)
             self.digest = hash((self.digest, key))
+
+    def adopt_ids(self, sent: list[Message], known: int) -> None:
+        """Give calls logged without an id the ids a later request sends them with."""
+        waiting = []
+        for i in self.idless:
+            if i >= known:
+                waiting.append(i)
+                continue
+            old, new = self.messages[i], sent[i]
+            if len(new.tool_calls) != len(old.tool_calls):
+                continue
+            calls = tuple(
+                replace(c, id=n.id) if c.id is None and n.name == c.name else c
+                for c, n in zip(old.tool_calls, new.tool_calls, strict=True)
+            )
+            self.messages[i] = replace(old, tool_calls=calls)
+        self.idless = waiting
 
     def add_tools(self, tools: tuple[ToolSpec, ...] | None) -> None:
         for spec in tools or ():
@@ -240,8 +288,11 @@ def _key(message: Message) -> tuple:
     if message.role == "approval":
         request, decision = message.approval_request, message.approval_decision
         return ("approval", request and request.id, decision and decision.request_id)
-    calls = tuple(c.id or c.name for c in message.tool_calls)
-    return (message.role, " ".join(message.text.split()), calls)
+    if message.tool_calls:
+        # by name: a Gemini answer names no call id, the next request does; and clients fold
+        # the reasoning into the text they send back (Bedrock with Kimi K2)
+        return (message.role, "", tuple(c.name for c in message.tool_calls))
+    return (message.role, " ".join(message.text.split()), ())
 
 
 def _snapshot(value: dict, location: Location) -> Iterator[Conversation | Problem]:
@@ -289,6 +340,11 @@ def _body(part: dict, location: Location, problems: list[Problem]) -> tuple[dict
 def _request(
     body: dict, location: Location, problems: list[Problem]
 ) -> tuple[list[Message], tuple[ToolSpec, ...] | None]:
+    if _gemini.is_request(body):
+        return list(freeze(_gemini.request(body, location, problems))), _gemini.declared_tools(body)
+    if _bedrock.is_request(body):
+        drafts = _bedrock.request(body, location, problems)
+        return list(freeze(drafts)), _bedrock.declared_tools(body)
     if isinstance(body.get("messages"), list):
         # Chat Completions or Anthropic: the Anthropic reader takes both (and a `system`)
         messages = anthropic.messages(body, location, problems)
@@ -299,7 +355,11 @@ def _request(
         items.close()
         return list(freeze(items.drafts)), responses.declared_tools(body.get("tools"), items.listed)
     problems.append(
-        Problem(location, "request body has neither `messages` nor `input`", evidence=_keys(body))
+        Problem(
+            location,
+            "request body has none of `messages`, `input`, `contents`",
+            evidence=_keys(body),
+        )
     )
     return [], None
 
@@ -323,6 +383,10 @@ def _response(
                 Problem(location.child("choices", 0), "expected a choice with a `message`")
             )
         return [], ()
+    if "candidates" in body:
+        return list(freeze(_gemini.response(body, location, problems))), ()
+    if _bedrock.is_response(body):
+        return list(freeze(_bedrock.response(body, location, problems))), ()
     if isinstance(body.get("output"), list):
         items = responses.Items(problems)
         items.extend(body["output"], location.child("output"))

@@ -20,6 +20,9 @@ a file is one session, named by its `session_meta` line. `response_item` payload
 conversation; `event_msg` lines repeat them and are skipped, except a `user_message` that no
 `response_item` repeats (Codex Desktop logs the user's words only there). `turn_context` (the
 approval policy) is not modelled: the rollouts do not log the person's decisions.
+
+Claude Managed Agents recordings (`[method, payload]` lines, see `_managed`) carry no session key
+on their events either: a `sessions.create` line starts the session the lines after it belong to.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 
-from auditor.formats import anthropic, responses
+from auditor.formats import _managed, anthropic, responses
 from auditor.formats._common import (
     Draft,
     Problem,
@@ -53,7 +56,11 @@ KEYLESS = frozenset({"summary", "file-history-snapshot"})
 
 def detect(record: Record) -> bool:
     value = record.value
-    if record.kind != "json" or not isinstance(value, dict) or "messages" in value:
+    if record.kind != "json":
+        return False
+    if isinstance(value, list):
+        return _managed.is_line(value)
+    if not isinstance(value, dict) or "messages" in value:
         return False
     kind = type_of(value)
     if kind in CODEX_LINES:
@@ -90,13 +97,16 @@ class Collector:
         self._codex: _Session | None = None
         self._reread = reread
         self._ends: dict[str, int] = {}
+        self._managed: tuple[_Session, _managed.Events] | None = None
 
     def add(self, record: Record) -> Iterator[Conversation | Problem]:
         if self._reread is not None:
             self._ends = session_ends(self._reread())
             self._reread = None
         value, location = record.value, record.location
-        if type_of(value) in CODEX_LINES:
+        if isinstance(value, list):
+            self._managed_line(value, location)
+        elif type_of(value) in CODEX_LINES:
             self._codex_line(value, location)
         else:
             key = _key(value)
@@ -112,8 +122,46 @@ class Collector:
             yield from self.finish()
 
     def finish(self) -> Iterator[Conversation | Problem]:
+        if self._managed is not None:
+            self._managed[1].close()
         sessions, self._sessions, self._codex = self._sessions, {}, None
+        self._managed = None
         yield from read_each(((s, s.location) for s in sessions.values()), _Session.close)
+
+    def _managed_line(self, value: list, location: Location) -> None:
+        method, payload = value
+        sid = _managed.session_id(method, payload)
+        current = self._managed
+        if sid is not None and (current is None or current[0].id != sid):
+            if current is not None:
+                current[1].close()
+            session = self._sessions.get(sid)
+            if session is None:
+                session = self._sessions[sid] = _Session(sid, True, location)
+            current = self._managed = (session, _managed.Events(session.append))
+        if current is None:
+            current = self._managed = self._new_managed(location)
+        session, events = current
+        if method.endswith("sessions.create"):
+            tools, system = _managed.declared(payload)
+            for spec in tools or ():
+                session.tools.setdefault(spec.name, spec)
+            session.open_tools = session.open_tools or tools is None
+            if system:
+                session.append(Draft("system", location.child(1, "agent", "system"), [system]))
+        elif method.endswith("events.stream"):
+            listed = payload if isinstance(payload, list) else [payload]
+            for i, event in enumerate(listed):
+                here = location.child(1, i) if isinstance(payload, list) else location.child(1)
+                if not isinstance(event, dict) or not events.event(event, here):
+                    session.events[str(event.get("type") if isinstance(event, dict) else "")] += 1
+        else:
+            session.events[method.rsplit(".", 1)[-1]] += 1  # what was sent, the stream repeats
+
+    def _new_managed(self, location: Location) -> tuple[_Session, _managed.Events]:
+        session = _Session(fallback_id(location), False, location)
+        self._sessions[f"managed:{location.path}:{location.line}"] = session
+        return session, _managed.Events(session.append)
 
     def _codex_line(self, value: dict, location: Location) -> None:
         kind, payload = value["type"], value["payload"]
@@ -155,13 +203,12 @@ def session_ends(records: Iterable[object]) -> dict[str, int]:
     """The line each session's last line is on, from a first read of the file."""
     ends: dict[str, int] = {}
     for record in records:
-        if (
-            isinstance(record, Record)
-            and detect(record)
-            and type_of(record.value) not in CODEX_LINES
-        ):
-            key = _key(record.value)
-            if key is not None and record.location.line is not None:
+        if not isinstance(record, Record) or record.location.line is None:
+            continue
+        value = record.value
+        if isinstance(value, dict) and type_of(value) not in CODEX_LINES and detect(record):
+            key = _key(value)
+            if key is not None:
                 ends[key] = record.location.line
     return ends
 
@@ -198,6 +245,8 @@ class _Session:
         self.problems: list[Problem] = []
         self.items = responses.Items(self.problems)
         self.tools: dict[str, ToolSpec] = {}
+        self.open_tools = False
+        """Some declared tools are not named (a toolset, an MCP server): declare none."""
         self.events: Counter[str] = Counter()
         """Lines that hold no message, by type: said when the session has no message at all."""
         self._by_message_id: dict[str, Draft] = {}
@@ -295,6 +344,6 @@ class _Session:
             NAME,
             Location(first.path, first.line),  # where the first message is, not a bookkeeping line
             freeze(self.drafts),
-            tools=tuple(self.tools.values()) or None,
+            tools=None if self.open_tools else tuple(self.tools.values()) or None,
             own_id=self.own,
         )
