@@ -7,6 +7,7 @@ traceback (unless `--debug`). A broken pipe (`audit … | head`) ends the run qu
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import sys
@@ -31,6 +32,8 @@ Examples:
   audit logs/ --baseline .audit-baseline.json         then fail only on new ones
   audit logs/ --statistics                counts per rule
   audit --explain EX003                   what a rule reports, and why
+  audit logs/ -f html -o report.html      one page to read, with each conversation's timeline
+  audit compare old.json new.json         how two runs differ (`audit compare --help`)
 
 Settings come from \\[tool.auditor] in the nearest pyproject.toml (or --config FILE); the
 command line wins.
@@ -46,6 +49,7 @@ class OutputFormat(StrEnum):
     jsonl = "jsonl"
     sarif = "sarif"
     github = "github"
+    html = "html"
 
 
 class FailOn(StrEnum):
@@ -309,12 +313,14 @@ def _run(
 ) -> int:
     from auditor import baseline, config, engine
     from auditor import statistics as stats
-    from auditor.reporters import Context, writer
+    from auditor.reporters import TIMELINES, Context, writer
 
     file = config.read(config_file) if config_file else config.discover()
     settings = config.build(
         select=select, ignore=ignore, fail_on=fail_on, input_format=input_format, file=file
     )
+    if output_format in TIMELINES:
+        settings = dataclasses.replace(settings, timelines=True)
     if statistics and output_format not in stats.FORMATS:
         _usage(f"--statistics prints as {', '.join(stats.FORMATS)}, not as {output_format}")
     accepted = baseline.load(baseline_file) if baseline_file else None
@@ -492,6 +498,163 @@ def _list_formats() -> None:
         print(f"{name:<12} {summary}")
 
 
+# -- audit compare ------------------------------------------------------------------------------
+
+COMPARE_EXAMPLES = """\
+Examples:
+
+  audit logs-v1/ -f json -o v1.json && audit logs-v2/ -f json -o v2.json
+  audit compare v1.json v2.json                       per rule, per 100 conversations
+  audit compare v1.json v2.json --fail-on-increase LP001=10 --fail-on-increase EX=25
+  audit compare logs-v1/ logs-v2/ -f html -o compare.html
+
+BASE and NEW are each the `-f json` report of a run, or a path to audit. Limits also come
+from `fail-on-increase = { LP001 = 10 }` in \\[tool.auditor]; the command line replaces them.
+
+Exit status: 0 no limit exceeded; 1 a rule's rate grew past its limit; 2 usage error, bad
+configuration, unreadable path or internal error.
+"""
+
+
+class CompareFormat(StrEnum):
+    table = "table"
+    json = "json"
+    html = "html"
+
+
+compare_app = typer.Typer(
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode="rich",
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
+
+
+@compare_app.command(epilog=COMPARE_EXAMPLES)
+def compare(
+    base: Annotated[
+        str, typer.Argument(metavar="BASE", help="The earlier run: a report or a path.")
+    ],
+    new: Annotated[str, typer.Argument(metavar="NEW", help="The later run: a report or a path.")],
+    output_format: Annotated[
+        CompareFormat, typer.Option("--format", "-f", help="How to print the comparison.")
+    ] = CompareFormat.table,
+    output: Annotated[
+        str | None,
+        typer.Option("--output", "-o", metavar="FILE", help="Write to FILE instead of stdout."),
+    ] = None,
+    fail_on_increase: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--fail-on-increase",
+            metavar="CODE=PCT",
+            help="Exit 1 when the rule's findings per 100 conversations grow by more than PCT "
+            "percent (a code, prefix, name or ALL; repeat or separate with commas). A rule "
+            "that did not fire in BASE and fires in NEW exceeds any limit.",
+        ),
+    ] = None,
+    config_file: Annotated[
+        str | None,
+        typer.Option("--config", metavar="FILE", help="Read settings from FILE."),
+    ] = None,
+    jobs: Annotated[
+        str, typer.Option("--jobs", "-j", metavar="N", help="Audit paths in N processes.")
+    ] = "1",
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="The table and limits only, no header.")
+    ] = False,
+    debug: Annotated[
+        bool, typer.Option("--debug", help="Show a traceback on internal errors.", hidden=True)
+    ] = False,
+) -> None:
+    """Compare two runs: findings per 100 conversations for each rule, and the conversations
+    (matched by id) that gained or lost findings."""
+    try:
+        status = _compare(
+            base,
+            new,
+            output_format=output_format.value,
+            output=output,
+            fail_on_increase=fail_on_increase,
+            config_file=config_file,
+            jobs=_jobs(jobs),
+            quiet=quiet,
+        )
+    except typer.Exit:
+        raise
+    except AuditorError as exc:
+        _fail(str(exc))
+    except KeyboardInterrupt:
+        _stderr("audit: interrupted")
+        raise typer.Exit(130) from None
+    except BrokenPipeError:
+        _silence_stdout()
+        raise typer.Exit(1) from None
+    except Exception as exc:
+        if debug:
+            raise
+        _fail(f"internal error: {type(exc).__name__}: {exc} (run with --debug for a traceback)")
+    raise typer.Exit(status)
+
+
+def _compare(
+    base: str,
+    new: str,
+    *,
+    output_format: str,
+    output: str | None,
+    fail_on_increase: list[str] | None,
+    config_file: str | None,
+    jobs: int,
+    quiet: bool,
+) -> int:
+    from auditor import compare as comparing
+    from auditor import config, engine
+
+    file = config.read(config_file) if config_file else config.discover()
+    if fail_on_increase:
+        limits = comparing.parse_limits(fail_on_increase)
+    else:
+        limits = comparing.config_limits(file.values, file.error) if file is not None else {}
+    settings = config.build(file=file)
+    errors = []
+
+    def audit(path: str):  # type: ignore[no-untyped-def]
+        report = engine.audit([path], settings, jobs=jobs)
+        errors.extend(report.errors)
+        return report
+
+    result = comparing.compare(comparing.load(base, audit), comparing.load(new, audit), limits)
+    for error in errors:
+        _stderr(f"audit: error: {error.message}")
+    writers = {
+        "json": comparing.write_json,
+        "html": comparing.write_html,
+        "table": functools.partial(comparing.write_text, quiet=quiet),
+    }
+    write = writers[output_format]
+    if output is None:
+        out = _stdout()
+        try:
+            write(result, out)
+            out.flush()
+        except BrokenPipeError:
+            _silence_stdout()
+    else:
+        try:
+            with open(output, "w", encoding="utf-8", newline="\n") as out:
+                write(result, out)
+        except OSError as exc:
+            raise AuditorError(f"cannot write {output}: {exc.strerror or exc}") from exc
+    if errors:
+        return 2
+    return 1 if result.failed else 0
+
+
 def main() -> None:
-    """Console-script entry point."""
+    """Console-script entry point: `audit compare …` is a command of its own, the rest is
+    `audit PATHS…` (a log file named `compare` is `./compare`)."""
+    if sys.argv[1:2] == ["compare"]:
+        compare_app(prog_name="audit compare", args=sys.argv[2:])
+        return
     app(prog_name="audit")

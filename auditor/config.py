@@ -37,7 +37,8 @@ from auditor.sources import MAX_RECORD_BYTES
 FAIL_ON = ("error", "warning", "note", "never")
 DEFAULT_FAIL_ON = "warning"
 PYPROJECT = "pyproject.toml"
-KEYS = ("select", "ignore", "fail-on", "exclude", "severity", "max-record-mb")
+KEYS = ("select", "ignore", "fail-on", "exclude", "severity", "max-record-mb", "fail-on-increase")
+"""`fail-on-increase` is read by `audit compare` (`auditor.compare.config_limits`)."""
 TABLES = {name: prefix for prefix, name in FAMILIES.items()}
 """Option table name -> rule family prefix (`loops` -> `LP`)."""
 
@@ -61,6 +62,9 @@ class Settings:
     """The directory `exclude` globs are relative to: the configuration file's own."""
     max_record_bytes: int = MAX_RECORD_BYTES
     """A line or document larger than this is IN001, skipped unread (`max-record-mb`)."""
+    timelines: bool = False
+    """Also build a bounded timeline of each conversation with findings (`auditor.timeline`),
+    for reporters that show one (`-f html`); the command line sets it, no configuration key."""
 
     def severity_of(self, rule: Rule) -> Severity:
         return self.severity.get(rule.code, rule.severity)

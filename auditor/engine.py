@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import multiprocessing
 import os
@@ -12,7 +13,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 
-from auditor import sources
+from auditor import sources, timeline
 from auditor.config import Settings
 from auditor.findings import Finding, Severity, Violation, excerpt, fingerprint
 from auditor.formats import FileReader, Problem, unreadable
@@ -42,10 +43,13 @@ class _Result:
     deferred: list[int] = field(default_factory=list)
     """Lines of a span (`--jobs`) holding records of a format whose conversations span lines:
     the parent reads them after every span of the file, so no conversation is cut."""
+    timelines: list[timeline.Timeline] = field(default_factory=list)
+    """With `Settings.timelines`: one per conversation that got findings."""
 
     def absorb(self, other: _Result) -> None:
-        """Add another result's findings, counts, gaps and errors (not its groups)."""
+        """Add another result's findings, counts, gaps, errors and timelines (not its groups)."""
         self.findings.extend(other.findings)
+        self.timelines.extend(other.timelines)
         self.counts += other.counts
         for key, n in other.skipped.items():
             self.skipped[key] += n
@@ -123,6 +127,8 @@ def audit(
     run.absorb(file.finish())
     findings, counts, skipped, errors = run.findings, run.counts, run.skipped, run.errors
     findings.sort(key=Finding.sort_key)
+    # Sorted, not in completion order: spans defer some conversations to the end of their file.
+    run.timelines.sort(key=timeline.Timeline.sort_key)
     return Report(
         tuple(findings),
         counts,
@@ -130,6 +136,7 @@ def audit(
         _gaps(skipped),
         tuple(errors),
         severity=dict(settings.severity),
+        timelines=tuple(run.timelines),
     )
 
 
@@ -375,6 +382,7 @@ class _Auditor:
             self._problem(Problem(where, reason, conversation.id))
             return
         result.counts = result.counts + Counts(conversations=1, assistant_turns=len(rep.turns))
+        start = len(result.findings)
         key: str | None = None
         for rule, options in self.checks:
             missing = [r for r in rule.requires if not REQUIREMENTS[r][0](rep)]
@@ -396,6 +404,11 @@ class _Auditor:
                         rule.code,
                     )
                 )
+        if self.settings.timelines and len(result.findings) > start:
+            hits = [(f.turn, f.evidence) for f in result.findings[start:]]
+            # A page without this timeline (it says so) beats no page.
+            with contextlib.suppress(Exception):
+                result.timelines.append(timeline.build(conversation, hits))
 
     def _severity(self, rule: Rule, v: Violation) -> Severity:
         """The configured severity of the rule, else the finding's own, else the rule's default."""

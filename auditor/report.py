@@ -5,10 +5,13 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from auditor.findings import Finding, Severity
 from auditor.rules import FAMILIES, Rule
+
+if TYPE_CHECKING:
+    from auditor.timeline import Timeline
 
 
 @dataclass(frozen=True)
@@ -83,6 +86,9 @@ class Report:
     """The configuration's severity overrides, by code."""
     baselined: int = 0
     """Findings left out because the baseline holds them."""
+    timelines: tuple[Timeline, ...] = ()
+    """Bounded summaries of the conversations with findings, when the settings asked for them
+    (`Settings.timelines`, set for `-f html`); empty otherwise. Sorted by file and place."""
 
     def by_severity(self) -> dict[str, int]:
         counts = Counter(f.severity for f in self.findings)

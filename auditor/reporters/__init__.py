@@ -13,7 +13,7 @@ from typing import TextIO
 
 from auditor.report import Context, Report
 
-__all__ = ["REPORTERS", "Context", "Writer", "writer"]
+__all__ = ["REPORTERS", "TIMELINES", "Context", "Writer", "writer"]
 
 Writer = Callable[[Report, TextIO, Context], None]
 
@@ -23,7 +23,12 @@ REPORTERS: dict[str, str] = {
     "jsonl": "auditor.reporters.jsonl",
     "sarif": "auditor.reporters.sarif",
     "github": "auditor.reporters.github",
+    "html": "auditor.reporters.html",
 }
+
+TIMELINES = frozenset({"html"})
+"""Reporters that show what happened around each finding: the run must build timelines
+(`Settings.timelines`), which reporters see instead of the conversations."""
 
 
 def writer(name: str) -> Writer:

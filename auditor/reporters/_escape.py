@@ -32,3 +32,16 @@ def _visible(match: re.Match[str]) -> str:
 def safe(text: str) -> str:
     """`text` with every unsafe character replaced by a visible escape."""
     return _UNSAFE.sub(_visible, text)
+
+
+# The same characters less line breaks and tabs, which a page shows as they are, plus lone
+# surrogates, which no UTF-8 file can hold.
+_UNSAFE_KEEP_LINES = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f"
+    "\ud800-\udfff\ufeff\ufff9-\ufffb]"
+)
+
+
+def safe_lines(text: str) -> str:
+    """`text` with every unsafe character but line feeds and tabs replaced by a visible escape."""
+    return _UNSAFE_KEEP_LINES.sub(_visible, text)
