@@ -100,6 +100,8 @@ class Limit:
     code: str
     percent: float
     growth: float | None
+    base_rate: float | None = None
+    new_rate: float | None = None
 
     @property
     def exceeded(self) -> bool:
@@ -246,8 +248,8 @@ def compare(base: Run, new: Run, limits: Mapping[str, float] | None = None) -> C
         notes.append("a --statistics report has no conversations: only rates are compared")
     elif changed and not matched and base.findings and new.findings:
         notes.append(
-            "no conversation has findings in both runs: if the runs gave their conversations "
-            "different ids, the lists below compare different conversations"
+            "no conversation id has findings in both runs: if the two runs name the same "
+            "conversations differently, the gained and lost lists pair nothing"
         )
     by_code = {row.code: row for row in rows}
     checked = []
@@ -257,8 +259,11 @@ def compare(base: Run, new: Run, limits: Mapping[str, float] | None = None) -> C
                 notes.append(f"the limit on {code} was not checked: the rule did not run in both")
             continue
         row = by_code.get(code)
-        growth = row.growth if row is not None else 0.0
-        checked.append(Limit(code, percent, growth))
+        if row is None:  # ran in both, fired in neither
+            checked.append(Limit(code, percent, 0.0, _rate(0, base.conversations),
+                                 _rate(0, new.conversations)))  # fmt: skip
+        else:
+            checked.append(Limit(code, percent, row.growth, row.base_rate, row.new_rate))
     return Comparison(
         base, new, tuple(rows), quiet, matched, tuple(changed), only_base, only_new, left_out,
         tuple(checked), tuple(notes),
@@ -388,6 +393,14 @@ def growth_text(growth: float | None) -> str:
     return f"{growth:+.0f}%"
 
 
+def limit_text(limit: Limit) -> str:
+    """`limit LP001 +10%: 2.0 -> 3.5 per 100 conversations (+75%): EXCEEDED`."""
+    rates = f"{_number(limit.base_rate)} -> {_number(limit.new_rate)} per 100 conversations"
+    change = growth_text(limit.growth) or "+0%"
+    verdict = "EXCEEDED" if limit.exceeded else "ok"
+    return f"limit {limit.code} +{limit.percent:g}%: {rates} ({change}): {verdict}"
+
+
 def document(c: Comparison) -> dict[str, Any]:
     def side(run: Run) -> dict[str, Any]:
         return {
@@ -486,7 +499,7 @@ def _html_view(c: Comparison) -> dict[str, Any]:
             for row in c.rows
         ],
         "left_out": _left_out_lines(c),
-        "growth": growth_text,
+        "limit_text": limit_text,
     }
 
 
@@ -515,9 +528,10 @@ def text_lines(c: Comparison, quiet: bool = False) -> list[str]:
     lines = []
     if not quiet:
         for name, run in (("BASE", c.base), ("NEW ", c.new)):
+            n = len(run.findings)
             lines.append(
                 f"{name} {safe(run.label)}: {run.conversations:,} conversations, "
-                f"{len(run.findings):,} findings"
+                f"{n:,} finding{'' if n == 1 else 's'}"
                 + (f" (auditor {safe(run.version)})" if run.version else "")
             )
         lines.append("")
@@ -551,10 +565,7 @@ def text_lines(c: Comparison, quiet: bool = False) -> list[str]:
         lines.append(f"{c.quiet_rules} more rules ran in both and fired in neither.")
     lines.append("")
     lines.extend(_conversation_lines(c, safe))
-    for limit in c.limits:
-        verdict = "EXCEEDED" if limit.exceeded else "ok"
-        change = growth_text(limit.growth) or "+0%"
-        lines.append(f"limit {limit.code} +{limit.percent:g}%: {change} {verdict}")
+    lines.extend(limit_text(limit) for limit in c.limits)
     lines.extend(f"left out: {line}" for line in _left_out_lines(c))
     lines.extend(f"note: {note}" for note in c.notes)
     return lines

@@ -9,12 +9,14 @@ and error flag) and its approval request or decision. Everything is plain, pickl
 
 It stays bounded whatever the log: messages near a finding (within `NEAR` turns of it, and the
 first and last messages) keep longer excerpts than the quiet ones between; a conversation keeps
-at most `MAX_ENTRIES` messages (those near findings always), and says how many it left out.
+at most `MAX_ENTRIES` messages (those near findings always, then the quiet ones closest to a
+finding), and says how many it left out.
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -128,16 +130,14 @@ def build(conversation: Conversation, hits: Iterable[tuple[int | None, str]]) ->
         if turn is not None:
             marks.setdefault(turn, []).append(evidence)
     near = _near(marks, last)
-    budget = max(0, MAX_ENTRIES - len(near))
+    kept = _quiet_kept(len(messages), near, sorted(marks), max(0, MAX_ENTRIES - len(near)))
     entries: list[Entry] = []
     omitted = 0
     for message in messages:
         close = message.index in near
-        if not close:
-            if budget == 0:
-                omitted += 1
-                continue
-            budget -= 1
+        if not close and message.index not in kept:
+            omitted += 1
+            continue
         entries.append(_entry(message, close, marks.get(message.index, ()), omitted))
         omitted = 0
     tools = conversation.tools
@@ -160,6 +160,21 @@ def _near(marks: Collection[int], last: int) -> set[int]:
     for turn in marks:
         near.update(range(max(0, turn - NEAR), min(last, turn + NEAR) + 1))
     return {t for t in near if 0 <= t <= last}
+
+
+def _quiet_kept(count: int, near: set[int], marks: list[int], budget: int) -> set[int]:
+    """The quiet turns kept within `budget`: those closest to a finding (the earliest when no
+    finding has a turn)."""
+    quiet = [i for i in range(count) if i not in near]
+    if len(quiet) <= budget:
+        return set(quiet)
+
+    def distance(turn: int) -> int:
+        at = bisect_left(marks, turn)
+        around = marks[max(0, at - 1) : at + 1]
+        return min((abs(turn - m) for m in around), default=0)
+
+    return set(sorted(quiet, key=lambda turn: (distance(turn), turn))[:budget])
 
 
 def _entry(message: Message, near: bool, evidence: Iterable[str], omitted: int) -> Entry:

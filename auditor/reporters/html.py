@@ -32,6 +32,10 @@ ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "approval
 FOLD_AT = 3
 """Quiet messages in a row (far from every finding) that are folded under one line."""
 TOP_FILES = 20
+MAX_TIMELINES = 1000
+"""Conversations shown with their timeline; past it they are listed with their findings only,
+so that a run with findings in tens of thousands of conversations still makes a page a browser
+opens (about 10-40 KB per timeline)."""
 EVIDENCE_WORDS = 64
 
 
@@ -179,7 +183,13 @@ def _view(report: Report) -> dict[str, Any]:
         else:
             grouped.setdefault((f.path, f.conversation), []).append(f)
     conversations = [
-        _conversation(f"c{i}", key, group, timelines.get(key, []), file_index[key[0]])
+        _conversation(
+            f"c{i}",
+            key,
+            group,
+            timelines.get(key, []) if i < MAX_TIMELINES else [],
+            file_index[key[0]],
+        )
         for i, (key, group) in enumerate(grouped.items())
     ]
     codes = sorted({f.code for f in findings})
@@ -197,6 +207,8 @@ def _view(report: Report) -> dict[str, Any]:
         "notes": report.notes(),
         "errors": [e.message for e in report.errors],
         "timelines_recorded": bool(report.timelines),
+        "timelines_cut": len(conversations) > MAX_TIMELINES and bool(report.timelines),
+        "max_timelines": MAX_TIMELINES,
     }
 
 
