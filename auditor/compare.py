@@ -149,8 +149,8 @@ def _report_document(path: str) -> dict[str, Any] | None:
     try:
         with open(path, "rb") as fp:
             head = fp.read(4096)
-            if b'"auditor"' not in head and b'"tool"' not in head:
-                return None  # a log, most likely: not worth parsing twice
+            if b'"auditor"' not in head:  # `tool.name` comes second in a report
+                return None  # a log: not worth parsing twice
             data = orjson.loads(head + fp.read())
     except (OSError, orjson.JSONDecodeError):
         return None

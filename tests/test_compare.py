@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from auditor.cli import app, compare_app
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, REALDATA, ROOT, requires_realdata
 from tests.test_cli import audit_process
 from tests.test_html import Page
 
@@ -250,3 +250,36 @@ def test_the_console_entry_point_runs_compare(runs):
         in result.stdout.decode()
     )
     assert b"Usage: audit compare [OPTIONS]" in audit_process("compare", "--help").stdout
+
+
+@requires_realdata
+def test_the_readme_example_is_what_compare_prints(tmp_path):
+    """README's `audit compare` on tau2-bench runs of two models is the real output."""
+    readme = (ROOT / "README.md").read_text()
+    marker = "audit compare grok-3.json grok-3-mini.json --fail-on-increase EX003=10\n```\n\n```\n"
+    start = readme.index(marker) + len(marker)
+    shown = readme[start : readme.index("```", start)]
+    runs = REALDATA / "tau2-bench-blakeelias"
+    for model, pattern in (
+        ("grok-3", "*airline*_grok-3_*"),
+        ("grok-3-mini", "*airline*_grok-3-mini_*"),
+    ):
+        logs = sorted(str(p) for p in runs.glob(pattern))
+        assert len(logs) == 2
+        result = run(app, *logs, "-f", "json", "-o", f"{model}.json", "--exit-zero", cwd=tmp_path)
+        assert result.returncode == 0
+    result = compare(
+        "grok-3.json", "grok-3-mini.json", "--fail-on-increase", "EX003=10", cwd=tmp_path
+    )
+    assert result.returncode == 1
+    assert result.stdout.decode() == shown
+
+
+def test_a_bad_configured_limit_is_one_line_naming_the_key(runs):
+    (runs / "pyproject.toml").write_text('[tool.auditor]\nfail-on-increase = { LP001 = "ten" }\n')
+    result = compare("base.json", "new.json", cwd=runs)
+    assert result.returncode == 2
+    assert result.stderr.decode() == (
+        "audit: error: invalid config in pyproject.toml: [tool.auditor] "
+        "fail-on-increase.LP001 must be a number >= 0 (a percent)\n"
+    )

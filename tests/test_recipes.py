@@ -158,9 +158,13 @@ def test_readme_configuration_example_is_valid(tmp_path):
         "exclude",
         "severity",
         "max-record-mb",
+        "fail-on-increase",
         "loops",
         "approvals",
     }
+    from auditor import compare
+
+    assert compare.config_limits(read.values, read.error) == {"LP001": 10.0, "EX": 25.0}
     settings = config.build(file=read)
     assert settings.max_record_bytes == 128 * 1024 * 1024
     assert settings.exclude == ("logs/archive/**", "*.partial.jsonl")
