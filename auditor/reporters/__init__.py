@@ -1,8 +1,11 @@
 """Reporters: one module per output format, each with `write(report, out, context)`.
 
 Reporters see the Report (findings, counts, coverage, errors) and the rule docs, never the
-conversations. The registry names modules rather than importing them, so that `audit
---version` and `--help` do not pay for rich's table code.
+conversations: a reporter in `TIMELINES` also gets the bounded timelines the engine builds of
+the conversations with findings (`auditor.timeline`), and nothing more of them.
+
+The registry names modules rather than importing them, so that `audit --version` and `--help`
+do not pay for rich's table code.
 """
 
 from __future__ import annotations
