@@ -10,7 +10,9 @@ a different call). Then measures, in one run:
 - orjson parsing every line of the file (the floor: reading the log at all);
 - `audit -f json` on the same file with `--jobs 1` and `--jobs 2` (when the option exists),
   wall time and the peak resident memory of the whole process tree;
-- `audit --version` start-up time.
+- `audit --version` start-up time;
+- growth: shapes that were once quadratic, audited at N and 4N, so a reader sees the time
+  grow about 4x (linear), not 16x (`BENCH_GROWTH=0` skips them).
 
 Size: BENCH_MB (default 200) megabytes of log; `BENCH_MB=1000 make bench` for the 1 GB figure.
 Each time is the best of BENCH_RUNS (default 3) runs; peak memory is the highest seen.
@@ -274,6 +276,58 @@ def audit_run(path: Path, jobs: int | None) -> tuple[float, float]:
     return elapsed, peak / 1024
 
 
+def approval_requests(n: int) -> list[bytes]:
+    """One session asking approval for `n` different calls of one tool, each approved and none
+    run yet: each request used to be compared with every earlier approved one (issue 14)."""
+    lines = [{"session_id": "s", "role": "user", "content": "Shorten these links."}]
+    for i in range(n):
+        arguments = {"url": f"https://example.com/{i}", "max_clicks": i}
+        lines.append(
+            {
+                "session_id": "s",
+                "type": "approval_request",
+                "id": f"r{i}",
+                "call_id": None,
+                "name": "create_short_url",
+                "arguments": arguments,
+            }
+        )
+        lines.append(
+            {
+                "session_id": "s",
+                "type": "approval_response",
+                "request_id": f"r{i}",
+                "approved": True,
+            }
+        )
+    return [orjson.dumps(line) + b"\n" for line in lines]
+
+
+GROWTH = {"approval requests of one tool": (approval_requests, 4000)}
+"""Shape name -> (lines for size n, the n measured first): each is also audited at 4n."""
+
+
+def growth() -> None:
+    for name, (make, n) in GROWTH.items():
+        times = []
+        for size in (n, 4 * n):
+            path = OUT / f"growth-{make.__name__}-{size}.jsonl"
+            if not path.exists():
+                path.write_bytes(b"".join(make(size)))
+            times.append(
+                (
+                    size,
+                    path.stat().st_size / 1e3,
+                    min(audit_run(path, None)[0] for _ in range(RUNS)),
+                )
+            )
+        (n1, kb1, t1), (n4, kb4, t4) = times
+        print(
+            f"growth: {name}: n={n1} ({kb1:.0f} KB) {t1:.2f} s, 4n={n4} ({kb4:.0f} KB) "
+            f"{t4:.2f} s: {t4 / t1:.1f}x (linear is about 4x, start-up included)"
+        )
+
+
 def has_jobs() -> bool:
     help_text = subprocess.run(
         [sys.executable, "-m", "auditor", "--help"], capture_output=True, text=True
@@ -322,6 +376,8 @@ def main() -> None:
     if 1 in results and 2 in results:
         print(f"--jobs 2 speed-up over --jobs 1: {results[1] / results[2]:.2f}x")
     print(f"audit --version        {startup() * 1000:7.0f} ms (median of 7)")
+    if os.environ.get("BENCH_GROWTH", "1") != "0":
+        growth()
     print(
         "targets: audit >= 0.5x orjson on one core; --jobs 2 >= 1.6x --jobs 1; "
         "peak RSS < 150 MB on 1 GB"

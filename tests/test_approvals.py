@@ -357,3 +357,34 @@ def test_claude_code_rejections_are_denied_approvals_not_executions():
     denied = [a for a in replay(conversation).approvals if a.approved is False]
     assert [a.name for a in denied] == ["Bash", "Glob"]
     assert all(a.execution is None for a in denied)
+
+
+def test_each_approval_request_is_keyed_once_not_against_every_earlier_one(monkeypatch):
+    # 860 KB of approved requests of one tool took 118 s when each new request re-canonicalised
+    # every earlier approved one (issue 14). The work must grow with the requests, not their
+    # square: count the canonical keys computed, never the time.
+    from auditor import canonical
+
+    computed = 0
+    real_key = canonical.key
+
+    def counting_key(value):
+        nonlocal computed
+        computed += 1
+        return real_key(value)
+
+    monkeypatch.setattr(canonical, "key", counting_key)
+
+    def keys_for(n: int) -> int:
+        nonlocal computed
+        messages = []
+        for i in range(n):
+            raw = f'{{"url": "https://example.com/{i}", "max_clicks": {i}}}'
+            messages += [ask(2 * i, f"r{i}", raw=raw), answer(2 * i + 1, rid=f"r{i}")]
+        computed = 0
+        r = replay(conv(*messages))
+        assert all(a.approved and a.asked_again is None for a in r.approvals)
+        return computed
+
+    assert keys_for(200) <= 2 * 200
+    assert keys_for(800) <= 2 * 800

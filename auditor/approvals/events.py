@@ -29,10 +29,13 @@ class _Events:
         self.calls = calls
         self.requests: dict[str, Draft] = {}
         # Requests still waiting for their call, by the call id they name, or by tool name when
-        # they name none; approved ones by tool name, to notice a request repeated.
+        # they name none.
         self.waiting_by_id: dict[str, list[Draft]] = {}
         self.waiting_by_name: dict[str, deque[Draft]] = {}
-        self.approved_by_name: dict[str, list[Draft]] = {}
+        # Approved requests not yet run, to notice one asked again: by the call id they name
+        # and by tool + canonical arguments (asked or edited). Each key is computed once per
+        # request, so a log of many approvals stays linear (issue 14).
+        self.approved: dict[tuple[str, str], list[Draft]] = {}
 
     def walk(self) -> None:
         calls = self.calls
@@ -51,10 +54,9 @@ class _Events:
     def request(self, r: ApprovalRequest, index: int) -> None:
         calls = self.calls
         value, raw = parse_arguments(r.arguments)
-        approved = [d for d in self.approved_by_name.get(r.name, ()) if d.open()]
-        self.approved_by_name[r.name] = approved
-        for d in approved:
-            if _same(d, r, value):
+        keys = _keys(r.name, r.call_id, (value,))
+        for key in keys:
+            for d in self._approved(key):
                 d.asked_again = index
         gated = calls.before(r.call_id, index)
         if gated is not None:
@@ -92,7 +94,10 @@ class _Events:
             return  # a second answer to one request: the first one stands
         d.decision, d.approved, d.decided_at = dec, dec.approved, index
         if dec.approved and d.request is not None:
-            self.approved_by_name.setdefault(d.request.name, []).append(d)
+            asked = d.asked
+            edit = parse_arguments(dec.arguments)[0] if dec.arguments is not None else None
+            for key in _keys(d.request.name, d.request.call_id, (asked, edit), d.name):
+                self.approved.setdefault(key, []).append(d)
         # An edit is what a call made after the decision must match; a call logged before the
         # request still shows what the person was asked about.
         if dec.arguments is not None and d.gated is None:
@@ -121,6 +126,16 @@ class _Events:
         if queue:
             calls.link(queue.popleft(), e)
 
+    def _approved(self, key: tuple[str, str]) -> list[Draft]:
+        """The approved requests under `key` that did not run yet (closed ones are dropped)."""
+        found = self.approved.get(key)
+        if not found:
+            return []
+        still = [d for d in found if d.open()]
+        if len(still) < len(found):
+            self.approved[key] = still
+        return still
+
     def ran(self, e: Exchange) -> bool:
         """The call got a result that is not a rejection of it."""
         if e.result is None or e.result_turn is None:
@@ -129,15 +144,13 @@ class _Events:
         return decision is None or decision.approved
 
 
-def _same(d: Draft, r: ApprovalRequest, arguments: Any) -> bool:
-    """A new request for the call an earlier approval was about."""
-    earlier = d.request
-    if earlier is not None and r.call_id is not None and earlier.call_id == r.call_id:
-        return True
-    return (
-        d.name == r.name
-        and arguments is not None
-        and any(
-            a is not None and canonical.same_meaning(a, arguments) for a in (d.asked, d.arguments)
-        )
-    )
+def _keys(
+    name: str, call_id: str | None, arguments: tuple[Any, ...], draft_name: str | None = None
+) -> list[tuple[str, str]]:
+    """What makes two requests ask for the same call: the call id they name, or the tool and
+    arguments equal in meaning (a request that names no tool is matched by call id only)."""
+    keys = [("\x00id", call_id)] if call_id is not None else []
+    if draft_name is None or draft_name == name:
+        found = {canonical.key(a) for a in arguments if a is not None}
+        keys += [(name, k) for k in sorted(found)]
+    return keys
