@@ -8,6 +8,7 @@ that live elsewhere: these tests build the normalised model those formats produc
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 
 import orjson
 import pytest
@@ -388,3 +389,41 @@ def test_each_approval_request_is_keyed_once_not_against_every_earlier_one(monke
 
     assert keys_for(200) <= 2 * 200
     assert keys_for(800) <= 2 * 800
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("re2") is not None, reason="google-re2 runs any pattern linearly"
+)
+@pytest.mark.parametrize(
+    ("pattern", "why"),
+    [
+        # 37 s on a 29-character result before (issue 14): exponential backtracking
+        ("(a+)+$", "a quantifier over a group that repeats or alternates"),
+        ("(a|ab)*c", "a quantifier over a group that repeats or alternates"),
+        (r"(\w+) \1", "a backreference"),
+        (".*.*x", "its repeats multiply"),
+        (r"awaiting\s+(user\s+)?approval", "its repeats multiply"),
+    ],
+)
+def test_pending_patterns_that_could_backtrack_are_refused(pattern, why):
+    with pytest.raises(ConfigError) as raised:
+        ApprovalOptions(pending_patterns=[pattern])
+    message = str(raised.value)
+    assert message.startswith(f"pending-patterns entry `{pattern}` could take more than linear")
+    assert why in message and "install google-re2" in message
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        "confirmation_required",
+        "awaiting (user )?approval",
+        r"requires? (user )?confirmation",
+        r"awaiting\s+(user\s{1,4})?approval",
+        r"status.{0,40}pending",
+        "pending.*approval",
+        "(?:please )+confirm",
+    ],
+)
+def test_pending_patterns_that_run_in_linear_time_are_accepted(pattern):
+    assert ApprovalOptions(pending_patterns=[pattern]).pending_patterns == (pattern,)

@@ -12,11 +12,7 @@ from typing import Any
 from auditor import canonical
 from auditor.approvals.drafts import Calls, Draft
 from auditor.approvals.language import verdict
-from auditor.approvals.options import ApprovalOptions, pending_test
-
-# Where a tool result asking for confirmation says so: its opening, not deep inside data
-# (a list of pull requests "awaiting approval" is not a request for one).
-_PENDING_SCAN = 300
+from auditor.approvals.options import PENDING_SCAN, ApprovalOptions, pending_test
 
 
 def pair(calls: Calls, options: ApprovalOptions) -> None:
@@ -37,7 +33,7 @@ def pair(calls: Calls, options: ApprovalOptions) -> None:
         if id(e) in calls.linked:
             continue
         key = (e.caller, e.call.name)
-        asks = e.result is not None and pending(e.result.text[:_PENDING_SCAN])
+        asks = e.result is not None and pending(e.result.text[:PENDING_SCAN])
         earlier = waiting.pop(key, None)
         if earlier is not None:
             if asks:
