@@ -237,7 +237,7 @@ def test_a_claude_code_rejection_is_an_approval_seen_and_not_an_execution():
 def test_require_approval_makes_unconfirmed_calls_cf003_and_a_yes_approves_them():
     options = ApprovalOptions(require_approval=("cancel_*",))
     booking = (
-        msg(0, "user", "Cancel K1NW8N"),
+        msg(0, "user", "I want to cancel my trip."),
         msg(1, "assistant", calls=[call("c1", name="cancel_reservation", raw='{"id": "K1NW8N"}')]),
         result(2, "c1"),
     )
@@ -316,7 +316,6 @@ def test_the_engine_gives_replay_the_cf_rules_options():
     good = FIXTURES / "rules" / "CF003" / "good_approved_or_answered.jsonl"
     report = engine.audit([str(good)], settings)
     assert [(f.conversation, f.turn, f.code) for f in report.findings] == [
-        ("nl-no-with-new-instruction", 3, "CF003"),
         ("no-config-no-confirmation", 1, "CF003"),
     ]
 
@@ -337,8 +336,27 @@ def test_the_demo_log_shows_bad_arguments_and_approval_drift():
     ]
     assert report.findings[3].message == (
         "`book_reservation` ran with arguments that differ from what the user confirmed "
-        "(asked at turn 2, yes at turn 3): `payment_id` is `gift_card_7710`, never named there "
-        "(it names `credit_card_4421`)"
+        "(asked at turn 2, yes at turn 3): `payment_id` “credit_card_4421” → `gift_card_7710`"
+    )
+
+
+def test_ragbits_loop_reports_the_reformatted_call_as_the_cause_beside_the_loop():
+    # ragbits keys its confirmation on a hash of the arguments: the model re-emits the approved
+    # call with its keys reordered, the hash no longer matches, and it asks again. CF004 is the
+    # symptom; CF002 on the re-emitted call is what the user must fix.
+    report = engine.audit(
+        [str(FIXTURES / "rules" / "CF004" / "bad_pattern_reask.jsonl")], config.build(select=["CF"])
+    )
+    assert [(f.turn, f.code, f.call_id) for f in report.findings] == [
+        (4, "CF002", "c2"),
+        (5, "CF004", "c2"),
+        (7, "CF002", "c3"),
+        (8, "CF004", "c3"),
+    ]
+    assert report.findings[0].message == (
+        "`send_email` was sent again with the approved arguments (turn 2) written differently: "
+        "key order; a confirmation keyed on the text of the arguments no longer matches, and "
+        "asked for approval again at turn 5"
     )
 
 

@@ -3,12 +3,13 @@ in, and the conversation's calls indexed once."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
 
+from auditor.approvals.values import Value
 from auditor.model import ApprovalDecision, ApprovalRequest, Message
 
 if TYPE_CHECKING:
@@ -44,9 +45,23 @@ class Approval:
     execution: Exchange | None = None
     """The call that ran under this approval; None when nothing ran."""
     text: str = ""
-    """`natural-language`: what the user confirmed, from the question to the call."""
+    """`natural-language`: the words of the decision, from the proposal to the user's answer."""
     asked_again: int | None = None
     """The message where the same call asked for approval again after it was approved."""
+    reissued: Exchange | None = None
+    """`pattern`: the call re-emitted after the approval whose result asked for it again."""
+    decision_kind: str | None = None
+    """`natural-language`: `yes`, `no`, `choice`, `instruction` or `unclear`."""
+    confirmed: tuple[Value, ...] = ()
+    """`natural-language`: the values the user confirmed, chose or named."""
+    rejected: tuple[Value, ...] = ()
+    """`natural-language`: values of the options the user did not pick."""
+    shown: tuple[Value, ...] = ()
+    """`natural-language`: every payment method named to or by the user before the call."""
+    cards: Mapping[str, str] = field(default_factory=dict)
+    """Payment ids -> the last four digits the conversation's tool results show for them."""
+    required_by: str = ""
+    """Why the call needed approval, when it did: `require-approval` or the log's own policy."""
 
 
 class Draft:
@@ -68,6 +83,13 @@ class Draft:
         self.gated: Exchange | None = None  # the call the request is for, logged before it
         self.text = ""
         self.asked_again: int | None = None
+        self.reissued: Exchange | None = None
+        self.decision_kind: str | None = None
+        self.confirmed: tuple[Value, ...] = ()
+        self.rejected: tuple[Value, ...] = ()
+        self.shown: tuple[Value, ...] = ()
+        self.cards: Mapping[str, str] = {}
+        self.required_by = ""
         for key, value in fields.items():
             setattr(self, key, value)
 
@@ -103,6 +125,13 @@ class Draft:
             self.execution,
             self.text,
             self.asked_again,
+            self.reissued,
+            self.decision_kind,
+            self.confirmed,
+            self.rejected,
+            self.shown,
+            self.cards,
+            self.required_by,
         )
 
 

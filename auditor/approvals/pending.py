@@ -39,6 +39,7 @@ def pair(calls: Calls, options: ApprovalOptions) -> None:
             if asks:
                 if earlier.approved:
                     earlier.asked_again = e.result_turn
+                    earlier.reissued = e
             elif earlier.decided_at is not None or _same_arguments(earlier, e.call.arguments):
                 # Unanswered, only the same call re-emitted ran under it: another call of
                 # the tool (a new search) is not the one that asked.

@@ -12,54 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import islice
 
-# Participles of actions that change something, by the verb a tool's name would use.
-VERBS = {
-    "cancel": "cancelled canceled",
-    "book": "booked rebooked",
-    "reserve": "reserved",
-    "send": "sent resent",
-    "email": "emailed",
-    "transfer": "transferred",
-    "refund": "refunded",
-    "issue": "issued",
-    "create": "created",
-    "delete": "deleted",
-    "submit": "submitted",
-    "schedule": "scheduled rescheduled",
-    "enable": "enabled",
-    "disable": "disabled",
-    "activate": "activated",
-    "deactivate": "deactivated",
-    "reset": "reset",
-    "reboot": "rebooted",
-    "restart": "restarted",
-    "toggle": "toggled",
-    "refuel": "refueled refuelled",
-    "disconnect": "disconnected",
-    "connect": "connected",
-    "order": "ordered",
-    "purchase": "purchased",
-    "pay": "paid",
-    "charge": "charged",
-    "archive": "archived",
-    "restore": "restored",
-    "approve": "approved",
-    "merge": "merged",
-    "deploy": "deployed",
-    "add": "added",
-    "change": "changed",
-    "update": "updated",
-    "modify": "modified",
-    "remove": "removed",
-    "upgrade": "upgraded",
-    "downgrade": "downgraded",
-}
-PARTICIPLES = {p: verb for verb, forms in VERBS.items() for p in forms.split()}
-PARTICIPLES_OF = {verb: forms.split() for verb, forms in VERBS.items()}
-CHANGE = frozenset(("add", "change", "update", "modify", "remove", "upgrade", "downgrade"))
-"""Verbs of change: tools are matched by what changed, too (`bags … added` → `…_baggages`)."""
-CHANGE_TOOLS = frozenset(("add", "change", "update", "modify", "edit", "set", "remove"))
-"""Words that make a tool one of change, when its other words name what it changes."""
+from auditor.actions import PARTICIPLES
 
 _ADVERB = r"(?:(?:now|just|also|all|both|successfully|fully|finally)\s+)*"
 _CLAIM = re.compile(

@@ -34,11 +34,12 @@ what the user approved, not what ran.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any
 
 from auditor import canonical
+from auditor.actions import words
+from auditor.approvals import values
 from auditor.findings import Severity, Violation, on_call
 from auditor.replay import Approval, ApprovalOptions, Replay
 
@@ -49,13 +50,8 @@ REQUIRES = ("approvals",)
 Options = ApprovalOptions
 
 _SHOWN = 4  # changes listed in one message
-_CHUNK = re.compile(r"[\w.@+-]+")
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-_PREFIXED = re.compile(r"([a-z][a-z0-9_]*)_\d{3,}")
-_WORD = re.compile(r"[a-z]+")
-_FLIGHT = re.compile(r"([A-Z]{2,3})\d{1,4}")
-_CODE = re.compile(r"(?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{5,10}")
-_DIGITS = re.compile(r"\d{4,}$")
+_WHOLE = frozenset(("cancel", "return", "exchange", "delete", "remove", "refund", "archive"))
+"""First words of tools that act on every item they are given: each must have been shown."""
 
 
 def check(replay: Replay, options: ApprovalOptions) -> Iterator[Violation]:
@@ -64,11 +60,8 @@ def check(replay: Replay, options: ApprovalOptions) -> Iterator[Violation]:
         if executed is None or approval.approved is not True:
             continue
         if approval.source == "natural-language":
-            changes = _unconfirmed(approval.text, executed.call.arguments)
-            what = (
-                f"what the user confirmed (asked at turn {approval.turn}, "
-                f"yes at turn {approval.decided_at})"
-            )
+            changes = _unconfirmed(approval, executed.call.name, executed.call.arguments)
+            what = _decided(approval)
         elif approval.arguments is not None and executed.call.arguments is not None:
             changes = [
                 f"`{c.path or '(arguments)'}` {canonical.show(c.old)} → {canonical.show(c.new)}"
@@ -100,72 +93,29 @@ def _approved(approval: Approval) -> str:
     return f"the arguments approved for the request at turn {approval.turn}"
 
 
-def _unconfirmed(text: str, arguments: Any) -> list[str]:
-    """Identifiers in the call the confirmed text never names, where it names others of a kind."""
-    leaves = list(_leaves(arguments, ""))
-    used = {value.lower() for _, value in leaves}
-    lowered = text.lower()
-    numbers = set(re.findall(r"\d+", text))
-    named: dict[tuple[str, ...], list[str]] = {}
-    for token in _tokens(text):
-        kind = _kind(token)
-        if kind is not None and token.lower() not in used and token not in named.get(kind, []):
-            named.setdefault(kind, []).append(token)
-    by_kind: dict[tuple[str, ...], list[tuple[str, str]]] = {}
-    for path, value in leaves:
-        kind = _kind(value)
-        if kind is not None:
-            by_kind.setdefault(kind, []).append((path, value))
-    out = []
-    for kind, items in by_kind.items():
-        others = named.get(kind)
-        if not others or any(_mentioned(v, lowered, numbers) for _, v in items):
-            continue
-        confirmed = " or ".join(f"`{w}`" for w in others[:3])
-        out.extend(
-            f"`{path}` is `{value}`, never named there (it names {confirmed})"
-            for path, value in items
-        )
-    return out
+def _decided(approval: Approval) -> str:
+    if approval.decision_kind == "choice":
+        return f"what the user chose (options at turn {approval.turn}, chosen at turn {approval.decided_at})"
+    if approval.decision_kind == "instruction" and approval.turn == approval.decided_at:
+        return f"what the user asked for at turn {approval.decided_at}"
+    return f"what the user confirmed (asked at turn {approval.turn}, yes at turn {approval.decided_at})"
 
 
-def _leaves(value: Any, path: str) -> Iterator[tuple[str, str]]:
-    if isinstance(value, dict):
-        for k, v in value.items():
-            yield from _leaves(v, f"{path}.{k}" if path else str(k))
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            yield from _leaves(v, f"{path}[{i}]")
-    elif isinstance(value, str) and len(value) <= 254:
-        yield path, value
+def _unconfirmed(approval: Approval, tool: str, arguments: Any) -> list[str]:
+    """Each value the call sent that the user did not decide on, as `path` confirmed → sent."""
+    whole = bool(_WHOLE.intersection(words(tool)[:1]))
+    found = values.drifts(
+        arguments, approval.confirmed, approval.rejected, approval.shown, approval.cards, whole
+    )
+    return [_describe(d) for d in found]
 
 
-def _tokens(text: str) -> Iterator[str]:
-    for chunk in _CHUNK.findall(text):
-        chunk = chunk.strip(".+-")
-        if "@" in chunk:
-            yield chunk
-        elif len(chunk) <= 64:
-            yield from re.split(r"[.+-]", chunk)
-
-
-def _kind(value: str) -> tuple[str, ...] | None:
-    """What sort of identifier a value looks like; None when it looks like none."""
-    if len(value) > 254:
-        return None
-    if "@" in value:
-        return ("email",) if _EMAIL.fullmatch(value) else None
-    if m := _PREFIXED.fullmatch(value):
-        # credit_card_4421 and gift_card_7710 are both cards; certificate_7504069 is not one
-        return ("prefixed", _WORD.findall(m.group(1))[-1])
-    if m := _FLIGHT.fullmatch(value):
-        return ("flight", m.group(1))
-    return ("code",) if _CODE.fullmatch(value) else None
-
-
-def _mentioned(value: str, lowered: str, numbers: set[str]) -> bool:
-    """Named in the text, as written or by its number (`certificate 7504069`)."""
-    if value.lower() in lowered:
-        return True
-    digits = _DIGITS.search(value)
-    return digits is not None and digits.group() in numbers
+def _describe(d: values.Drift) -> str:
+    sent = f"`{d.sent.text}`"
+    if d.why == "never shown":
+        what = "a payment method" if d.sent.kind == "payment" else "an item"
+        return f"`{d.path}` {sent}, {what} never shown to the user"
+    expected = " or ".join(dict.fromkeys(f"“{v.text}”" for v in d.expected[:3])) or "another value"
+    if d.why == "not picked":
+        return f"`{d.path}` {expected} → {sent}, an option the user did not pick"
+    return f"`{d.path}` {expected} → {sent}"

@@ -38,19 +38,11 @@ three bags have been added" after only the cabin changed), or simply instead of 
 
 from collections.abc import Iterator
 
+from auditor.actions import PARTICIPLES_OF, VERBS, tools_for
 from auditor.findings import Severity, Violation, excerpt
 from auditor.model import ToolSpec
 from auditor.replay import Replay
-from auditor.rules._claims import (
-    CHANGE,
-    CHANGE_TOOLS,
-    PARTICIPLES_OF,
-    VERBS,
-    WORD,
-    Claim,
-    claims,
-)
-from auditor.rules._toolnames import words
+from auditor.rules._claims import WORD, Claim, claims
 
 CODE = "FB003"
 NAME = "claimed-action-without-call"
@@ -105,29 +97,7 @@ def check(replay: Replay, options: None) -> Iterator[Violation]:
 def _matching(claim: Claim, tools: tuple[ToolSpec, ...]) -> list[str]:
     """The declared tools that could have done what the claim says: same verb (or, for a verb
     of change, any tool of change), and a name that agrees with what the claim is about."""
-    found = []
-    for tool in tools:
-        parts = words(tool.name)
-        nouns = [p for p in parts if p not in VERBS and p not in CHANGE_TOOLS]
-        agrees = any(_names(n, claim.subject) for n in nouns)
-        if claim.verb in parts:
-            if agrees or not nouns or not claim.subject:
-                found.append(tool.name)
-        elif claim.verb in CHANGE and CHANGE_TOOLS.intersection(parts) and agrees:
-            found.append(tool.name)
-    return found
-
-
-def _names(part: str, subject: list[str]) -> bool:
-    """A word of a tool's name names one of the claim's words (`baggages` ~ `bags`)."""
-    stem = part.rstrip("s")
-    if len(stem) < 3:
-        return False
-    return any(
-        w.startswith(stem) or stem.startswith(w.rstrip("s"))
-        for w in subject
-        if len(w.rstrip("s")) >= 3
-    )
+    return tools_for(claim.verb, claim.subject, (tool.name for tool in tools))
 
 
 def _forms(verb: str) -> set[str]:
