@@ -66,7 +66,6 @@ CHANGE_TOOLS = frozenset(("add", "change", "update", "modify", "edit", "set", "r
 """Words that make a tool one of change, when its other words name what it changes."""
 ACTIONS = {
     "booking": "book",
-    "reservation": "book",
     "cancellation": "cancel",
     "change": "change",
     "changes": "change",
@@ -95,7 +94,7 @@ def tools_for(verb: str, subject: Iterable[str], tools: Iterable[str]) -> list[s
     """The tools that could do `verb` to `subject` (the words naming what was acted on): a
     tool with the verb in its name whose other words agree with the subject (or that has no
     other words, or when the subject is empty); for a verb of change, also a tool of change
-    whose other words agree with the subject."""
+    whose other words agree with the subject (any tool of change when it is empty)."""
     subject = list(subject)
     found = []
     for tool in tools:
@@ -105,7 +104,7 @@ def tools_for(verb: str, subject: Iterable[str], tools: Iterable[str]) -> list[s
         if verb in parts:
             if agrees or not nouns or not subject:
                 found.append(tool)
-        elif verb in CHANGE and CHANGE_TOOLS.intersection(parts) and agrees:
+        elif verb in CHANGE and CHANGE_TOOLS.intersection(parts) and (agrees or not subject):
             found.append(tool)
     return found
 

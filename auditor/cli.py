@@ -31,6 +31,8 @@ Examples:
   audit logs/ --baseline .audit-baseline.json         then fail only on new ones
   audit logs/ --statistics                counts per rule
   audit --explain EX003                   what a rule reports, and why
+  audit runs.jsonl --tools tools.json     tools the logs do not declare (OpenAI, Anthropic
+                                          tools array, or an MCP tools/list result)
 
 Settings come from \\[tool.auditor] in the nearest pyproject.toml (or --config FILE); the
 command line wins.
@@ -91,6 +93,17 @@ def audit(
             metavar="FILE",
             help="Write the report to FILE instead of stdout.",
             rich_help_panel=_OUTPUT,
+        ),
+    ] = None,
+    tools_file: Annotated[
+        str | None,
+        typer.Option(
+            "--tools",
+            metavar="FILE",
+            help="Tool declarations for logs that declare none: an OpenAI or Anthropic `tools` "
+            "array, or an MCP tools/list result (JSON-RPC response, bare result, or a JSON Lines "
+            "recording holding one). A log's own declarations win. Without it, the tools of a "
+            "log are inferred from the calls in its file, enough for FB003 but not EX005/EX007.",
         ),
     ] = None,
     input_format: Annotated[
@@ -260,6 +273,7 @@ def audit(
             output_format=output_format.value,
             output=output,
             input_format=input_format,
+            tools_file=tools_file,
             select=select,
             ignore=ignore,
             fail_on=fail_on.value if fail_on is not None else None,
@@ -301,6 +315,7 @@ def _run(
     exit_zero: bool,
     progress: bool,
     quiet: bool,
+    tools_file: str | None = None,
     config_file: str | None = None,
     baseline_file: str | None = None,
     write_baseline: str | None = None,
@@ -313,7 +328,12 @@ def _run(
 
     file = config.read(config_file) if config_file else config.discover()
     settings = config.build(
-        select=select, ignore=ignore, fail_on=fail_on, input_format=input_format, file=file
+        select=select,
+        ignore=ignore,
+        fail_on=fail_on,
+        input_format=input_format,
+        file=file,
+        tools=tools_file,
     )
     if statistics and output_format not in stats.FORMATS:
         _usage(f"--statistics prints as {', '.join(stats.FORMATS)}, not as {output_format}")

@@ -31,12 +31,13 @@ from auditor import rules as registry
 from auditor.errors import ConfigError
 from auditor.findings import Severity
 from auditor.formats import FORMATS
+from auditor.model import ToolSpec
 from auditor.rules import FAMILIES, Rule
 
 FAIL_ON = ("error", "warning", "note", "never")
 DEFAULT_FAIL_ON = "warning"
 PYPROJECT = "pyproject.toml"
-KEYS = ("select", "ignore", "fail-on", "exclude", "severity")
+KEYS = ("select", "ignore", "fail-on", "exclude", "severity", "tools")
 TABLES = {name: prefix for prefix, name in FAMILIES.items()}
 """Option table name -> rule family prefix (`loops` -> `LP`)."""
 
@@ -58,6 +59,9 @@ class Settings:
     """Globs of paths not to read (see `sources.Exclude`)."""
     root: str = "."
     """The directory `exclude` globs are relative to: the configuration file's own."""
+    tools: tuple[ToolSpec, ...] | None = None
+    """Tools declared from outside the logs (`--tools`, `tools`), for conversations that
+    declare none; None when no file was given."""
 
     def severity_of(self, rule: Rule) -> Severity:
         return self.severity.get(rule.code, rule.severity)
@@ -173,6 +177,7 @@ def build(
     fail_on: str | None = None,
     input_format: str | None = None,
     file: FileConfig | None = None,
+    tools: str | None = None,
 ) -> Settings:
     """Settings from the configuration file and the command line, which wins.
 
@@ -207,6 +212,7 @@ def build(
             f"unknown --input-format `{input_format}`: use auto or one of {', '.join(FORMATS)}"
         )
     return Settings(
+        tools=_tools(tools, file, values),
         rules=rules,
         fail_on=None if level == "never" else Severity(level),
         input_format=forced,
@@ -215,6 +221,23 @@ def build(
         exclude=tuple(_strings(file, values, "exclude")),
         root=str(file.path.parent) if file is not None else ".",
     )
+
+
+def _tools(
+    given: str | None, file: FileConfig | None, values: Mapping[str, Any]
+) -> tuple[ToolSpec, ...] | None:
+    """The tools `--tools FILE` declares, else the configuration's `tools = "FILE"` (a path
+    relative to the configuration file)."""
+    from auditor import toolsfile
+
+    if given:
+        return toolsfile.read(given)
+    if file is None or "tools" not in values:
+        return None
+    path = values["tools"]
+    if not isinstance(path, str) or not path:
+        raise file.error(f"tools must be the path of a file, got {_show(path)}")
+    return toolsfile.read(file.path.parent / path, origin=f"tools file (from {file.name})")
 
 
 def _strings(file: FileConfig | None, values: Mapping[str, Any], key: str) -> list[str]:

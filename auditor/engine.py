@@ -1,4 +1,16 @@
-"""read -> normalise -> replay -> rules -> sorted findings; a rule that crashes is reported."""
+"""read -> normalise -> replay -> rules -> sorted findings; a rule that crashes is reported.
+
+Tool sets: a conversation's own declarations win; else the tools of `--tools` (`Settings.tools`);
+else its tools are inferred from its input file: every tool some conversation of the file
+called and got a result from that was not an error (and, for what no tool of the file does,
+those of every file of the run: one run often spreads a benchmark's tasks over files). Those
+sets are known only once every file was read, which with `--jobs` happens in several worker
+processes, so a rule that needs them (FB003) yields its findings with `deferred` data instead
+of deciding them; each source reports its tools and those findings, and `audit` decides them
+(`Rule.resolve`) after merging every source in input order. The report is thus the same with
+any number of jobs, memory holds sets of tool names and the few deferred findings, and rules
+stay functions of one replayed conversation.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +21,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from auditor import sources
 from auditor.config import Settings
@@ -35,6 +48,12 @@ class _Result:
     skipped: dict[tuple[str, str], int] = field(default_factory=lambda: defaultdict(int))
     """(rule code, reason) -> conversations that rule could not examine."""
     errors: list[RunError] = field(default_factory=list)
+    tools: set[str] = field(default_factory=set)
+    """Tools that answered a call with something other than an error, in any conversation."""
+    deferred: list[tuple[int, str, Any]] = field(default_factory=list)
+    """(index in `findings`, rule code, data): findings decided once the file's tools are known."""
+    untooled: int = 0
+    """Conversations with neither declared nor given tools: their tools are the file's."""
 
 
 def audit(
@@ -53,6 +72,7 @@ def audit(
     counts = Counts()
     skipped: dict[tuple[str, str], int] = defaultdict(int)
     errors: list[RunError] = []
+    files: dict[str, _Result] = {}  # per input file: its tools, deferred findings, conversations
     for item in _results(_plan(paths, settings, jobs), settings, jobs):
         if isinstance(item, RunError):
             errors.append(item)
@@ -63,11 +83,16 @@ def audit(
         source, result = item
         if progress is not None:
             progress(source.path)
+        merged = files.setdefault(source.path, _Result())
+        merged.tools |= result.tools
+        merged.untooled += result.untooled
+        merged.deferred += [(len(findings) + i, code, data) for i, code, data in result.deferred]
         findings.extend(result.findings)
         counts += result.counts
         for key, n in result.skipped.items():
             skipped[key] += n
         errors.extend(result.errors)
+    findings = _decide(findings, files, skipped, settings)
     findings.sort(key=Finding.sort_key)
     return Report(
         tuple(findings),
@@ -77,6 +102,43 @@ def audit(
         tuple(errors),
         severity=dict(settings.severity),
     )
+
+
+UNTOOLED = "no tools declared, given with --tools, or inferred from the calls of the run"
+
+
+def _decide(
+    findings: list[Finding],
+    files: dict[str, _Result],
+    skipped: dict[tuple[str, str], int],
+    settings: Settings,
+) -> list[Finding]:
+    """The findings with each deferred one decided by its rule, given its file's tools."""
+    decided: dict[int, Finding | None] = {}
+    run = frozenset(name for merged in files.values() for name in merged.tools)
+    for merged in files.values():
+        tools = frozenset(merged.tools)
+        for index, code, data in merged.deferred:
+            resolve = BY_CODE[code].resolve
+            if resolve is None:
+                continue
+            # the tools of its file first; a tool only another file of the run called, next
+            outcome = resolve(data, tools, "this file")
+            if outcome is None and run != tools:
+                outcome = resolve(data, run, "another file of this run")
+            if outcome is None:
+                decided[index] = None
+                continue
+            message, tool = outcome
+            decided[index] = replace(findings[index], message=message, tool=tool)
+        if merged.untooled and not run:
+            for rule in settings.rules:
+                if rule.resolve is not None:
+                    skipped[(rule.code, UNTOOLED)] += merged.untooled
+    if not decided:
+        return findings
+    kept = (decided.get(i, f) for i, f in enumerate(findings))
+    return [f for f in kept if f is not None]
 
 
 Planned = sources.Source | RunError | Counts
@@ -243,8 +305,23 @@ class _Auditor:
 
     def conversation(self, conversation: Conversation) -> None:
         result = self.result
+        if conversation.tools is not None:
+            tools = Counts(tools_declared=1)
+        elif self.settings.tools is not None:
+            conversation = replace(conversation, tools=self.settings.tools)
+            tools = Counts(tools_given=1)
+        else:
+            tools = Counts(tools_inferred=1)
+            result.untooled += 1
         rep = replay(conversation, self.approvals)
-        result.counts = result.counts + Counts(conversations=1, assistant_turns=len(rep.turns))
+        result.counts = (
+            result.counts + Counts(conversations=1, assistant_turns=len(rep.turns)) + tools
+        )
+        result.tools.update(
+            e.call.name
+            for e in rep.exchanges
+            if e.caller == "assistant" and e.result is not None and not e.failed
+        )
         key: str | None = None
         for rule, options in self.checks:
             missing = [r for r in rule.requires if not REQUIREMENTS[r][0](rep)]
@@ -255,6 +332,10 @@ class _Auditor:
                 for violation in rule.check(rep, options):  # type: ignore[misc]
                     if key is None:
                         key = conversation_key(conversation)
+                    if violation.deferred is not None:
+                        result.deferred.append(
+                            (len(result.findings), rule.code, violation.deferred)
+                        )
                     result.findings.append(self._finding(rule, violation, conversation.id, key))
             except Exception as exc:  # a crashing rule is reported and the run goes on
                 result.errors.append(

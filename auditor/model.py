@@ -154,3 +154,6 @@ class Conversation:
     """True when `id` comes from the log itself, so it survives edits to the file around it."""
     complete: bool = True
     """False for snapshots (a gateway exchange) where a trailing pending call is normal."""
+    instructions: str = ""
+    """What the agent was told that the log keeps beside its messages, not as a system message
+    (tau2's domain policy); empty when the messages hold it."""

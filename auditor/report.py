@@ -24,6 +24,12 @@ class Counts:
     """Files found by walking a directory that hold no transcript (a `.txt` of prose)."""
     excluded: int = 0
     """Paths (files or whole directories) left unread by the configuration's `exclude`."""
+    tools_declared: int = 0
+    """Conversations whose log declares their tools."""
+    tools_given: int = 0
+    """Conversations whose tools came from `--tools` / `[tool.auditor] tools`."""
+    tools_inferred: int = 0
+    """Conversations whose tools are inferred from the calls in their input file (or run)."""
 
     def __add__(self, other: Counts) -> Counts:
         return Counts(
@@ -33,6 +39,9 @@ class Counts:
             self.assistant_turns + other.assistant_turns,
             self.skipped_files + other.skipped_files,
             self.excluded + other.excluded,
+            self.tools_declared + other.tools_declared,
+            self.tools_given + other.tools_given,
+            self.tools_inferred + other.tools_inferred,
         )
 
 
@@ -140,13 +149,28 @@ class Report:
         return hidden + [f"coverage: {note}" for note in self.coverage_notes()]
 
     def coverage_notes(self) -> list[str]:
-        """Coverage in words, one line per gap: what could not be examined, and why."""
+        """Coverage in words, one line per gap: what could not be examined, and why; and, when
+        a rule that reads tools ran, where the tool sets came from if not all from the logs."""
         total = self.counts.conversations
-        return [
+        notes = [
             f"{', '.join(gap.rules)} could not examine {gap.conversations:,} of {total:,} "
             f"conversations: {gap.reason}"
             for gap in self.gaps
         ]
+        sets = self.tool_sets()
+        uses = any("tools" in r.requires or r.resolve is not None for r in self.rules)
+        if uses and (sets["file"] or sets["inferred"]):
+            notes.append(
+                f"tool sets: {sets['declared']:,} declared by the log, {sets['file']:,} from "
+                f"--tools, {sets['inferred']:,} inferred from the calls in their file or run "
+                "(enough for FB003, not for EX005/EX007)"
+            )
+        return notes
+
+    def tool_sets(self) -> dict[str, int]:
+        """Conversations by where their tool set came from."""
+        c = self.counts
+        return {"declared": c.tools_declared, "file": c.tools_given, "inferred": c.tools_inferred}
 
     def coverage(self) -> dict[str, Any]:
         """Per rule family: the rules that ran, and the conversations some could not examine."""
@@ -166,4 +190,8 @@ class Report:
                         "conversations": gap.conversations,
                     }
                 )
-        return {"conversations": self.counts.conversations, "families": families}
+        return {
+            "conversations": self.counts.conversations,
+            "tool_sets": self.tool_sets(),
+            "families": families,
+        }

@@ -15,6 +15,8 @@ import pytest
 
 from auditor import config, engine
 from auditor.approvals import ApprovalOptions, asks_to_confirm, verdict
+from auditor.approvals.language import instructed
+from auditor.approvals.policy import read as read_policy
 from auditor.errors import ConfigError
 from auditor.model import (
     ApprovalDecision,
@@ -24,6 +26,7 @@ from auditor.model import (
     Message,
     ToolCall,
     ToolResult,
+    ToolSpec,
 )
 from auditor.replay import replay
 from auditor.rules import REQUIREMENTS
@@ -296,10 +299,79 @@ def test_options_accept_lists_merge_across_rules_and_reject_bad_patterns():
         ("No, move me to HAT137 instead.", None),
         ("No, please proceed without insurance.", None),
         ("I'll use the Visa ending in 6437.", None),
+        # a grudging yes: the complaint first, then the yes that ends it
+        ("No way, that is not what I hoped for! But fine, go ahead.", True),
+        ("No problem, go ahead.", True),
+        # "go ahead" inside a longer turn
+        ("It is a change of plan. I'd still like you to go ahead with the cancellation.", True),
     ],
 )
 def test_verdict(reply, expected):
     assert verdict(reply) is expected
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        ("Please cancel both of these reservations.", {"cancel"}),
+        ("I would like to cancel all of these reservations, s'il vous plaît.", {"cancel"}),
+        ("Thanks! Before we finish, could you also add 1 checked bag?", {"add"}),
+        ("No, move me to HAT137 on May 21 instead.", {"change"}),
+        ("Let's go ahead and book the JFK to SFO flight.", {"book"}),
+        ("Please make that change for me.", set()),
+        ("I don't want to cancel it.", None),
+        ("If you could cancel it, what would the refund be?", None),
+        ("How do we proceed with that?", None),
+        ("Can you tell me the baggage policy?", None),
+    ],
+)
+def test_instructed(reply, expected):
+    found = instructed(reply)
+    assert (None if found is None else set(found)) == expected
+
+
+def test_the_logs_own_policy_requires_approval_where_it_says_so():
+    prompt = (
+        "# Airline Agent Policy\n\nBefore taking any actions that update the booking database "
+        "(booking, modifying flights, editing baggage, changing cabin class, or updating "
+        "passenger information), you must list the action details and obtain explicit user "
+        "confirmation (yes) to proceed.\n\nYou should deny requests against this policy."
+    )
+    policy = read_policy(conv(msg(0, "system", prompt)))
+    quoted = (
+        "the log's policy requires it (system prompt: “you must list the action details and "
+        "obtain explicit user confirmation (yes) to proceed”)"
+    )
+    assert policy.requires("update_reservation_flights") == quoted
+    assert policy.requires("cancel_reservation") == quoted  # it updates the booking database
+    assert policy.requires("book_reservation") == quoted
+    assert policy.requires("send_certificate") == ""  # adds a record, named by no verb
+    assert policy.requires("get_reservation_details") == ""
+    # a rule that names its writes covers those only
+    named = read_policy(conv(msg(0, "system", "Obtain explicit user confirmation before booking.")))
+    assert named.requires("book_flight") and not named.requires("cancel_flight")
+    # tau2 keeps the policy beside the messages
+    kept = dataclasses.replace(conv(msg(0, "user", "hi")), instructions=prompt)
+    assert (
+        read_policy(kept)
+        .requires("cancel_reservation")
+        .startswith("the log's policy requires it (policy: “you must list")
+    )
+    # a tool's own description
+    tool = ToolSpec(
+        "cancel_pending_order",
+        "Cancel a pending order. The agent needs to explain the cancellation detail and ask "
+        "for explicit user confirmation (yes/no) to proceed. Refunds take 5 days.",
+    )
+    described = read_policy(dataclasses.replace(conv(), tools=(tool, ToolSpec("modify_order"))))
+    assert described.requires("cancel_pending_order") == (
+        "the description of `cancel_pending_order` requires it (“The agent needs to explain the "
+        "cancellation detail and ask for explicit user confirmation (yes/no) to proceed.”)"
+    )
+    assert described.requires("modify_order") == ""
+    assert (
+        read_policy(conv(msg(0, "system", "You are a helpful agent."))).requires("cancel_x") == ""
+    )
 
 
 def test_asks_to_confirm():

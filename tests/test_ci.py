@@ -61,7 +61,10 @@ def test_pyproject_ignore_silences_a_rule_when_run_from_that_folder(tmp_path):
     assert (proc.returncode, proc.stdout) == (0, b"")
     # No finding, but not a clean bill either: stderr says what could not be examined.
     notes = proc.stderr.decode().splitlines()
-    gap = "EX005, EX007 could not examine 2 of 2 conversations: no tools declared"
+    gap = (
+        "EX005, EX007 could not examine 2 of 2 conversations: "
+        "no tools declared or given with --tools"
+    )
     assert f"audit: coverage: {gap}" in notes
     assert all(note.startswith("audit: coverage: ") for note in notes)
     # From a folder below, the same pyproject.toml is found.
@@ -174,7 +177,10 @@ def test_github_annotations_and_exit_status():
         "(conversation unknown-id, turn 1)"
     )
     # The log declares no tools: the rules that need them say so, on the run's summary page.
-    gap = "EX005, EX007 could not examine 1 of 1 conversations: no tools declared"
+    gap = (
+        "EX005, EX007 could not examine 1 of 1 conversations: "
+        "no tools declared or given with --tools"
+    )
     assert f"::notice title=auditor::coverage: {gap}" in notices
     assert all(n.startswith("::notice title=auditor::coverage: ") for n in notices)
     assert audit_process(ORPHAN, "-f", "github", "--fail-on", "error").returncode == 0
@@ -205,7 +211,10 @@ def test_statistics_table():
     ]
     # With every rule, coverage follows: these logs declare no tools.
     lines = audit_process(LOST, ORPHAN, "--statistics").stdout.decode().splitlines()
-    gap = "EX005, EX007 could not examine 3 of 3 conversations: no tools declared"
+    gap = (
+        "EX005, EX007 could not examine 3 of 3 conversations: "
+        "no tools declared or given with --tools"
+    )
     assert f"Coverage: {gap}" in lines
 
 

@@ -69,7 +69,7 @@ def test_config_file_may_be_a_pyproject_or_a_standalone_toml(tmp_path):
         (
             '[tool.auditor]\nfail_on = "error"\n',
             "[tool.auditor] unknown key `fail_on` (did you mean `fail-on`?); the keys are "
-            "select, ignore, fail-on, exclude, severity and the option tables input, "
+            "select, ignore, fail-on, exclude, severity, tools and the option tables input, "
             "fabrication, execution, approvals, loops",
         ),
         (

@@ -24,10 +24,10 @@ def _with(options: ApprovalOptions, select: list[str]) -> config.Settings:
 
 def test_plain_language_decisions_are_read_without_configuration():
     report = engine.audit(TAU, config.build(select=["EX005", "EX006", "EX007", "CF"]))
-    assert {f.code for f in report.findings} == {"CF001"}
+    assert {f.code for f in report.findings} == {"CF001", "CF003"}
     # Changes whose payment method the user was never shown: the agent picked it.
     unshown = [f for f in report.findings if "a payment method never shown" in f.message]
-    assert len(unshown) == 37
+    assert len(unshown) == 34
     found = {(f.conversation, f.turn): f.message for f in report.findings}
     # The user picked two gift cards from a list of five; after an error the agent charged a
     # certificate from the same list.
@@ -40,6 +40,13 @@ def test_plain_language_decisions_are_read_without_configuration():
     assert found[("task-0-trial-3", 20)].endswith(
         "`payment_methods[].amount` “$255” → `250 + 55 = 305`"
     )
+    # tau-bench's system prompt demands an explicit yes before changes: CF003 needs no setting.
+    assert found[("task-28-trial-1", 22)] == (
+        "`cancel_reservation` ran without approval: the log's policy requires it (system "
+        "prompt: “you must list the action details and obtain explicit user confirmation (yes) "
+        "to proceed”) and no confirmation from the user came since the last such call"
+    )
+    assert sum(f.code == "CF003" for f in report.findings) == 8
 
 
 def test_require_approval_finds_the_changes_tau_bench_made_without_a_decision():

@@ -9,9 +9,12 @@ decision covers*. Four sources, each in its own module and read here and nowhere
   Code rejections).
 - `pending` (`pattern`): in chat logs, a tool result that asks for confirmation instead of
   running (one of `pending_patterns`), the user's reply, and the next call of that tool.
-- `language` (`natural-language`, tau-bench): an assistant message that asks the user to
-  confirm, the user's answer, and the calls of gated tools that follow.
-- `policy`: a call of a tool that `require_approval` names and that nothing above approved.
+- `language` (`natural-language`, tau-bench): the assistant's proposals, the user's decisions
+  (yes, no, a choice, an instruction) and the calls of gated tools they cover, compared value
+  by value (`values`).
+- `policy`: a call that needed approval and that nothing above approved: its tool matches
+  `require_approval`, or the log's own policy demands confirmation before it (`policy.py`:
+  a system prompt or a tool description).
 
 The sources run in that order over one index of the calls (`drafts.Calls`): a call one source
 accounts for is not claimed by a later one.
@@ -49,5 +52,5 @@ def pair(
     calls = Calls(conversation.messages, exchanges)
     events.pair(calls)
     pending.pair(calls, options)
-    language.pair(calls, options)
+    language.pair(calls, options, conversation)
     return tuple(d.freeze() for d in calls.drafts)

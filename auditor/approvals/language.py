@@ -28,8 +28,10 @@ from auditor import actions
 from auditor.approvals import values
 from auditor.approvals.drafts import Calls, Draft
 from auditor.approvals.options import ApprovalOptions
+from auditor.approvals.policy import Policy
+from auditor.approvals.policy import read as read_policy
 from auditor.approvals.values import Value
-from auditor.model import Message
+from auditor.model import Conversation, Message
 
 if TYPE_CHECKING:
     from auditor.replay import Exchange
@@ -72,6 +74,8 @@ _NO = re.compile(
     r"|cancel (?:that|it)|stop|wait|hold (?:on|off))\b",
     re.I,
 )
+_SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
+_TAKEN_BACK = re.compile(r"\b(?:no|not|don'?t|wait|stop|hold on)\b", re.I)
 # Simulated users thank, comment and restate before the yes: look past the first sentences.
 _REPLY_SCAN = 1200
 # A plain refusal says little more than no ("No, keep it.", "No, I changed my mind."); a reply
@@ -160,9 +164,15 @@ def verdict(reply: str) -> bool | None:
     card" asks for another action, and what runs next may be exactly that.
     """
     head = reply[:_REPLY_SCAN]
-    if _YES.search(head) is not None:
-        return None if _NO.match(head) else True
+    yes = _YES.search(head)
     no = _NO.match(head)
+    if yes is not None:
+        if no is None:
+            return True
+        # "No way, that is unfair! But fine, go ahead.": a complaint, then the yes that ends it
+        last = list(_YES.finditer(head))[-1]
+        closed = _SENTENCE_END.search(head, no.end(), last.end()) is not None
+        return True if closed and _TAKEN_BACK.search(head, last.end()) is None else None
     if no is None:
         return None
     rest = head[no.end() :]
@@ -257,9 +267,10 @@ class _Decision:
 class _Walk:
     """One pass over the messages: proposals, decisions, and the calls they cover."""
 
-    def __init__(self, calls: Calls, options: ApprovalOptions) -> None:
+    def __init__(self, calls: Calls, options: ApprovalOptions, policy: Policy) -> None:
         self.calls = calls
         self.options = options
+        self.policy = policy
         self.proposal: _Proposal | None = None  # the latest question not yet decided
         self.said: list[_Proposal] = []  # the assistant's words since the user spoke
         self.decision: _Decision | None = None
@@ -278,8 +289,9 @@ class _Walk:
                 for e in self.calls.at.get(m.index, ()):
                     if e.caller != "assistant" or id(e) in self.calls.linked:
                         continue
-                    if _gated(e, self.options):
-                        self._cover(e)
+                    required = self.options.reason(e.call.name) or self.policy.requires(e.call.name)
+                    if required or _MUTATING.match(e.call.name):
+                        self._cover(e, required)
             elif m.result is not None:
                 self.cards.update(values.card_profiles(m.result.text))
 
@@ -393,19 +405,22 @@ class _Walk:
         made.corrected = frozenset(named)
         return made
 
-    def _cover(self, e: Exchange) -> None:
-        """Account for a gated call: covered by the decision in force, else required and not."""
+    def _cover(self, e: Exchange, required: str) -> None:
+        """Account for a gated call: covered by the decision in force, else required and not
+        (`required` says by what: `require-approval` or the log's own policy)."""
         calls, decision = self.calls, self.decision
         calls.linked.add(id(e))
         if decision is not None and decision.covers(e):
-            calls.drafts.append(self._covered(decision, e))
+            calls.drafts.append(self._covered(decision, e, required))
             decision.covered.append(e)
             if e.result is not None and not e.failed:
                 decision.succeeded = True
-        elif self.options.requires(e.call.name):
-            calls.drafts.append(Draft("policy", e.call.name, e.turn, execution=e))
+        elif required:
+            calls.drafts.append(
+                Draft("policy", e.call.name, e.turn, execution=e, required_by=required)
+            )
 
-    def _covered(self, decision: _Decision, e: Exchange) -> Draft:
+    def _covered(self, decision: _Decision, e: Exchange, required: str) -> Draft:
         return Draft(
             "natural-language",
             e.call.name,
@@ -419,6 +434,7 @@ class _Walk:
             rejected=decision.rejected,
             shown=tuple(self.shown.values()),
             cards=self.cards,
+            required_by=required,
         )
 
 
@@ -436,18 +452,23 @@ def _still_standing(before: _Decision, after: _Decision) -> tuple[Value, ...]:
     return tuple(v for v in before.confirmed if v.kind in _OBJECTS and v.kind not in kinds)
 
 
-def pair(calls: Calls, options: ApprovalOptions) -> None:
-    """Add a draft for every gated call of the assistant to `calls.drafts`: covered by a
-    decision in plain language, or (`policy`) required by `require_approval` and not."""
-    if not any(e.caller == "assistant" and _gated(e, options) for e in calls.exchanges):
+def pair(calls: Calls, options: ApprovalOptions, conversation: Conversation) -> None:
+    """Add a draft for every gated call of the assistant to `calls.drafts`: a call of a tool
+    that writes (`book_…`, `cancel_…`) or that `require_approval` or the log's own policy
+    requires approval for. Covered by a decision in plain language, or (`policy`) required
+    and not."""
+    assistant = [e for e in calls.exchanges if e.caller == "assistant"]
+    if not assistant:
+        return
+    policy = read_policy(conversation)
+    if not any(
+        _MUTATING.match(e.call.name)
+        or options.requires(e.call.name)
+        or policy.requires(e.call.name)
+        for e in assistant
+    ):
         return  # nothing a decision could cover: spare the reading of every message
-    _Walk(calls, options).walk()
-
-
-def _gated(e: Exchange, options: ApprovalOptions) -> bool:
-    if options.require_approval:
-        return options.requires(e.call.name)
-    return _MUTATING.match(e.call.name) is not None
+    _Walk(calls, options, policy).walk()
 
 
 def _options(text: str) -> tuple[list[list[Value]], list[Value]]:

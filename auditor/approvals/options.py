@@ -64,6 +64,11 @@ class ApprovalOptions:
         """The tool matches one of `require_approval`."""
         return any(fnmatch.fnmatchcase(tool, p) for p in self.require_approval)
 
+    def reason(self, tool: str) -> str:
+        """Why the options require approval before `tool` runs; empty when they do not."""
+        pattern = next((p for p in self.require_approval if fnmatch.fnmatchcase(tool, p)), None)
+        return "" if pattern is None else f"`require-approval` names it (`{pattern}`)"
+
 
 @lru_cache(maxsize=32)
 def pending_test(patterns: tuple[str, ...]) -> Callable[[str], bool] | None:

@@ -96,9 +96,8 @@ _CODE = re.compile(
 _NUMBER_ID = re.compile(r"(?<![\d.,$€£])\b\d{6,16}\b(?![.,]\d)")
 _PREFIXED = re.compile(r"\b[a-z]{2,20}(?:_[a-z]{2,20}){0,3}_\d{3,12}\b")
 _QUANTITY = re.compile(
-    r"\b(?P<n>\d{1,3}|" + "|".join(NUMBERS) + r")\s+(?:(?:extra|more|additional|checked|new|"
-    r"non-?free|free)\s+){0,2}(?P<noun>bags?|baggages?|items?|passengers?|tickets?|seats?"
-    r"|nights?|units?|GB)\b",
+    r"\b(?P<n>\d{1,3}|" + "|".join(NUMBERS) + r")\s(?:(?:extra|more|additional|checked|new|"
+    r"non-?free|free|of)\s){0,2}(?:[a-z]{3,20}\s)?(?P<noun>[a-z]{2,20})\b",
     re.I,
 )
 _MONEY_KEY_WORDS = "amount price total cost fee fees refund balance charge sum subtotal paid"
@@ -321,10 +320,13 @@ def _ids_in(text: str) -> Iterator[Value]:
 
 
 def _noun(word: str) -> str:
+    """A counted thing in the singular: `bags` and `baggages` are `bag`, `bottles` `bottle`."""
     lowered = word.lower()
     if lowered.startswith("bag"):
         return "bag"
-    return lowered[:-1] if lowered.endswith("s") and len(lowered) > 2 else lowered
+    if lowered.endswith("ies"):
+        return lowered[:-3] + "y"
+    return lowered[:-1] if lowered.endswith("s") and len(lowered) > 3 else lowered
 
 
 def _leaves(value: Any, path: str, key: str) -> Iterator[tuple[str, str, Any]]:
@@ -485,7 +487,7 @@ def drifts(
         seen = tuple(v for v in shown if v.kind == kind)
         ambiguous = tuple(v for v in confirmed if v.kind == "code")
         out += _drifted(kind, items, decided, rejected, seen, ambiguous, cards, whole_items)
-        if kind == "payment":
+        if kind == "payment" and not _charges_nothing(arguments):
             reported = {d.path for d in out}
             out += [
                 Drift(a.path, a.value, "never shown")
@@ -493,6 +495,18 @@ def drifts(
                 if a.path not in reported and not any(same(v, a.value, cards) for v in shown)
             ]
     return sorted(out, key=lambda d: d.path)
+
+
+_FREE_KEYS = re.compile(r"non_?free|chargeable|billable|extra_paid", re.I)
+
+
+def _charges_nothing(arguments: Any) -> bool:
+    """The call says it takes no payment (`"nonfree_baggages": 0`): the payment method it must
+    name is a formality, not a choice made for the user."""
+    if not isinstance(arguments, dict):
+        return False
+    counts = [v for k, v in arguments.items() if _FREE_KEYS.search(str(k))]
+    return bool(counts) and all(v == 0 for v in counts if isinstance(v, int | float))
 
 
 def _drifted(

@@ -4,7 +4,10 @@ A rule module holds `CODE`, `NAME`, `SEVERITY`, optionally `REQUIRES` (what a co
 must have for the rule to examine it) and `Options` (a frozen dataclass of its settings), a
 `check(replay, options)` generator of Violations, and a docstring under fixed headings that is
 its documentation everywhere: `--explain`, the README rule table and SARIF `rules[]`. The IN
-rules have no `check`: the engine reports them while reading.
+rules have no `check`: the engine reports them while reading. A rule whose findings depend on
+the tools inferred from a whole input file also has `resolve(deferred, tools, where)`: its
+Violations carry `deferred`, and the engine decides them (a message, or None to drop) after
+the run.
 """
 
 from __future__ import annotations
@@ -78,7 +81,10 @@ FAMILIES = {
 
 # What a rule may require of a conversation, and how coverage reports its absence.
 REQUIREMENTS: dict[str, tuple[Callable[[Replay], bool], str]] = {
-    "tools": (lambda r: r.conversation.tools is not None, "no tools declared"),
+    "tools": (
+        lambda r: r.conversation.tools is not None,
+        "no tools declared or given with --tools",
+    ),
     "approvals": (lambda r: bool(r.approvals), "no approvals seen"),
     "jsonschema": (lambda r: _installed("jsonschema"), "jsonschema is not installed"),
 }
@@ -110,6 +116,9 @@ class Rule:
     requires: tuple[str, ...] = ()
     options: type | None = None
     sections: dict[str, str] = field(default_factory=dict)
+    resolve: Callable[[Any, frozenset[str], str], tuple[str, str | None] | None] | None = None
+    """Decides a deferred finding with inferred tools and where they were called: (message,
+    tool), or None to drop it."""
 
     @classmethod
     def from_module(cls, module: ModuleType) -> Rule:
@@ -125,6 +134,7 @@ class Rule:
             requires=tuple(getattr(module, "REQUIRES", ())),
             options=getattr(module, "Options", None),
             sections=_sections(doc),
+            resolve=getattr(module, "resolve", None),
         )
 
     @property
