@@ -3,7 +3,8 @@
 Tool sets: a conversation's own declarations win; else the tools of `--tools` (`Settings.tools`);
 else its tools are inferred from its input file: every tool some conversation of the file
 called and got a result from that was not an error (and, for what no tool of the file does,
-those of every file of the run: one run often spreads a benchmark's tasks over files). Those
+those of the run's other logs of the same format: one run often spreads a benchmark's tasks
+over files; never another format's). Those
 sets are known only once every file was read, which with `--jobs` happens in several worker
 processes, so a rule that needs them (FB003) yields its findings with `deferred` data instead
 of deciding them; each source reports its tools and those findings, and `audit` decides them
@@ -48,12 +49,13 @@ class _Result:
     skipped: dict[tuple[str, str], int] = field(default_factory=lambda: defaultdict(int))
     """(rule code, reason) -> conversations that rule could not examine."""
     errors: list[RunError] = field(default_factory=list)
-    tools: set[str] = field(default_factory=set)
-    """Tools that answered a call with something other than an error, in any conversation."""
-    deferred: list[tuple[int, str, Any]] = field(default_factory=list)
-    """(index in `findings`, rule code, data): findings decided once the file's tools are known."""
-    untooled: int = 0
-    """Conversations with neither declared nor given tools: their tools are the file's."""
+    tools: dict[str, set[str]] = field(default_factory=dict)
+    """Log format -> the tools that answered a call with something other than an error."""
+    deferred: list[tuple[int, str, str, Any]] = field(default_factory=list)
+    """(index in `findings`, rule code, log format, data): findings decided once the tools of
+    the file are known."""
+    untooled: dict[str, int] = field(default_factory=dict)
+    """Log format -> conversations with neither declared nor given tools."""
 
 
 def audit(
@@ -84,9 +86,11 @@ def audit(
         if progress is not None:
             progress(source.path)
         merged = files.setdefault(source.path, _Result())
-        merged.tools |= result.tools
-        merged.untooled += result.untooled
-        merged.deferred += [(len(findings) + i, code, data) for i, code, data in result.deferred]
+        for fmt, names in result.tools.items():
+            merged.tools.setdefault(fmt, set()).update(names)
+        for fmt, n in result.untooled.items():
+            merged.untooled[fmt] = merged.untooled.get(fmt, 0) + n
+        merged.deferred += [(len(findings) + i, *rest) for i, *rest in result.deferred]
         findings.extend(result.findings)
         counts += result.counts
         for key, n in result.skipped.items():
@@ -104,7 +108,7 @@ def audit(
     )
 
 
-UNTOOLED = "no tools declared, given with --tools, or inferred from the calls of the run"
+UNTOOLED = "no tools declared, given with --tools, or inferred from the calls of its logs"
 
 
 def _decide(
@@ -115,26 +119,32 @@ def _decide(
 ) -> list[Finding]:
     """The findings with each deferred one decided by its rule, given its file's tools."""
     decided: dict[int, Finding | None] = {}
-    run = frozenset(name for merged in files.values() for name in merged.tools)
+    run: dict[str, set[str]] = defaultdict(set)  # log format -> tools, over every file
     for merged in files.values():
-        tools = frozenset(merged.tools)
-        for index, code, data in merged.deferred:
+        for fmt, names in merged.tools.items():
+            run[fmt] |= names
+    for merged in files.values():
+        for index, code, fmt, data in merged.deferred:
             resolve = BY_CODE[code].resolve
             if resolve is None:
                 continue
-            # the tools of its file first; a tool only another file of the run called, next
-            outcome = resolve(data, tools, "this file")
-            if outcome is None and run != tools:
-                outcome = resolve(data, run, "another file of this run")
+            # the tools of its file first; then those of the run's other logs of its format
+            # (one benchmark run spread over files), never another format's (SWE-agent's
+            # `create` says nothing of a multi-agent chat)
+            own, kin = frozenset(merged.tools.get(fmt, ())), frozenset(run[fmt])
+            outcome = resolve(data, own, "this file")
+            if outcome is None and kin != own:
+                outcome = resolve(data, kin, f"another {fmt} log of this run")
             if outcome is None:
                 decided[index] = None
                 continue
             message, tool = outcome
             decided[index] = replace(findings[index], message=message, tool=tool)
-        if merged.untooled and not run:
-            for rule in settings.rules:
-                if rule.resolve is not None:
-                    skipped[(rule.code, UNTOOLED)] += merged.untooled
+        for fmt, n in merged.untooled.items():
+            if n and not run[fmt]:
+                for rule in settings.rules:
+                    if rule.resolve is not None:
+                        skipped[(rule.code, UNTOOLED)] += n
     if not decided:
         return findings
     kept = (decided.get(i, f) for i, f in enumerate(findings))
@@ -312,12 +322,12 @@ class _Auditor:
             tools = Counts(tools_given=1)
         else:
             tools = Counts(tools_inferred=1)
-            result.untooled += 1
+            result.untooled[conversation.format] = result.untooled.get(conversation.format, 0) + 1
         rep = replay(conversation, self.approvals)
         result.counts = (
             result.counts + Counts(conversations=1, assistant_turns=len(rep.turns)) + tools
         )
-        result.tools.update(
+        result.tools.setdefault(conversation.format, set()).update(
             e.call.name
             for e in rep.exchanges
             if e.caller == "assistant" and e.result is not None and not e.failed
@@ -334,7 +344,12 @@ class _Auditor:
                         key = conversation_key(conversation)
                     if violation.deferred is not None:
                         result.deferred.append(
-                            (len(result.findings), rule.code, violation.deferred)
+                            (
+                                len(result.findings),
+                                rule.code,
+                                conversation.format,
+                                violation.deferred,
+                            )
                         )
                     result.findings.append(self._finding(rule, violation, conversation.id, key))
             except Exception as exc:  # a crashing rule is reported and the run goes on

@@ -15,8 +15,8 @@ import pytest
 
 from auditor import config, engine
 from auditor.approvals import ApprovalOptions, asks_to_confirm, verdict
-from auditor.approvals.language import instructed
 from auditor.approvals.policy import read as read_policy
+from auditor.approvals.replies import instructed
 from auditor.errors import ConfigError
 from auditor.model import (
     ApprovalDecision,

@@ -196,7 +196,10 @@ def test_inference_never_rests_on_calls_that_failed_or_on_nothing(tmp_path):
     lonely.write_text(_lines({"id": "talk", "messages": [{"role": "user", "content": "hi"}]}))
     report = engine.audit([str(lonely)], config.build(select=["FB003"]))
     assert [(g.rules, g.reason) for g in report.gaps] == [
-        (("FB003",), "no tools declared, given with --tools, or inferred from the calls of the run")
+        (
+            ("FB003",),
+            "no tools declared, given with --tools, or inferred from the calls of its logs",
+        )
     ]
 
 
@@ -207,7 +210,7 @@ def test_the_tools_of_another_file_count_when_none_of_its_own_does(tmp_path):
     assert [
         (f.path.rsplit("/", 1)[-1], f.message.split("(", 1)[1].split(")")[0])
         for f in report.findings
-    ] == [("b.jsonl", "`cancel_reservation`, called in another file of this run")]
+    ] == [("b.jsonl", "`cancel_reservation`, called in another openai log of this run")]
 
 
 def test_inferred_tools_are_the_same_whichever_span_a_conversation_lands_in(tmp_path, monkeypatch):

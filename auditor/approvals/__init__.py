@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING
 
 from auditor.approvals import events, language, pending
 from auditor.approvals.drafts import Approval, Calls, Source
-from auditor.approvals.language import asks_to_confirm, verdict
 from auditor.approvals.options import DEFAULT_PENDING_PATTERNS, ApprovalOptions
+from auditor.approvals.replies import asks_to_confirm, verdict
 from auditor.model import Conversation
 
 if TYPE_CHECKING:

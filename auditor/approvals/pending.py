@@ -11,8 +11,8 @@ from typing import Any
 
 from auditor import canonical
 from auditor.approvals.drafts import Calls, Draft
-from auditor.approvals.language import verdict
 from auditor.approvals.options import PENDING_SCAN, ApprovalOptions, pending_test
+from auditor.approvals.replies import verdict
 
 
 def pair(calls: Calls, options: ApprovalOptions) -> None:

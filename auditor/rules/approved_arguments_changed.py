@@ -53,7 +53,7 @@ from typing import Any
 
 from auditor import canonical
 from auditor.actions import words
-from auditor.approvals import values
+from auditor.approvals import drift
 from auditor.findings import Severity, Violation, on_call
 from auditor.replay import Approval, ApprovalOptions, Replay
 
@@ -118,13 +118,13 @@ def _decided(approval: Approval) -> str:
 def _unconfirmed(approval: Approval, tool: str, arguments: Any) -> list[str]:
     """Each value the call sent that the user did not decide on, as `path` confirmed → sent."""
     whole = bool(_WHOLE.intersection(words(tool)[:1]))
-    found = values.drifts(
+    found = drift.drifts(
         arguments, approval.confirmed, approval.rejected, approval.shown, approval.cards, whole
     )
     return [_describe(d) for d in found]
 
 
-def _describe(d: values.Drift) -> str:
+def _describe(d: drift.Drift) -> str:
     sent = f"`{d.sent.text}`"
     if d.why == "never shown":
         what = "a payment method" if d.sent.kind == "payment" else "an item"

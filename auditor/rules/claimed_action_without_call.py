@@ -13,8 +13,8 @@ verb), or in the whole conversation when no user message does; when a matching c
 the finding names it and its error.
 
 The tools are the ones the log declares, else those given with `--tools`, else those inferred:
-every tool some conversation of the same input file (or, failing that, of the run) called and
-got a result from that was not an error. The coverage report says which conversations had
+every tool some conversation of the same input file (or, failing that, of the run's other logs
+of that format) called and got a result from that was not an error. The coverage report says which conversations had
 which.
 
 ## Why is this bad?
