@@ -44,8 +44,6 @@ class Approval:
     decision: ApprovalDecision | None = None
     execution: Exchange | None = None
     """The call that ran under this approval; None when nothing ran."""
-    text: str = ""
-    """`natural-language`: the words of the decision, from the proposal to the user's answer."""
     asked_again: int | None = None
     """The message where the same call asked for approval again after it was approved."""
     reissued: Exchange | None = None
@@ -81,7 +79,6 @@ class Draft:
         self.decision: ApprovalDecision | None = None
         self.execution: Exchange | None = None
         self.gated: Exchange | None = None  # the call the request is for, logged before it
-        self.text = ""
         self.asked_again: int | None = None
         self.reissued: Exchange | None = None
         self.decision_kind: str | None = None
@@ -123,7 +120,6 @@ class Draft:
             self.request,
             self.decision,
             self.execution,
-            self.text,
             self.asked_again,
             self.reissued,
             self.decision_kind,

@@ -91,7 +91,6 @@ class _Decision:
     """The proposal's message, or the user's own for an instruction nothing proposed."""
     reply: int
     said: bool | None
-    text: str
     confirmed: tuple[Value, ...] = ()
     rejected: tuple[Value, ...] = ()
     verbs: frozenset[str] = frozenset()
@@ -231,11 +230,6 @@ class _Walk:
         heard = [p for p in self.said if self.proposal is None or p.turn > self.proposal.turn]
         asked = ([self.proposal] if self.proposal is not None else []) + heard
         start = asked[0].turn if asked else m.index
-        text = "\n".join(
-            x.text
-            for x in self.calls.messages[start : m.index + 1]
-            if x.role in ("assistant", "user")
-        )
         shown: list[Value] = []
         for p in asked:
             if p is listing:
@@ -255,7 +249,7 @@ class _Walk:
         rejected = (
             replies.rejected(listing.options(), chosen, confirmed) if listing and chosen else []
         )
-        made = _Decision(kind, start, m.index, said, text, tuple(confirmed), tuple(rejected))
+        made = _Decision(kind, start, m.index, said, tuple(confirmed), tuple(rejected))
         made.corrected = frozenset(named)
         return made
 
@@ -282,7 +276,6 @@ class _Walk:
             approved=decision.said,
             decided_at=decision.reply,
             execution=e,
-            text=decision.text,
             decision_kind=decision.kind,
             confirmed=decision.confirmed,
             rejected=decision.rejected,

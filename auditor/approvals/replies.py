@@ -7,6 +7,7 @@ most `REPLY_SCAN` characters of a reply, so hostile text stays linear.
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from auditor.approvals import values
 from auditor.approvals.values import Value
@@ -166,17 +167,21 @@ def instructed(text: str) -> frozenset[str] | None:
     return frozenset() if found <= _GENERIC else frozenset(found - _GENERIC)
 
 
+_MOST_OPTIONS = 60
+"""A message listing more items is a report, not a choice to make."""
+
+
 def listed(text: str) -> tuple[list[list[Value]], list[Value]]:
     """The values of each numbered (else bulleted) item of a message, and the values outside
     any item. An item runs to the next one at its indentation; the last one ends where text
     at that indentation follows a blank line."""
-    lines = text.splitlines()
+    lines = text[: values.TEXT_LIMIT].splitlines()
     items = [(i, m) for i, line in enumerate(lines) if (m := _ITEM.match(line))]
     numbered = [item for item in items if item[1]["n"]]
     marked = [i for i, _ in (numbered if len(numbered) >= 2 else items)]
     top = min((_indent(lines[i]) for i in marked), default=0)
     starts = [i for i in marked if _indent(lines[i]) == top]
-    if len(starts) < 2:
+    if not 2 <= len(starts) <= _MOST_OPTIONS:
         return [], values.in_text(text)
     options, common = [], lines[: starts[0]]
     for k, start in enumerate(starts):
@@ -212,11 +217,12 @@ def chosen(
             picked.append(number)
     if by_value:
         parallel = _parallel(options)
-        named = [v for v in own if v.specific and v.kind in parallel]
-        for number, option in enumerate(options, 1):
-            keys = {(v.kind, v.key) for v in option}
-            if any((v.kind, v.key) in keys and _unique(v, options) for v in named):
-                picked.append(number)
+        listing = Counter((v.kind, v.key) for option in options for v in set(option))
+        named = {(v.kind, v.key) for v in own if v.specific and v.kind in parallel}
+        unique = {key for key in named if listing[key] == 1}  # naming it picks its option
+        picked += [
+            n for n, option in enumerate(options, 1) if unique & {(v.kind, v.key) for v in option}
+        ]
     return sorted(set(picked)) or None
 
 
@@ -224,11 +230,6 @@ def _parallel(options: list[list[Value]]) -> set[str]:
     """Kinds of value that several options list: what the options are alternatives in."""
     kinds = {v.kind for option in options for v in option}
     return {k for k in kinds if sum(any(v.kind == k for v in o) for o in options) >= 2}
-
-
-def _unique(v: Value, options: list[list[Value]]) -> bool:
-    """The value is listed by one option only: naming it picks that option."""
-    return sum(any(o.kind == v.kind and o.key == v.key for o in option) for option in options) == 1
 
 
 def rejected(options: list[list[Value]], picked: list[int], confirmed: list[Value]) -> list[Value]:

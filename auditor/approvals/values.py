@@ -9,7 +9,7 @@ equal to the forms calls carry (`1200`, `2024-05-20`, `credit_card_4421486` whos
 
 Kinds: `money`, `date`, `payment`, `flight`, `email`, `id` (codes of letters and digits:
 `K1NW8N`, `#W2378156`), `handle` (`mia_li_3668`), `quantity`, `birthdate`. Every pattern is
-bounded, and text is read up to `_TEXT_LIMIT` characters, so hostile text stays linear.
+bounded, and text is read up to `TEXT_LIMIT` characters, so hostile text stays linear.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-_TEXT_LIMIT = 20_000
+TEXT_LIMIT = 20_000
 _LEAF_LIMIT = 254
 
 MONTHS = {
@@ -135,7 +135,7 @@ class Argument:
 
 def in_text(text: str) -> list[Value]:
     """The values a message names, in order of kind."""
-    text = text[:_TEXT_LIMIT]
+    text = text[:TEXT_LIMIT]
     found: list[Value] = []
     found += money_in(text)
     found += _dates_in(text)
@@ -184,7 +184,7 @@ def same(a: Value, b: Value, cards: Mapping[str, str]) -> bool:
 
 def money_in(text: str) -> Iterator[Value]:
     """The amounts of money a text names (`$1,200.00`, `50 dollars`)."""
-    text = text[:_TEXT_LIMIT]
+    text = text[:TEXT_LIMIT]
     if "$" not in text and "€" not in text and "£" not in text and not _has_currency_word(text):
         return
     for m in _MONEY.finditer(text):
@@ -260,7 +260,7 @@ def _day(written: str) -> int | None:
 
 def payments_in(text: str) -> Iterator[Value]:
     """The payment methods a text names: ids, numbers, last four digits, or only a kind."""
-    text = text[:_TEXT_LIMIT]
+    text = text[:TEXT_LIMIT]
     for m in _PAYMENT_ID.finditer(text):
         yield Value("payment", f"{_payment_kind(m['kind'])}:{int(m['n'])}", m.group())
     for m in _PAYMENT_TEXT.finditer(text):
@@ -422,4 +422,4 @@ def card_profiles(text: str) -> dict[str, str]:
     """Payment ids and the last four digits a tool result shows for them (a user's profile)."""
     if '"last_four"' not in text:
         return {}
-    return {m["id"]: m["last4"] for m in _CARD_PROFILE.finditer(text[: _TEXT_LIMIT * 5])}
+    return {m["id"]: m["last4"] for m in _CARD_PROFILE.finditer(text[: TEXT_LIMIT * 5])}
