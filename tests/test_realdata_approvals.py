@@ -68,3 +68,31 @@ def test_require_approval_finds_the_changes_tau_bench_made_without_a_decision():
         "`cancel_reservation` ran without approval: `require-approval` names it (`cancel_*`) "
         "and no confirmation from the user came since the last such call"
     )
+
+
+def test_claims_of_changes_no_call_made_are_found_with_inferred_tools():
+    # tau logs declare no tools: FB003 runs on the tools the run's calls show. Every claim of
+    # a change in these logs with no successful call behind it, and nothing else.
+    report = engine.audit([str(REALDATA)], config.build(select=["FB003"]))
+    assert sorted((f.conversation, f.turn) for f in report.findings) == [
+        ("38ee0474-a784-4f1a-9756-9cc3f587ffdf", 14),  # the calls were written as text
+        ("9f98912e-3305-458a-b431-d5f654b4eeb0", 12),
+        ("9f98912e-3305-458a-b431-d5f654b4eeb0", 24),
+        ("task-3-trial-0", 60),  # "one checked bag has been added": no baggage call
+        ("task-5-trial-0", 24),  # "three checked bags have been added": idem
+    ]
+    found = {(f.conversation, f.turn): f.message for f in report.findings}
+    assert found[("9f98912e-3305-458a-b431-d5f654b4eeb0", 12)] == (
+        "the assistant says “I've successfully processed the cancellation for reservation "
+        "H9ZU1C.”, but no matching tool (`cancel_reservation`, called in another tau log of "
+        "this run) was called successfully since the user asked at turn 11"
+    )
+    assert report.coverage()["tool_sets"]["inferred"] > 500
+
+
+def test_nothing_else_of_the_real_logs_is_read_as_an_unapproved_or_changed_call():
+    report = engine.audit([str(REALDATA)], config.build(select=["CF"]))
+    assert {f.path.split("/realdata/")[1].split("/")[0] for f in report.findings} == {
+        "tau-bench",
+        "tau2-bench-blakeelias",
+    }
