@@ -230,3 +230,9 @@ def test_inferred_tools_are_the_same_whichever_span_a_conversation_lands_in(tmp_
     ] * 3
     assert "called in this file" in reports[0].findings[0].message
     assert reports[0].counts == reports[1].counts == reports[2].counts
+
+
+def test_help_names_the_tools_file_and_its_shapes():
+    out = audit_process("--help").stdout.decode()
+    assert "--tools" in out and "tools/list" in out
+    assert "audit runs.jsonl --tools tools.json" in out
