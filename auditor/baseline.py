@@ -28,6 +28,7 @@ from auditor import __version__
 from auditor.errors import ConfigError, InputError
 from auditor.findings import Finding
 from auditor.report import Report
+from auditor.reporters._escape import dumps
 
 VERSION = 1
 
@@ -72,7 +73,7 @@ def write(path: str, findings: Iterable[Finding]) -> dict[str, Any]:
     doc = document(findings)
     try:
         with open(path, "wb") as out:
-            out.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
+            out.write(dumps(doc, indent=True).encode() + b"\n")
     except OSError as exc:
         reason = (exc.strerror or str(exc)).lower()
         raise InputError(f"cannot write baseline {path}: {reason}") from exc

@@ -81,12 +81,7 @@ class FileConfig:
 
     @property
     def name(self) -> str:
-        """The path as errors show it: relative to the current directory when that is shorter."""
-        try:
-            relative = os.path.relpath(self.path)
-        except ValueError:  # another drive on Windows
-            return str(self.path)
-        return relative if len(relative) <= len(str(self.path)) else str(self.path)
+        return shown(self.path)
 
     def table(self, sub: str | None = None) -> str:
         """How a table is named in an error: `[tool.auditor.loops] `, or `[loops] ` standalone."""
@@ -95,6 +90,15 @@ class FileConfig:
 
     def error(self, message: str, sub: str | None = None) -> ConfigError:
         return ConfigError(f"invalid config in {self.name}: {self.table(sub)}{message}")
+
+
+def shown(path: Path) -> str:
+    """A path as errors show it: relative to the current directory when that is shorter."""
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:  # another drive on Windows
+        return str(path)
+    return relative if len(relative) <= len(str(path)) else str(path)
 
 
 def discover(start: Path | None = None) -> FileConfig | None:
@@ -134,7 +138,11 @@ def _parse(path: Path) -> dict[str, Any]:
         reason = (exc.strerror or str(exc)).lower()
         raise ConfigError(f"cannot read config {path}: {reason}") from exc
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"invalid config in {path}: not valid TOML: {exc}") from exc
+        raise ConfigError(f"invalid config in {shown(path)}: not valid TOML: {exc}") from exc
+    except RecursionError as exc:  # tomllib recurses once per level of nesting
+        raise ConfigError(
+            f"invalid config in {shown(path)}: not valid TOML: arrays or tables nested too deeply"
+        ) from exc
 
 
 def _checked(config: FileConfig) -> FileConfig:
@@ -158,11 +166,18 @@ def _suggest(key: str, known: Sequence[str]) -> str:
     return f" (did you mean `{hint[0]}`?)" if hint else ""
 
 
-def split_codes(values: Iterable[str] | None) -> list[str]:
-    """`--select EX001,EX002 --select LP` -> ["EX001", "EX002", "LP"]."""
+def split_codes(values: Iterable[str] | None, option: str = "--select") -> list[str]:
+    """`--select EX001,EX002 --select LP` -> ["EX001", "EX002", "LP"].
+
+    A trailing comma is forgiven; a value with no code at all (`--select ""`) is an error,
+    as it would otherwise mean "no --select" and quietly fall back to the configuration.
+    """
     out: list[str] = []
     for value in values or ():
-        out.extend(part.strip() for part in value.split(",") if part.strip())
+        parts = [part.strip() for part in value.split(",") if part.strip()]
+        if not parts:
+            raise ConfigError(f'invalid {option} "{value}": it names no rule')
+        out.extend(parts)
     return out
 
 
@@ -184,13 +199,13 @@ def build(
     if file is not None:
         _check_selectors(file, "select", file_select)
         _check_selectors(file, "ignore", file_ignore)
-    cli_select = split_codes(select)
+    cli_select = split_codes(select, "--select")
     if cli_select:
         # As in ruff, the command line's --select starts the selection over.
         selected, ignored = cli_select, []
     else:
         selected, ignored = file_select or ["ALL"], file_ignore
-    rules = registry.select(selected, ignored + split_codes(ignore))
+    rules = registry.select(selected, ignored + split_codes(ignore, "--ignore"))
 
     level = fail_on
     if level is None and file is not None and "fail-on" in values:
@@ -330,7 +345,7 @@ def _is_strings(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
-def _show(value: Any) -> str:
+def _show(value: Any, depth: int = 0) -> str:
     """A value as an error shows it: strings quoted, tables and lists by their TOML look."""
     if isinstance(value, str):
         return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
@@ -339,5 +354,8 @@ def _show(value: Any) -> str:
     if isinstance(value, dict):
         return "a table"
     if isinstance(value, list):
-        return "[" + ", ".join(_show(v) for v in value[:5]) + (", …]" if len(value) > 5 else "]")
+        if depth >= 3:
+            return "[…]"
+        shown = ", ".join(_show(v, depth + 1) for v in value[:5])
+        return "[" + shown + (", …]" if len(value) > 5 else "]")
     return str(value)

@@ -43,7 +43,17 @@ def audit(
     progress: Progress | None = None,
     jobs: int = 1,
 ) -> Report:
-    """Audit every path and return the sorted report.
+    """Audit every path and return the sorted report."""
+    return audit_plan(plan(paths, settings), settings, progress, jobs)
+
+
+def audit_plan(
+    planned: Iterable[Planned],
+    settings: Settings,
+    progress: Progress | None = None,
+    jobs: int = 1,
+) -> Report:
+    """Audit what `plan` found and return the sorted report.
 
     With `jobs` > 1, files (and large JSON Lines files cut into spans of whole lines) are
     audited in worker processes; their results are merged in input order, so the report is
@@ -53,7 +63,9 @@ def audit(
     counts = Counts()
     skipped: dict[tuple[str, str], int] = defaultdict(int)
     errors: list[RunError] = []
-    for item in _results(_plan(paths, settings, jobs), settings, jobs):
+    if jobs > 1:
+        planned = _split(planned, settings, jobs)
+    for item in _results(iter(planned), settings, jobs):
         if isinstance(item, RunError):
             errors.append(item)
             continue
@@ -82,16 +94,23 @@ def audit(
 Planned = sources.Source | RunError | Counts
 
 
-def _plan(paths: Iterable[str], settings: Settings, jobs: int) -> Iterator[Planned]:
-    """What to audit, in input order: sources (large files cut into spans when jobs > 1),
-    errors for unreadable paths, and counts for excluded ones."""
+def plan(paths: Iterable[str], settings: Settings) -> Iterator[Planned]:
+    """What to audit, in input order: sources, errors for unreadable paths, and counts for
+    excluded ones. Nothing is read yet."""
     exclude = sources.Exclude(settings.exclude, settings.root)
     for item in sources.discover(paths, exclude):
         if isinstance(item, sources.PathError):
             yield RunError("path", f"{item.path}: {item.reason}", item.path)
         elif isinstance(item, sources.Excluded):
             yield Counts(excluded=1)
-        elif jobs > 1:
+        else:
+            yield item
+
+
+def _split(planned: Iterable[Planned], settings: Settings, jobs: int) -> Iterator[Planned]:
+    """The plan with large files cut into spans, for `jobs` worker processes."""
+    for item in planned:
+        if isinstance(item, sources.Source):
             yield from _spans(item, settings, jobs)
         else:
             yield item

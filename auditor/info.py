@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import TextIO
 
-import orjson
-
 from auditor.errors import ConfigError
+from auditor.reporters._escape import dumps
 from auditor.rules import RULES, Rule, lookup
 
 
@@ -34,7 +33,7 @@ def rules(out: TextIO, as_json: bool, chosen: tuple[Rule, ...] = RULES) -> None:
             }
             for r in chosen
         ]
-        out.write(orjson.dumps(rows, option=orjson.OPT_INDENT_2).decode() + "\n")
+        out.write(dumps(rows, indent=True) + "\n")
         return
     width = max((len(r.name) for r in chosen), default=0)
     for r in chosen:

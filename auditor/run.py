@@ -70,10 +70,10 @@ def audit(invocation: Invocation, chosen: Settings) -> Outcome:
 
     accepted = baseline.load(invocation.baseline_file) if invocation.baseline_file else None
     started = time.perf_counter()
+    planned = list(engine.plan(invocation.paths, chosen))
+    refuse_to_overwrite(invocation, planned)
     with Progress(enabled=invocation.progress and not invocation.quiet) as on_file:
-        report = engine.audit(
-            list(invocation.paths), chosen, progress=on_file, jobs=invocation.jobs
-        )
+        report = engine.audit_plan(planned, chosen, progress=on_file, jobs=invocation.jobs)
     elapsed = time.perf_counter() - started
     for error in report.errors:
         stderr(f"audit: error: {error.message}")
@@ -88,6 +88,41 @@ def audit(invocation: Invocation, chosen: Settings) -> Outcome:
     if accepted is not None:
         report = baseline.apply(report, accepted)
     return Outcome(report, elapsed)
+
+
+def refuse_to_overwrite(invocation: Invocation, planned: list[object]) -> None:
+    """`-o FILE` or `--write-baseline FILE` naming a log this run reads would destroy it (and
+    `-o` naming the baseline, or both naming one file, would lose one of the two outputs):
+    stop before anything is read or written."""
+    from auditor import sources
+
+    logs = {
+        _identity(item.path): item.path
+        for item in planned
+        if isinstance(item, sources.Source) and item.path != "-"
+    }
+    report, baseline = invocation.output, invocation.write_baseline
+    for option, path in (("-o", report), ("--write-baseline", baseline)):
+        if path is not None and _identity(path) in logs:
+            raise ConfigError(
+                f"{option} {path} would overwrite {logs[_identity(path)]}, which this run "
+                "reads: write it somewhere else"
+            )
+    accepted = invocation.baseline_file
+    if report is not None and accepted is not None and _identity(report) == _identity(accepted):
+        raise ConfigError(f"-o {report} would overwrite the baseline this run reads")
+    if report is not None and baseline is not None and _identity(report) == _identity(baseline):
+        raise ConfigError(f"-o and --write-baseline name the same file {report}")
+
+
+def _identity(path: str) -> tuple[int, int] | str:
+    """What makes two paths the same file: device and inode when it exists (links, `./a`
+    and `a` alike), else the absolute path."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return os.path.abspath(path)
+    return (st.st_dev, st.st_ino)
 
 
 def write(invocation: Invocation, outcome: Outcome) -> None:

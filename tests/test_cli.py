@@ -146,7 +146,7 @@ def test_internal_error_is_one_line_and_exit_2(monkeypatch):
     def boom(*args, **kwargs):
         raise RuntimeError("kaput")
 
-    monkeypatch.setattr("auditor.engine.audit", boom)
+    monkeypatch.setattr("auditor.engine.audit_plan", boom)
     result = invoke(CLEAN)
     assert result.exit_code == 2
     assert result.stderr == (

@@ -92,6 +92,19 @@ def test_config_file_may_be_a_pyproject_or_a_standalone_toml(tmp_path):
         ),
         ("[tool.auditor]\nloops = 3\n", "[tool.auditor] `loops` must be a table of options, got 3"),
         ("[tool.auditor]\nselect = [\n", "not valid TOML: "),
+        # A blank selector selects nothing: it would turn every rule off without a word.
+        ('[tool.auditor]\nselect = [""]\n', '[tool.auditor] select: blank rule selector ""'),
+        ('[tool.auditor]\nignore = ["EX001", " "]\n', 'ignore: blank rule selector ""'),
+        ('[tool.auditor.severity]\n"" = "note"\n', 'severity: blank rule selector ""'),
+        # tomllib recurses once per level: deep nesting is a config error, not a crash.
+        (
+            "[tool.auditor]\nselect = " + "[" * 2000 + "]" * 2000 + "\n",
+            "not valid TOML: arrays or tables nested too deeply",
+        ),
+        (
+            "[tool.auditor]\nx = " + "{a = " * 2000 + "1" + "}" * 2000 + "\n",
+            "not valid TOML: arrays or tables nested too deeply",
+        ),
     ],
 )
 def test_invalid_config_is_one_clear_error_naming_the_key(tmp_path, body, message):
@@ -120,6 +133,23 @@ def test_unreadable_config_file(tmp_path):
 def test_file_select_and_ignore_apply(tmp_path):
     file = config.read(pyproject(tmp_path, '[tool.auditor]\nselect = ["EX"]\nignore = ["EX002"]'))
     assert codes(config.build(file=file)) == [c for c in EX if c != "EX002"]
+
+
+@pytest.mark.parametrize("option", ["select", "ignore"])
+@pytest.mark.parametrize("value", ["", " ", ",", " , "])
+def test_a_command_line_selector_naming_no_rule_is_an_error(option, value):
+    with pytest.raises(ConfigError, match=f'invalid --{option} "{value}": it names no rule'):
+        config.build(**{option: [value]})
+    # A trailing comma is forgiven.
+    assert codes(config.build(select=["EX001,"])) == ["EX001"]
+
+
+def test_values_shown_in_errors_stop_at_three_levels(tmp_path):
+    path = pyproject(tmp_path, "[tool.auditor]\nexclude = " + "[" * 50 + "]" * 50 + "\n")
+    with pytest.raises(
+        ConfigError, match=r"exclude must be a list of strings, got \[\[\[\[…\]\]\]\]"
+    ):
+        config.build(file=config.read(path))
 
 
 def test_cli_select_starts_over_and_cli_ignore_adds(tmp_path):

@@ -16,11 +16,10 @@ import os
 from typing import Any, TextIO
 from urllib.parse import quote
 
-import orjson
-
 from auditor import __version__
 from auditor.findings import Finding
 from auditor.report import Context, Report
+from auditor.reporters._escape import dumps
 from auditor.rules import FAMILIES, RULES, Rule
 
 SCHEMA_URI = (
@@ -48,6 +47,13 @@ def artifact_location(path: str) -> dict[str, Any]:
     if path == "-" or os.path.isabs(path):
         return {"uri": uri}
     return {"uri": uri, "uriBaseId": "%SRCROOT%"}
+
+
+def message(text: str) -> dict[str, str]:
+    """A plain text message (SARIF §3.11.6): `\\`, `[` and `]` escaped with a backslash, so
+    that text from a log can never form an embedded link (`[click](1)`, `[x](sarif:/…)`)."""
+    escaped = text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+    return {"text": escaped}
 
 
 def _limited(text: str) -> str:
@@ -89,7 +95,7 @@ def _result(f: Finding, index: dict[str, int]) -> dict[str, Any]:
         "ruleId": f.code,
         "ruleIndex": index[f.code],
         "level": f.severity.value,
-        "message": {"text": f.message},
+        "message": message(f.message),
         "locations": [location],
         "partialFingerprints": {FINGERPRINT_KEY: f.fingerprint},
         "properties": properties,
@@ -97,7 +103,7 @@ def _result(f: Finding, index: dict[str, int]) -> dict[str, Any]:
 
 
 def _notification(level: str, text: str, code: str | None, index: dict[str, int]) -> dict[str, Any]:
-    note: dict[str, Any] = {"level": level, "message": {"text": text}}
+    note: dict[str, Any] = {"level": level, "message": message(text)}
     if code in index:
         note["associatedRule"] = {"id": code, "index": index[code]}
     return note
@@ -170,5 +176,5 @@ def document(report: Report) -> dict[str, Any]:
 
 
 def write(report: Report, out: TextIO, context: Context) -> None:
-    out.write(orjson.dumps(document(report), option=orjson.OPT_INDENT_2).decode())
+    out.write(dumps(document(report), indent=True))
     out.write("\n")

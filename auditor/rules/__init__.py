@@ -155,7 +155,11 @@ def matching(selector: str) -> list[Rule]:
     """The rules a selector names: `ALL`, a code, a code prefix (`EX`, `CF00`) or a name."""
     token = selector.strip()
     if not token:
-        return []
+        # A blank selector would select nothing and silently turn every rule off.
+        raise ConfigError(
+            'blank rule selector "": use a code (EX001), a prefix (EX), a name '
+            "(unanswered-tool-call) or ALL"
+        )
     if token.upper() == "ALL":
         return list(RULES)
     rule = lookup(token)
