@@ -10,9 +10,13 @@ from __future__ import annotations
 import os
 import sys
 from enum import StrEnum
-from typing import Annotated, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
+
+# typer 0.29 vendors Click; the pin in pyproject.toml keeps this private path stable.
+from typer._click.exceptions import ClickException
+from typer.core import TyperCommand
 
 from auditor.__main__ import VERSION
 from auditor.errors import AuditorError
@@ -40,10 +44,13 @@ configuration, unreadable path or internal error.
 
 class OutputFormat(StrEnum):
     table = "table"
+    concise = "concise"
     json = "json"
     jsonl = "jsonl"
     sarif = "sarif"
     github = "github"
+    gitlab = "gitlab"
+    junit = "junit"
 
 
 class FailOn(StrEnum):
@@ -53,17 +60,44 @@ class FailOn(StrEnum):
     never = "never"
 
 
+class Color(StrEnum):
+    auto = "auto"
+    always = "always"
+    never = "never"
+
+
+class _Command(TyperCommand):
+    """The command, with usage errors as one `audit: error: …` line (exit 2) instead of
+    typer's boxed panel, which wraps badly in a narrow CI log."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        kwargs["standalone_mode"] = False
+        try:
+            status = super().main(*args, **kwargs)
+        except ClickException as exc:
+            message = exc.format_message().rstrip(".")
+            print(f"audit: error: {message} (audit -h for help)", file=sys.stderr)
+            sys.exit(exc.exit_code)
+        except typer.Abort:
+            sys.exit(130)
+        sys.exit(status or 0)
+
+
 app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
     rich_markup_mode="rich",
-    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+    context_settings={"max_content_width": 100},
 )
 
+_RULES = "Rule selection"
+_FILES = "File selection"
 _OUTPUT = "Output"
-_RULES = "Rules"
-_CI = "Configuration and CI"
+_CI = "Configuration and baselines"
 _INFO = "Information"
+_MISC = "Miscellaneous"
+_FLAG = ""
+"""The metavar of an option that takes no value: no `<bool>` in the help."""
 
 
 # Each option once, as a type: the command's signature below stays one line per option.
@@ -76,9 +110,113 @@ Paths = Annotated[
         show_default=False,
     ),
 ]
+SelectOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--select",
+        metavar="CODES",
+        help="Only these rules: codes, prefixes (EX, CF00) or names, comma-separated. "
+        "Replaces the configuration's select and ignore. Default: ALL.",
+        rich_help_panel=_RULES,
+    ),
+]
+ExtendSelectOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--extend-select",
+        metavar="CODES",
+        help="Also these rules, on top of the configuration's selection.",
+        rich_help_panel=_RULES,
+    ),
+]
+IgnoreOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--ignore",
+        metavar="CODES",
+        help="Skip these rules, besides the configuration's ignore. IN001 always runs.",
+        rich_help_panel=_RULES,
+    ),
+]
+ExtendIgnoreOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--extend-ignore",
+        metavar="CODES",
+        help="The same as --ignore (as in ruff).",
+        rich_help_panel=_RULES,
+    ),
+]
+FailOnOption = Annotated[
+    FailOn | None,
+    typer.Option(
+        "--fail-on",
+        metavar="LEVEL",
+        help="Lowest severity that makes the exit status 1: error, warning (the default), "
+        "note or never.",
+        rich_help_panel=_RULES,
+        show_default=False,
+    ),
+]
+ExitZeroOption = Annotated[
+    bool,
+    typer.Option(
+        "--exit-zero",
+        metavar=_FLAG,
+        help="Exit 0 even when there are findings (2 still means an error).",
+        rich_help_panel=_RULES,
+    ),
+]
+ExcludeOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--exclude",
+        metavar="GLOB",
+        help="Leave out paths matching GLOB (relative to the working directory), besides "
+        "the configuration's exclude.",
+        rich_help_panel=_FILES,
+    ),
+]
+NoGitignoreOption = Annotated[
+    bool,
+    typer.Option(
+        "--no-respect-gitignore",
+        metavar=_FLAG,
+        help="Also read what .gitignore files list (directories are walked respecting them).",
+        rich_help_panel=_FILES,
+    ),
+]
+InputFormatOption = Annotated[
+    str,
+    typer.Option(
+        "--input-format",
+        metavar="NAME",
+        help="Read every record as this log format instead of detecting each record's "
+        "own; `audit --formats` lists them.",
+        rich_help_panel=_FILES,
+        show_default=False,
+    ),
+]
+AllowEmptyOption = Annotated[
+    bool,
+    typer.Option(
+        "--allow-empty",
+        metavar=_FLAG,
+        help="Exit 0 when no conversation was read (by default that is an error, exit 2).",
+        rich_help_panel=_FILES,
+    ),
+]
 FormatOption = Annotated[
-    OutputFormat,
-    typer.Option("--format", "-f", help="How to print findings.", rich_help_panel=_OUTPUT),
+    OutputFormat | None,
+    typer.Option(
+        "--format",
+        "-f",
+        metavar="FORMAT",
+        help="table, concise, json, jsonl, sarif, github, gitlab or junit. Default: table "
+        "on a terminal, concise otherwise.",
+        rich_help_panel=_OUTPUT,
+        show_default=False,
+    ),
 ]
 OutputOption = Annotated[
     str | None,
@@ -90,49 +228,63 @@ OutputOption = Annotated[
         rich_help_panel=_OUTPUT,
     ),
 ]
-InputFormatOption = Annotated[
-    str,
+ShowEvidenceOption = Annotated[
+    bool,
     typer.Option(
-        "--input-format",
-        metavar="NAME",
-        help="Read every record as this log format instead of detecting each record's "
-        "own; `audit --formats` lists them.",
+        "--show-evidence",
+        metavar=_FLAG,
+        help="Show each finding's excerpt of the log in the table.",
+        rich_help_panel=_OUTPUT,
     ),
 ]
-SelectOption = Annotated[
-    list[str] | None,
+VerboseOption = Annotated[
+    bool,
     typer.Option(
-        "--select",
-        metavar="CODES",
-        help="Only these rules: codes, prefixes (EX, CF00) or names, comma-separated. "
-        "Replaces the configuration's select and ignore. Default: ALL.",
-        rich_help_panel=_RULES,
+        "--verbose",
+        "-v",
+        metavar=_FLAG,
+        help="Whole messages and evidence in the table; each file's format and counts on stderr.",
+        rich_help_panel=_OUTPUT,
     ),
 ]
-IgnoreOption = Annotated[
-    list[str] | None,
+QuietOption = Annotated[
+    bool,
     typer.Option(
-        "--ignore",
-        metavar="CODES",
-        help="Skip these rules (codes, prefixes or names), besides the configuration's ignore.",
-        rich_help_panel=_RULES,
+        "--quiet",
+        "-q",
+        metavar=_FLAG,
+        help="Print findings only: no summary, no progress.",
+        rich_help_panel=_OUTPUT,
     ),
 ]
-FailOnOption = Annotated[
-    FailOn | None,
+StatisticsOption = Annotated[
+    bool,
     typer.Option(
-        "--fail-on",
-        help="Lowest severity that makes the exit status 1. Default: warning.",
-        rich_help_panel=_RULES,
+        "--statistics",
+        metavar=_FLAG,
+        help="Print how often each rule fired (also per 100 conversations) instead of "
+        "the findings; as text, or with -f json / -f jsonl.",
+        rich_help_panel=_OUTPUT,
+    ),
+]
+ColorOption = Annotated[
+    Color,
+    typer.Option(
+        "--color",
+        metavar="WHEN",
+        help="Colour: auto (on a terminal, unless NO_COLOR is set or FORCE_COLOR forces it), "
+        "always or never.",
+        rich_help_panel=_OUTPUT,
         show_default=False,
     ),
 ]
-ExitZeroOption = Annotated[
+NoProgressOption = Annotated[
     bool,
     typer.Option(
-        "--exit-zero",
-        help="Exit 0 even when there are findings (2 still means an error).",
-        rich_help_panel=_RULES,
+        "--no-progress",
+        metavar=_FLAG,
+        help="No progress bar on stderr (it only shows on a terminal).",
+        rich_help_panel=_OUTPUT,
     ),
 ]
 ConfigOption = Annotated[
@@ -165,43 +317,30 @@ WriteBaselineOption = Annotated[
         rich_help_panel=_CI,
     ),
 ]
-StatisticsOption = Annotated[
+ShowFilesOption = Annotated[
     bool,
     typer.Option(
-        "--statistics",
-        help="Print how often each rule fired (also per 100 conversations) instead of "
-        "the findings; as text, or with -f json / -f jsonl.",
-        rich_help_panel=_OUTPUT,
+        "--show-files",
+        metavar=_FLAG,
+        help="List the files a run would read, with the log format of each, and exit.",
+        rich_help_panel=_INFO,
     ),
 ]
-JobsOption = Annotated[
-    str,
-    typer.Option(
-        "--jobs",
-        "-j",
-        metavar="N",
-        help="Audit in N processes (`auto`: one per core). Large JSON Lines files are "
-        "split; the report is the same as with one.",
-    ),
-]
-NoProgressOption = Annotated[
-    bool,
-    typer.Option("--no-progress", help="No progress bar on stderr.", rich_help_panel=_OUTPUT),
-]
-QuietOption = Annotated[
+ShowSettingsOption = Annotated[
     bool,
     typer.Option(
-        "--quiet",
-        "-q",
-        help="Print findings only: no summary, no progress.",
-        rich_help_panel=_OUTPUT,
+        "--show-settings",
+        metavar=_FLAG,
+        help="Print the resolved settings, and where each came from, and exit.",
+        rich_help_panel=_INFO,
     ),
 ]
 RulesOption = Annotated[
     bool,
     typer.Option(
         "--rules",
-        help="List the rules (as a table, or JSON with -f json) and exit.",
+        metavar=_FLAG,
+        help="List the rules the selection enables (all by default; -f json for JSON) and exit.",
         rich_help_panel=_INFO,
     ),
 ]
@@ -209,6 +348,7 @@ FormatsOption = Annotated[
     bool,
     typer.Option(
         "--formats",
+        metavar=_FLAG,
         help="List the log formats --input-format accepts and exit.",
         rich_help_panel=_INFO,
     ),
@@ -223,34 +363,84 @@ ExplainOption = Annotated[
     ),
 ]
 VersionOption = Annotated[
-    bool, typer.Option("--version", help="Print the version and exit.", rich_help_panel=_INFO)
+    bool,
+    typer.Option(
+        "--version",
+        metavar=_FLAG,
+        help="Print the version and exit.",
+        rich_help_panel=_INFO,
+    ),
+]
+JobsOption = Annotated[
+    str,
+    typer.Option(
+        "--jobs",
+        "-j",
+        metavar="N",
+        help="Audit in N processes (`auto`: one per core). Large JSON Lines files are "
+        "split; the report is the same as with one.",
+        rich_help_panel=_MISC,
+        show_default=False,
+    ),
 ]
 DebugOption = Annotated[
     bool, typer.Option("--debug", help="Show a traceback on internal errors.", hidden=True)
 ]
 
 
-@app.command(epilog=EXAMPLES, no_args_is_help=False)
+def _help(context: typer.Context, value: bool) -> None:
+    if value:
+        print(context.get_help())
+        raise typer.Exit(0)
+
+
+HelpOption = Annotated[
+    bool,
+    typer.Option(
+        "--help",
+        "-h",
+        metavar=_FLAG,
+        help="Show this message and exit.",
+        rich_help_panel=_INFO,
+        is_eager=True,
+        expose_value=False,
+        callback=_help,
+    ),
+]
+
+
+@app.command(epilog=EXAMPLES, no_args_is_help=False, cls=_Command, add_help_option=False)
 def audit(
     paths: Paths = None,
-    output_format: FormatOption = OutputFormat.table,
-    output: OutputOption = None,
-    input_format: InputFormatOption = "auto",
     select: SelectOption = None,
+    extend_select: ExtendSelectOption = None,
     ignore: IgnoreOption = None,
+    extend_ignore: ExtendIgnoreOption = None,
     fail_on: FailOnOption = None,
     exit_zero: ExitZeroOption = False,
+    exclude: ExcludeOption = None,
+    no_respect_gitignore: NoGitignoreOption = False,
+    input_format: InputFormatOption = "auto",
+    allow_empty: AllowEmptyOption = False,
+    output_format: FormatOption = None,
+    output: OutputOption = None,
+    show_evidence: ShowEvidenceOption = False,
+    verbose: VerboseOption = False,
+    quiet: QuietOption = False,
+    statistics: StatisticsOption = False,
+    color: ColorOption = Color.auto,
+    no_progress: NoProgressOption = False,
     config_file: ConfigOption = None,
     baseline_file: BaselineOption = None,
     write_baseline: WriteBaselineOption = None,
-    statistics: StatisticsOption = False,
-    jobs: JobsOption = "1",
-    no_progress: NoProgressOption = False,
-    quiet: QuietOption = False,
+    show_files: ShowFilesOption = False,
+    show_settings: ShowSettingsOption = False,
     list_rules: RulesOption = False,
     list_formats: FormatsOption = False,
     explain: ExplainOption = None,
     version: VersionOption = False,
+    jobs: JobsOption = "1",
+    show_help: HelpOption = False,
     debug: DebugOption = False,
 ) -> None:
     """Audit the transcripts of tool-using LLM agents.
@@ -270,31 +460,39 @@ def audit(
         if explain is not None:
             info.explain(explain, sys.stdout)
             return
-        if list_rules:
-            info.rules(sys.stdout, as_json=output_format in (OutputFormat.json, OutputFormat.jsonl))
-            return
         if list_formats:
             info.formats(sys.stdout)
             return
-        if not paths:
-            _fail("no paths given: try `audit logs.jsonl`, `audit logs/` or `audit -` for stdin")
         invocation = run.Invocation(
-            paths=tuple(paths),
-            output_format=output_format.value,
+            paths=tuple(paths or ()),
+            output_format=output_format.value if output_format else None,
             output=output,
             input_format=input_format,
             select=tuple(select or ()),
+            extend_select=tuple(extend_select or ()),
             ignore=tuple(ignore or ()),
+            extend_ignore=tuple(extend_ignore or ()),
+            exclude=tuple(exclude or ()),
+            respect_gitignore=False if no_respect_gitignore else None,
             fail_on=fail_on.value if fail_on is not None else None,
             exit_zero=exit_zero,
+            allow_empty=allow_empty,
             progress=not no_progress,
             quiet=quiet,
+            verbose=verbose,
+            show_evidence=show_evidence or verbose,
+            color=color.value,
             config_file=config_file,
             baseline_file=baseline_file,
             write_baseline=write_baseline,
             statistics=statistics,
             jobs=_jobs(jobs),
         )
+        if list_rules or show_settings or show_files:
+            info.show(invocation, rules=list_rules, settings=show_settings, files=show_files)
+            return
+        if not paths:
+            _fail("no paths given: try `audit logs.jsonl`, `audit logs/` or `audit -` for stdin")
         status = run.main(invocation)
     except typer.Exit:
         raise

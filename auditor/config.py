@@ -32,11 +32,20 @@ from auditor.errors import ConfigError
 from auditor.findings import Severity
 from auditor.formats import FORMATS
 from auditor.rules import FAMILIES, Rule
+from auditor.sources import Exclude
 
 FAIL_ON = ("error", "warning", "note", "never")
 DEFAULT_FAIL_ON = "warning"
 PYPROJECT = "pyproject.toml"
-KEYS = ("select", "ignore", "fail-on", "exclude", "severity")
+KEYS = (
+    "select",
+    "ignore",
+    "fail-on",
+    "exclude",
+    "severity",
+    "per-file-ignores",
+    "respect-gitignore",
+)
 TABLES = {name: prefix for prefix, name in FAMILIES.items()}
 """Option table name -> rule family prefix (`loops` -> `LP`)."""
 
@@ -57,7 +66,18 @@ class Settings:
     exclude: tuple[str, ...] = ()
     """Globs of paths not to read (see `sources.Exclude`)."""
     root: str = "."
-    """The directory `exclude` globs are relative to: the configuration file's own."""
+    """The directory `exclude` and `per-file-ignores` globs are relative to: the configuration
+    file's own."""
+    extend_exclude: tuple[str, ...] = ()
+    """`--exclude` globs, relative to the working directory."""
+    respect_gitignore: bool = True
+    """A directory walk leaves out what .gitignore files list."""
+    per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
+    """(glob, rule codes) pairs: findings of those rules in matching files are dropped."""
+    config_file: str | None = None
+    """The configuration file read, as errors name it; None when there is none."""
+    origins: dict[str, str] = field(default_factory=dict)
+    """Where each setting came from: `default`, the file's name or `command line`."""
 
     def severity_of(self, rule: Rule) -> Severity:
         return self.severity.get(rule.code, rule.severity)
@@ -68,6 +88,18 @@ class Settings:
 
     def enabled(self, code: str) -> bool:
         return any(r.code == code for r in self.rules)
+
+    def excluder(self) -> Exclude:
+        """What `exclude` and `--exclude` leave out, each relative to its own directory."""
+        return Exclude(self.exclude, self.root).extend(self.extend_exclude, ".")
+
+    def ignored_in(self, path: str) -> frozenset[str]:
+        """The codes `per-file-ignores` drops for findings in `path`."""
+        codes: set[str] = set()
+        for glob, ignored in self.per_file_ignores:
+            if Exclude([glob], self.root)(path):
+                codes.update(ignored)
+        return frozenset(codes)
 
 
 @dataclass(frozen=True)
@@ -185,8 +217,12 @@ def build(
     *,
     select: Iterable[str] | None = None,
     ignore: Iterable[str] | None = None,
+    extend_select: Iterable[str] | None = None,
+    extend_ignore: Iterable[str] | None = None,
     fail_on: str | None = None,
     input_format: str | None = None,
+    exclude: Iterable[str] | None = None,
+    respect_gitignore: bool | None = None,
     file: FileConfig | None = None,
 ) -> Settings:
     """Settings from the configuration file and the command line, which wins.
@@ -194,18 +230,18 @@ def build(
     Raises ConfigError naming what is wrong, and where.
     """
     values = file.values if file is not None else {}
-    file_select = _strings(file, values, "select")
-    file_ignore = _strings(file, values, "ignore")
-    if file is not None:
-        _check_selectors(file, "select", file_select)
-        _check_selectors(file, "ignore", file_ignore)
-    cli_select = split_codes(select, "--select")
-    if cli_select:
-        # As in ruff, the command line's --select starts the selection over.
-        selected, ignored = cli_select, []
-    else:
-        selected, ignored = file_select or ["ALL"], file_ignore
-    rules = registry.select(selected, ignored + split_codes(ignore, "--ignore"))
+    origins: dict[str, str] = {}
+
+    def origin(key: str, from_command_line: bool) -> None:
+        origins[key] = (
+            "command line" if from_command_line else file.name if key in values else "default"
+        )
+
+    rules = _selection(file, select, ignore, extend_select, extend_ignore)
+    origin("select", bool(select))
+    origin("ignore", bool(ignore))
+    origins["extend-select"] = "command line" if extend_select else "default"
+    origins["extend-ignore"] = "command line" if extend_ignore else "default"
 
     level = fail_on
     if level is None and file is not None and "fail-on" in values:
@@ -215,12 +251,23 @@ def build(
     level = (level or DEFAULT_FAIL_ON).lower()
     if level not in FAIL_ON:
         raise ConfigError(f"invalid --fail-on `{fail_on}`: use one of {', '.join(FAIL_ON)}")
+    origin("fail-on", fail_on is not None)
 
     forced = None if input_format in (None, "", "auto") else input_format
     if forced is not None and forced not in FORMATS:
         raise ConfigError(
             f"unknown --input-format `{input_format}`: use auto or one of {', '.join(FORMATS)}"
         )
+    origins["input-format"] = "command line" if forced else "default"
+
+    gitignore = values.get("respect-gitignore", True)
+    if file is not None and not isinstance(gitignore, bool):
+        raise file.error(f"respect-gitignore must be true or false, got {_show(gitignore)}")
+    origin("respect-gitignore", respect_gitignore is not None)
+    origin("exclude", False)
+    origins["extend-exclude"] = "command line" if exclude else "default"
+    for key in ("severity", "per-file-ignores", *TABLES):
+        origin(key, False)
     return Settings(
         rules=rules,
         fail_on=None if level == "never" else Severity(level),
@@ -229,7 +276,77 @@ def build(
         options=rule_options(file, registry.RULES) if file is not None else {},
         exclude=tuple(_strings(file, values, "exclude")),
         root=str(file.path.parent) if file is not None else ".",
+        extend_exclude=tuple(e for e in exclude or () if e.strip()),
+        respect_gitignore=gitignore if respect_gitignore is None else respect_gitignore,
+        per_file_ignores=_per_file_ignores(file) if file is not None else (),
+        config_file=file.name if file is not None else None,
+        origins=origins,
     )
+
+
+def _selection(
+    file: FileConfig | None,
+    select: Iterable[str] | None,
+    ignore: Iterable[str] | None,
+    extend_select: Iterable[str] | None,
+    extend_ignore: Iterable[str] | None,
+) -> tuple[Rule, ...]:
+    """The rules to run, in ruff's layers: the file's `select` minus its `ignore` (or, when
+    given, the command line's `--select` alone), plus `--extend-select`, minus `--ignore` and
+    `--extend-ignore`. IN001 always stays (`rules.ALWAYS`)."""
+    values = file.values if file is not None else {}
+    file_select = _strings(file, values, "select")
+    file_ignore = _strings(file, values, "ignore")
+    if file is not None:
+        _check_selectors(file, "select", file_select)
+        _check_selectors(file, "ignore", file_ignore)
+        for selector in file_ignore:
+            _in_file(file, "ignore", registry.check_ignorable, selector)
+    cli_select = split_codes(select, "--select")
+    added = split_codes(extend_select, "--extend-select")
+    removed = split_codes(ignore, "--ignore") + split_codes(extend_ignore, "--extend-ignore")
+    for selector in removed:
+        registry.check_ignorable(selector)
+    if cli_select:
+        # As in ruff, the command line's --select starts the selection over.
+        enabled = _codes(cli_select)
+    else:
+        enabled = _codes(file_select or ["ALL"]) - _codes(file_ignore)
+    enabled = (enabled | _codes(added)) - _codes(removed)
+    return registry.select(sorted(enabled))
+
+
+def _codes(selectors: Iterable[str]) -> set[str]:
+    return {rule.code for selector in selectors for rule in registry.matching(selector)}
+
+
+def _in_file(file: FileConfig, key: str, check: Any, *args: Any, sub: str | None = None) -> Any:
+    """`check(*args)`, its ConfigError restated as an error of `key` in the file."""
+    try:
+        return check(*args)
+    except ConfigError as exc:
+        raise file.error(f"{key}: {exc}", sub) from exc
+
+
+def _per_file_ignores(file: FileConfig) -> tuple[tuple[str, frozenset[str]], ...]:
+    """`[tool.auditor.per-file-ignores]`: glob = [rules], as `exclude` matches globs."""
+    table = file.values.get("per-file-ignores", {})
+    if not isinstance(table, dict):
+        raise file.error(f"per-file-ignores must be a table of glob = [rules], got {_show(table)}")
+    entries = []
+    for glob, selectors in table.items():
+        if not _is_strings(selectors):
+            raise file.error(
+                f"{glob} must be a list of rule codes, prefixes or names, got {_show(selectors)}",
+                "per-file-ignores",
+            )
+        codes: set[str] = set()
+        for selector in selectors:
+            _in_file(file, glob, registry.check_ignorable, selector, sub="per-file-ignores")
+            matched = _in_file(file, glob, registry.matching, selector, sub="per-file-ignores")
+            codes.update(rule.code for rule in matched)
+        entries.append((glob, frozenset(codes)))
+    return tuple(entries)
 
 
 def _strings(file: FileConfig | None, values: Mapping[str, Any], key: str) -> list[str]:
@@ -241,10 +358,7 @@ def _strings(file: FileConfig | None, values: Mapping[str, Any], key: str) -> li
 
 def _check_selectors(file: FileConfig, key: str, selectors: Sequence[str]) -> None:
     for selector in selectors:
-        try:
-            registry.matching(selector)
-        except ConfigError as exc:
-            raise file.error(f"{key}: {exc}") from exc
+        _in_file(file, key, registry.matching, selector)
 
 
 def _severities(file: FileConfig) -> dict[str, Severity]:

@@ -6,9 +6,10 @@ import hashlib
 import multiprocessing
 import re
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
+from typing import IO, Protocol
 
 from auditor import sources
 from auditor.config import Settings
@@ -18,12 +19,23 @@ from auditor.formats import detect as detect_format
 from auditor.jsonpos import pointer_lines
 from auditor.model import Conversation
 from auditor.replay import ApprovalOptions, replay
-from auditor.report import Counts, Gap, Report, RunError
+from auditor.report import Counts, FileSummary, Gap, Report, RunError, Unread
 from auditor.rules import BY_CODE, REQUIREMENTS, Rule
 from auditor.rules import invalid_record as in001
 from auditor.rules import unrecognized_record as in002
 
-Progress = Callable[[str], None]
+
+class Progress(Protocol):
+    """What the engine tells a progress display (`auditor.progress.Bar`)."""
+
+    def opened(self, raw: IO[bytes]) -> None:
+        """A file being read in this process: how far it got is `raw.tell()`."""
+
+    def step(self, conversations: int, findings: int) -> None:
+        """A record of the file being read in this process was audited (counts so far)."""
+
+    def finished(self, source: sources.Source, conversations: int, findings: int) -> None:
+        """A source (or a span of one) is done, here or in a worker."""
 
 
 @dataclass
@@ -35,6 +47,10 @@ class _Result:
     skipped: dict[tuple[str, str], int] = field(default_factory=lambda: defaultdict(int))
     """(rule code, reason) -> conversations that rule could not examine."""
     errors: list[RunError] = field(default_factory=list)
+    unread: list[Unread] = field(default_factory=list)
+    """Files a directory walk found and did not audit."""
+    formats: dict[str, int] = field(default_factory=dict)
+    """Records read per log format."""
 
 
 def audit(
@@ -63,23 +79,31 @@ def audit_plan(
     counts = Counts()
     skipped: dict[tuple[str, str], int] = defaultdict(int)
     errors: list[RunError] = []
+    unread: list[Unread] = []
+    files: list[FileSummary] = []
     if jobs > 1:
         planned = _split(planned, settings, jobs)
-    for item in _results(iter(planned), settings, jobs):
+    for item in _results(iter(planned), settings, jobs, progress):
         if isinstance(item, RunError):
             errors.append(item)
             continue
         if isinstance(item, Counts):
             counts += item
             continue
+        if isinstance(item, Unread):
+            unread.append(item)
+            continue
         source, result = item
         if progress is not None:
-            progress(source.path)
+            progress.finished(source, result.counts.conversations, len(result.findings))
+        if not result.unread:
+            _summarise(files, source, result)
         findings.extend(result.findings)
         counts += result.counts
         for key, n in result.skipped.items():
             skipped[key] += n
         errors.extend(result.errors)
+        unread.extend(result.unread)
     findings.sort(key=Finding.sort_key)
     return Report(
         tuple(findings),
@@ -88,21 +112,45 @@ def audit_plan(
         _gaps(skipped),
         tuple(errors),
         severity=dict(settings.severity),
+        unread=tuple(unread),
+        files=tuple(files),
     )
 
 
-Planned = sources.Source | RunError | Counts
+def _summarise(files: list[FileSummary], source: sources.Source, result: _Result) -> None:
+    """One line of `-v` per file; the spans of a file cut for --jobs are added together."""
+    formats = dict(result.formats)
+    c = result.counts
+    if files and source.span is not None and source.span.start > 0:
+        last = files.pop()
+        for name, n in last.formats:
+            formats[name] = formats.get(name, 0) + n
+        c = c + Counts(records=last.records, conversations=last.conversations)
+        found = last.findings + len(result.findings)
+    else:
+        found = len(result.findings)
+    files.append(
+        FileSummary(source.name, tuple(formats.items()), c.records, c.conversations, found)
+    )
+
+
+Planned = sources.Source | RunError | Counts | Unread
 
 
 def plan(paths: Iterable[str], settings: Settings) -> Iterator[Planned]:
-    """What to audit, in input order: sources, errors for unreadable paths, and counts for
-    excluded ones. Nothing is read yet."""
-    exclude = sources.Exclude(settings.exclude, settings.root)
-    for item in sources.discover(paths, exclude):
+    """What to audit, in input order: sources, errors for unreadable paths, counts for
+    excluded and gitignored ones, and the files of other types a walk found. Nothing is read
+    yet."""
+    exclude = settings.excluder()
+    for item in sources.discover(paths, exclude, gitignore=settings.respect_gitignore):
         if isinstance(item, sources.PathError):
             yield RunError("path", f"{item.path}: {item.reason}", item.path)
         elif isinstance(item, sources.Excluded):
             yield Counts(excluded=1)
+        elif isinstance(item, sources.Ignored):
+            yield Counts(gitignored=1)
+        elif isinstance(item, sources.Skipped):
+            yield Unread(item.path, "type")
         else:
             yield item
 
@@ -122,23 +170,28 @@ def _spans(source: sources.Source, settings: Settings, jobs: int) -> list[source
     parts = sources.split(source, jobs * 4)
     if len(parts) == 1:
         return parts
-    for part in parts:
+    for i, part in enumerate(parts):
         first = next(iter(sources.read(part)), None)
         if not isinstance(first, sources.Record):
             continue
         fmt = FORMATS.get(settings.input_format or "") or detect_format(first)
         if fmt is not None and hasattr(fmt, "Collector"):
             return [source]
+        if fmt is None and i == 0 and _may_be_sidecar(source, settings):
+            return [source]  # whether it is a log at all is decided on the whole file
     return parts
 
 
 def _results(
-    plan: Iterator[Planned], settings: Settings, jobs: int
-) -> Iterator[RunError | Counts | tuple[sources.Source, _Result]]:
+    plan: Iterator[Planned], settings: Settings, jobs: int, progress: Progress | None = None
+) -> Iterator[Planned | tuple[sources.Source, _Result]]:
     """Each planned item with its result, in plan order."""
     if jobs <= 1:
         for item in plan:
-            yield (item, audit_source(item, settings)) if isinstance(item, sources.Source) else item
+            if isinstance(item, sources.Source):
+                yield item, audit_source(item, settings, progress)
+            else:
+                yield item
         return
     items = list(plan)
     parallel = [i for i in items if isinstance(i, sources.Source) and i.path != "-"]
@@ -153,7 +206,7 @@ def _results(
             if not isinstance(item, sources.Source):
                 yield item
             elif item.path == "-":  # stdin belongs to this process
-                yield item, audit_source(item, settings)
+                yield item, audit_source(item, settings, progress)
             else:
                 yield item, next(done)
 
@@ -171,22 +224,40 @@ def _work(source: sources.Source) -> _Result:
     return audit_source(source, _worker_settings)
 
 
-def audit_source(source: sources.Source, settings: Settings) -> _Result:
-    """Audit one file (or stdin)."""
+def _may_be_sidecar(source: sources.Source, settings: Settings) -> bool:
+    """A file found by walking a directory, read whole, with no format forced: it may be a
+    side-car (`package.json`, `tools.json`, a `.txt` of notes) rather than a log."""
+    return not source.explicit and source.span is None and settings.input_format is None
+
+
+def audit_source(
+    source: sources.Source, settings: Settings, progress: Progress | None = None
+) -> _Result:
+    """Audit one file (or stdin).
+
+    A side-car file (see `_may_be_sidecar`) none of whose records has the shape of any log is
+    not audited: it is listed as unread, with no IN002 for each of its records. A file named
+    on the command line, or holding one record of a known shape, gets IN002 for the others.
+    """
     result = _Result()
     auditor = _Auditor(settings, result)
     reader = FileReader(settings.input_format)
-    records = 0
+    records = invalid = 0
+    sidecar = _may_be_sidecar(source, settings)
+    kind = "no log shape"
     try:
-        for record in sources.read(source):
+        for record in sources.read(source, progress.opened if progress else None):
             records += 1
+            if progress is not None:
+                progress.step(result.counts.conversations, len(result.findings))
             if isinstance(record, sources.InvalidRecord):
+                invalid += 1
                 auditor.invalid(record)
                 continue
-            if record.kind == "text" and not source.explicit and detect_format(record) is None:
-                result.counts = result.counts + Counts(skipped_files=1)
-                records -= 1
-                continue
+            if sidecar and detect_format(record) is not None:
+                sidecar = False
+            elif sidecar and record.kind == "text":
+                kind = "no transcript"
             start = len(result.findings)
             auditor.feed(reader.feed(record), record)
             if record.document is not None:
@@ -194,11 +265,17 @@ def audit_source(source: sources.Source, settings: Settings) -> _Result:
         auditor.feed(reader.finish(), None)
     except OSError as exc:
         result.errors.append(
-            RunError("path", f"{source.path}: {sources.os_reason(exc)}", source.path)
+            RunError("path", f"{source.name}: {sources.os_reason(exc)}", source.name)
         )
+    if sidecar and records and not invalid and not result.errors:
+        return _Result(unread=[Unread(source.path, kind)])
+    dropped = settings.ignored_in(source.path) if settings.per_file_ignores else ()
+    if dropped:
+        result.findings = [f for f in result.findings if f.code not in dropped]
     # A file cut into spans for --jobs is one file: its first span counts it.
     files = 0 if source.span is not None and source.span.start > 0 else 1
     result.counts = result.counts + Counts(files=files, records=records)
+    result.formats = reader.seen
     return result
 
 

@@ -12,12 +12,12 @@ import functools
 import os
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TextIO
 
 from auditor.config import Settings
 from auditor.errors import AuditorError, ConfigError
-from auditor.report import Context, Report
+from auditor.report import Context, Report, plural
 
 
 @dataclass(frozen=True)
@@ -25,15 +25,24 @@ class Invocation:
     """The command line of one run, parsed and typed, before any file is read."""
 
     paths: tuple[str, ...]
-    output_format: str = "table"
+    output_format: str | None = None
+    """None: `table` when stdout is a terminal, `concise` when it is not."""
     output: str | None = None
     input_format: str = "auto"
     select: tuple[str, ...] = ()
+    extend_select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
+    extend_ignore: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    respect_gitignore: bool | None = None
     fail_on: str | None = None
     exit_zero: bool = False
+    allow_empty: bool = False
     progress: bool = True
     quiet: bool = False
+    verbose: bool = False
+    show_evidence: bool = False
+    color: str = "auto"
     config_file: str | None = None
     baseline_file: str | None = None
     write_baseline: str | None = None
@@ -47,10 +56,14 @@ def settings(invocation: Invocation) -> Settings:
 
     file = config.read(invocation.config_file) if invocation.config_file else config.discover()
     return config.build(
-        select=list(invocation.select) or None,
-        ignore=list(invocation.ignore) or None,
+        select=invocation.select or None,
+        ignore=invocation.ignore or None,
+        extend_select=invocation.extend_select or None,
+        extend_ignore=invocation.extend_ignore or None,
         fail_on=invocation.fail_on,
         input_format=invocation.input_format,
+        exclude=invocation.exclude or None,
+        respect_gitignore=invocation.respect_gitignore,
         file=file,
     )
 
@@ -65,18 +78,23 @@ class Outcome:
 
 def audit(invocation: Invocation, chosen: Settings) -> Outcome:
     """Run the engine over the paths, write the baseline if asked, then apply the one given."""
-    from auditor import baseline, engine
-    from auditor.progress import Progress
+    from auditor import baseline, engine, sources
+    from auditor.progress import Bar
 
     accepted = baseline.load(invocation.baseline_file) if invocation.baseline_file else None
     started = time.perf_counter()
     planned = list(engine.plan(invocation.paths, chosen))
     refuse_to_overwrite(invocation, planned)
-    with Progress(enabled=invocation.progress and not invocation.quiet) as on_file:
-        report = engine.audit_plan(planned, chosen, progress=on_file, jobs=invocation.jobs)
+    total = sum(item.size or 0 for item in planned if isinstance(item, sources.Source))
+    shown = invocation.progress and not invocation.quiet
+    with Bar(total, enabled=shown, color=color(invocation.color, sys.stderr)) as bar:
+        report = engine.audit_plan(planned, chosen, progress=bar, jobs=invocation.jobs)
     elapsed = time.perf_counter() - started
     for error in report.errors:
         stderr(f"audit: error: {error.message}")
+    if invocation.verbose:
+        for line in verbose_lines(report):
+            stderr(f"audit: {line}")
     if invocation.write_baseline:
         written = baseline.write(invocation.write_baseline, report.findings)
         if not invocation.quiet:
@@ -88,6 +106,32 @@ def audit(invocation: Invocation, chosen: Settings) -> Outcome:
     if accepted is not None:
         report = baseline.apply(report, accepted)
     return Outcome(report, elapsed)
+
+
+def verbose_lines(report: Report) -> list[str]:
+    """`-v`: what each file held, and each file a walk left unread."""
+    lines = []
+    for f in report.files:
+        formats = ", ".join(name for name, _ in f.formats) or "no log format"
+        lines.append(
+            f"{f.path}: {formats}; {plural(f.records, 'record')}, "
+            f"{plural(f.conversations, 'conversation')}, {plural(f.findings, 'finding')}"
+        )
+    why = {"type": "not a log file type", "no log shape": "JSON of no log shape"}
+    lines.extend(f"{u.path}: skipped, {why.get(u.reason, u.reason)}" for u in report.unread)
+    return lines
+
+
+def color(when: str, stream: TextIO) -> bool:
+    """`--color`: `always`, `never`, or `auto`: NO_COLOR (https://no-color.org) turns it
+    off, FORCE_COLOR on, else colour when `stream` is a terminal."""
+    if when != "auto":
+        return when == "always"
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return hasattr(stream, "isatty") and stream.isatty()
 
 
 def refuse_to_overwrite(invocation: Invocation, planned: list[object]) -> None:
@@ -125,19 +169,37 @@ def _identity(path: str) -> tuple[int, int] | str:
     return (st.st_dev, st.st_ino)
 
 
-def write(invocation: Invocation, outcome: Outcome) -> None:
+def output_format(invocation: Invocation) -> str:
+    """`-f`, or when none is given: `table` for a terminal, `concise` for a pipe or a file."""
+    if invocation.output_format is not None:
+        return invocation.output_format
+    if invocation.output is None and sys.stdout.isatty():
+        return "table"
+    return "concise"
+
+
+def write(invocation: Invocation, outcome: Outcome, fmt: str) -> None:
     """The report, in the chosen format, to stdout or `-o FILE`."""
     from auditor import statistics as stats
+    from auditor.gitignore import repository_root
     from auditor.reporters import writer
 
-    context = Context(elapsed=outcome.elapsed, quiet=invocation.quiet, notes=sys.stderr)
     write_to = (
-        functools.partial(stats.write, output_format=invocation.output_format)
+        functools.partial(stats.write, output_format="table" if fmt == "concise" else fmt)
         if invocation.statistics
-        else writer(invocation.output_format)
+        else writer(fmt)
+    )
+    context = Context(
+        elapsed=outcome.elapsed,
+        quiet=invocation.quiet,
+        notes=sys.stderr,
+        show_evidence=invocation.show_evidence,
+        whole=invocation.verbose,
+        root=repository_root(".") if fmt in ("sarif", "gitlab") else None,
     )
     if invocation.output is None:
         out = _stdout()
+        context = replace(context, color=color(invocation.color, out))
         try:
             write_to(outcome.report, out, context)
             out.flush()
@@ -146,7 +208,7 @@ def write(invocation: Invocation, outcome: Outcome) -> None:
         return
     try:
         with open(invocation.output, "w", encoding="utf-8", newline="\n") as out:
-            write_to(outcome.report, out, context)
+            write_to(outcome.report, out, replace(context, color=invocation.color == "always"))
     except OSError as exc:
         raise AuditorError(f"cannot write {invocation.output}: {exc.strerror or exc}") from exc
 
@@ -156,14 +218,36 @@ def main(invocation: Invocation) -> int:
     from auditor import statistics as stats
 
     chosen = settings(invocation)
-    if invocation.statistics and invocation.output_format not in stats.FORMATS:
-        raise ConfigError(
-            f"--statistics prints as {', '.join(stats.FORMATS)}, not as {invocation.output_format}"
-        )
+    fmt = output_format(invocation)
+    if invocation.statistics and fmt not in (*stats.FORMATS, "concise"):
+        raise ConfigError(f"--statistics prints as {', '.join(stats.FORMATS)}, not as {fmt}")
     outcome = audit(invocation, chosen)
-    write(invocation, outcome)
-    return exit_status(
-        outcome.report, chosen, invocation.exit_zero or bool(invocation.write_baseline)
+    write(invocation, outcome, fmt)
+    report = outcome.report
+    if not report.counts.conversations and not invocation.allow_empty:
+        stderr(f"audit: error: {nothing_read(invocation.paths, report)}")
+        return 2
+    return exit_status(report, chosen, invocation.exit_zero or bool(invocation.write_baseline))
+
+
+def nothing_read(paths: tuple[str, ...], report: Report) -> str:
+    """The one line of a run that read no conversation: what it looked at, and what it found."""
+    named = ["standard input" if p == "-" else p for p in paths]
+    where = ", ".join(named[:3]) + (f" and {len(named) - 3:,} more" if len(named) > 3 else "")
+    c = report.counts
+    found = [plural(c.files, "file") + " read"]
+    if c.records:
+        found.append(plural(c.records, "record"))
+    skipped = report.skipped_note()
+    if skipped:
+        found.append(skipped)
+    if c.excluded:
+        found.append(f"{c.excluded:,} excluded")
+    if c.gitignored:
+        found.append(f"{c.gitignored:,} ignored by .gitignore (--no-respect-gitignore reads them)")
+    return (
+        f"no conversation found in {where}: {'; '.join(found)}. "
+        "Check the paths, or pass --allow-empty if that is expected"
     )
 
 

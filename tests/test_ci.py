@@ -285,7 +285,9 @@ def test_baseline_written_today_silences_todays_findings_tomorrow(tmp_path):
     )
     proc = audit_process("today/runs.jsonl", "--write-baseline", "baseline.json", cwd=tmp_path)
     assert proc.returncode == 0  # the findings are accepted
-    assert proc.stderr == b"audit: wrote 2 findings (2 fingerprints) to baseline.json\n"
+    assert (
+        proc.stderr.splitlines()[0] == b"audit: wrote 2 findings (2 fingerprints) to baseline.json"
+    )
     written = json.loads((tmp_path / "baseline.json").read_text())
     assert [(e["code"], e["conversation"], e["turn"], e["count"]) for e in written["findings"]] == [
         ("EX001", "run-alpha", 1, 1),
@@ -318,7 +320,7 @@ def test_baseline_written_today_silences_todays_findings_tomorrow(tmp_path):
     (tomorrow / "renamed.jsonl").write_text(
         "\n\n" + conversation("nameless", own_id=False) + conversation("alpha")
     )
-    proc = audit_process(*args, cwd=tmp_path)
+    proc = audit_process(*args, "-f", "table", cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout
     assert b"No new findings." in proc.stdout
     assert b"2 findings in the baseline not shown" in proc.stdout

@@ -80,6 +80,8 @@ class FileReader:
     def __init__(self, forced: str | None = None) -> None:
         self._forced = FORMATS[forced] if forced else None
         self._collectors: dict[str, object] = {}
+        self.seen: dict[str, int] = {}
+        """Records read per format name, in the order the formats first appeared (`-v`)."""
 
     def feed(self, record: Record) -> Iterator[Conversation | Problem]:
         fmt = self._forced
@@ -91,6 +93,7 @@ class FileReader:
         elif not fmt.detect(record):
             yield Problem(record.location, f"not a {fmt.NAME} record: {describe(record)}")
             return
+        self.seen[fmt.NAME] = self.seen.get(fmt.NAME, 0) + 1
         collector_type = getattr(fmt, "Collector", None)
         if collector_type is None:
             yield from fmt.parse(record)
