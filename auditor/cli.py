@@ -24,21 +24,22 @@ from auditor.errors import AuditorError
 EXAMPLES = """\
 Examples:
 
-  audit runs.jsonl                        audit one log, findings as a table
+  audit runs.jsonl                        a table on a terminal, one line a finding in a pipe
   audit logs/ -f json | jq '.summary'     every log below logs/, JSON for jq
-  audit logs/ -f sarif -o audit.sarif     SARIF for GitHub code scanning
+  audit logs/ -f sarif -o audit.sarif     SARIF for GitHub code scanning (also: -f github,
+                                          -f gitlab, -f junit)
   cat run.jsonl | audit -                 read standard input
   audit logs/ --select EX,FB --fail-on error
   audit logs/ --write-baseline .audit-baseline.json   accept today's findings
   audit logs/ --baseline .audit-baseline.json         then fail only on new ones
-  audit logs/ --statistics                counts per rule
+  audit logs/ --show-files                what would be read, and in which log format
   audit --explain EX003                   what a rule reports, and why
 
 Settings come from \\[tool.auditor] in the nearest pyproject.toml (or --config FILE); the
-command line wins.
+command line wins (audit --show-settings). Directories are walked respecting .gitignore.
 
 Exit status: 0 no finding at or above --fail-on; 1 there are; 2 usage error, bad
-configuration, unreadable path or internal error.
+configuration, unreadable path, no conversation read (see --allow-empty) or internal error.
 """
 
 

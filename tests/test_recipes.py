@@ -157,9 +157,12 @@ def test_readme_configuration_example_is_valid(tmp_path):
         "fail-on",
         "exclude",
         "severity",
+        "respect-gitignore",
+        "per-file-ignores",
         "loops",
         "approvals",
     }
+    assert config.build(file=read).per_file_ignores == (("logs/legacy/**", frozenset({"EX002"})),)
     settings = config.build(file=read)
     assert settings.exclude == ("logs/archive/**", "*.partial.jsonl")
     assert settings.fail_on is Severity.WARNING

@@ -27,7 +27,7 @@ def line(f: Finding, color: bool = False) -> str:
         where = f"{_BOLD}{where}{_RESET}"
         code = f"{_COLORS[f.severity]}{code}{_RESET}"
     context = []
-    if f.conversation is not None:
+    if f.conversation is not None and f.conversation != f.path:  # a whole-file transcript
         context.append(safe(f.conversation))
     if f.turn is not None:
         context.append(f"turn {f.turn}")
