@@ -148,11 +148,14 @@ def show_files(paths: tuple[str, ...], chosen: Settings, out: TextIO) -> None:
     for item in engine.plan(paths, chosen):
         if isinstance(item, sources.Source):
             first = _first_record(item)
-            if chosen.input_format:
+            if item.path == "-":
+                what = "standard input: its format is detected as it is read"
+            elif chosen.input_format:
                 what = f"{FORMATS[chosen.input_format].NAME} (forced)"
             elif isinstance(first, sources.Record):
                 fmt = detect_format(first)
-                what = fmt.NAME if fmt else "no log shape"
+                shape = "no transcript" if first.kind == "text" else "no log shape"
+                what = fmt.NAME if fmt else shape
             elif isinstance(first, sources.InvalidRecord):
                 what = f"unreadable: {first.reason}"
             else:

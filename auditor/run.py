@@ -88,7 +88,8 @@ def audit(invocation: Invocation, chosen: Settings) -> Outcome:
     total = sum(item.size or 0 for item in planned if isinstance(item, sources.Source))
     shown = invocation.progress and not invocation.quiet
     with Bar(total, enabled=shown, color=color(invocation.color, sys.stderr)) as bar:
-        report = engine.audit_plan(planned, chosen, progress=bar, jobs=invocation.jobs)
+        shown_bar = bar if bar.enabled else None  # no per-record calls when nothing is drawn
+        report = engine.audit_plan(planned, chosen, progress=shown_bar, jobs=invocation.jobs)
     elapsed = time.perf_counter() - started
     for error in report.errors:
         stderr(f"audit: error: {error.message}")
