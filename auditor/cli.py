@@ -452,6 +452,7 @@ def audit(
     executed, approved arguments that changed before execution, and loops. Deterministic: no
     model, no network.
     """
+    options = dict(locals())
     from auditor import info, run
 
     try:
@@ -464,31 +465,7 @@ def audit(
         if list_formats:
             info.formats(sys.stdout)
             return
-        invocation = run.Invocation(
-            paths=tuple(paths or ()),
-            output_format=output_format.value if output_format else None,
-            output=output,
-            input_format=input_format,
-            select=tuple(select or ()),
-            extend_select=tuple(extend_select or ()),
-            ignore=tuple(ignore or ()),
-            extend_ignore=tuple(extend_ignore or ()),
-            exclude=tuple(exclude or ()),
-            respect_gitignore=False if no_respect_gitignore else None,
-            fail_on=fail_on.value if fail_on is not None else None,
-            exit_zero=exit_zero,
-            allow_empty=allow_empty,
-            progress=not no_progress,
-            quiet=quiet,
-            verbose=verbose,
-            show_evidence=show_evidence or verbose,
-            color=color.value,
-            config_file=config_file,
-            baseline_file=baseline_file,
-            write_baseline=write_baseline,
-            statistics=statistics,
-            jobs=_jobs(jobs),
-        )
+        invocation = _invocation(**options)
         if list_rules or show_settings or show_files:
             info.show(invocation, rules=list_rules, settings=show_settings, files=show_files)
             return
@@ -510,6 +487,37 @@ def audit(
             raise
         _fail(f"internal error: {type(exc).__name__}: {exc} (run with --debug for a traceback)")
     raise typer.Exit(status)
+
+
+def _invocation(**o: Any) -> Any:
+    """The parsed command line as the run's typed Invocation."""
+    from auditor.run import Invocation
+
+    return Invocation(
+        paths=tuple(o["paths"] or ()),
+        output_format=o["output_format"].value if o["output_format"] else None,
+        output=o["output"],
+        input_format=o["input_format"],
+        select=tuple(o["select"] or ()),
+        extend_select=tuple(o["extend_select"] or ()),
+        ignore=tuple(o["ignore"] or ()),
+        extend_ignore=tuple(o["extend_ignore"] or ()),
+        exclude=tuple(o["exclude"] or ()),
+        respect_gitignore=False if o["no_respect_gitignore"] else None,
+        fail_on=o["fail_on"].value if o["fail_on"] is not None else None,
+        exit_zero=o["exit_zero"],
+        allow_empty=o["allow_empty"],
+        progress=not o["no_progress"],
+        quiet=o["quiet"],
+        verbose=o["verbose"],
+        show_evidence=o["show_evidence"] or o["verbose"],
+        color=o["color"].value,
+        config_file=o["config_file"],
+        baseline_file=o["baseline_file"],
+        write_baseline=o["write_baseline"],
+        statistics=o["statistics"],
+        jobs=_jobs(o["jobs"]),
+    )
 
 
 def _jobs(value: str) -> int:
