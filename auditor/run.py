@@ -225,7 +225,8 @@ def main(invocation: Invocation) -> int:
     outcome = audit(invocation, chosen)
     write(invocation, outcome, fmt)
     report = outcome.report
-    if not report.counts.conversations and not invocation.allow_empty:
+    # An unreadable path already says why nothing was read (and exits 2): one line is enough.
+    if not report.counts.conversations and not invocation.allow_empty and not report.errors:
         stderr(f"audit: error: {nothing_read(invocation.paths, report)}")
         return 2
     return exit_status(report, chosen, invocation.exit_zero or bool(invocation.write_baseline))

@@ -270,3 +270,9 @@ def test_a_gitignored_directory_is_named_in_the_empty_run_line(tmp_path):
     assert "1 ignored by .gitignore (--no-respect-gitignore reads them)" in proc.stderr.decode()
     proc = audit_process(".", "-q", "--no-respect-gitignore", "-f", "jsonl", cwd=tmp_path)
     assert proc.returncode == 1
+
+
+def test_a_missing_path_alone_is_one_error_line_not_two(tmp_path):
+    proc = audit_process("nope.jsonl", "-q", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr == b"audit: error: nope.jsonl: no such file or directory\n"
