@@ -68,7 +68,7 @@ def _console(out: TextIO, terminal: bool, context: Context) -> Console:
 def _finding(console: Console, f: Finding, digits: int, context: Context) -> bool:
     """Print one finding; True when its message had to be cut."""
     width = console.width
-    indent = digits + 1 if digits else 0
+    indent = digits + 1 if digits else 2  # messages always sit under the code
     number = "" if f.line is None else str(f.line)
     head = Text(number.rjust(digits) + (" " if digits else ""))
     head.append(f.code, style=STYLES[f.severity])
