@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: run test lint format bench docs clean
+.PHONY: run test fuzz lint format bench docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -19,13 +19,17 @@ $(DEV_STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 	touch $@ $(STAMP)
 
-## run: audit the bundled demo log (findings are expected there, so exit 0 regardless)
+## run: audit the bundled demo log as a table (findings are expected there, so exit 0 regardless)
 run: $(STAMP)
-	$(BIN)/audit fixtures/demo/ --exit-zero
+	$(BIN)/audit fixtures/demo/ -f table --exit-zero
 
 ## test: the whole suite
 test: $(DEV_STAMP)
 	$(BIN)/python -m pytest
+
+## fuzz: the property-based tests with AUDITOR_FUZZ (default 30) times their examples: minutes
+fuzz: $(DEV_STAMP)
+	AUDITOR_FUZZ=$${AUDITOR_FUZZ:-30} $(BIN)/python -m pytest tests/test_fuzz.py tests/test_properties.py -q
 
 ## lint: ruff check + ruff format --check
 lint: $(DEV_STAMP)

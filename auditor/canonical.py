@@ -13,6 +13,53 @@ from typing import Any
 
 import orjson
 
+MAX_DEPTH = 128
+"""Arguments nested deeper than this are not read as arguments: every later stage that walks a
+value (canonical call keys, approval diffs, schemas) recurses, and no real tool takes them."""
+
+
+TOO_DEEP = f"nested more than {MAX_DEPTH} levels deep"
+"""The `arguments_error` of such arguments: valid JSON, but not read."""
+
+
+def depth_exceeds(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """The value nests containers more than `limit` deep (walked without recursion)."""
+    if isinstance(value, str):
+        # A string cannot open more containers than it has brackets: most end the check here.
+        return value.count("[") + value.count("{") > limit and _text_depth(value) > limit
+    if not isinstance(value, dict | list):
+        return False
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return True
+        children = item.values() if isinstance(item, dict) else item
+        stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
+    return False
+
+
+def _text_depth(text: str) -> int:
+    """How deep the brackets of a JSON text nest, outside its strings."""
+    depth = deepest = 0
+    quoted = escaped = False
+    for ch in text:
+        if quoted:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                quoted = False
+        elif ch == '"':
+            quoted = True
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
 
 def normalise(value: Any) -> Any:
     """A plain JSON value whose serialisation with sorted keys is the same for equal meanings."""

@@ -4,40 +4,54 @@ Tool sets: a conversation's own declarations win; else the tools of `--tools` (`
 else its tools are inferred from its input file: every tool some conversation of the file
 called and got a result from that was not an error (and, for what no tool of the file does,
 those of the run's other logs of the same format: one run often spreads a benchmark's tasks
-over files; never another format's). Those
-sets are known only once every file was read, which with `--jobs` happens in several worker
-processes, so a rule that needs them (FB003) yields its findings with `deferred` data instead
-of deciding them; each source reports its tools and those findings, and `audit` decides them
-(`Rule.resolve`) after merging every source in input order. The report is thus the same with
-any number of jobs, memory holds sets of tool names and the few deferred findings, and rules
-stay functions of one replayed conversation.
+over files; never another format's). Those sets are known only once every file was read,
+which with `--jobs` happens in several worker processes, so a rule that needs them (FB003)
+yields its findings with `deferred` data instead of deciding them; each source reports its
+tools and those findings (keyed by fingerprint, as lines are resolved and unread records
+regrouped in place), and `audit_plan` decides them (`Rule.resolve`) after merging every source
+in input order. The report is thus the same with any number of jobs, memory holds sets of
+tool names and the few undecided findings, and rules stay functions of one replayed
+conversation.
 """
 
 from __future__ import annotations
 
 import hashlib
 import multiprocessing
+import os
 import re
+from bisect import insort
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import IO, Any, Protocol
 
 from auditor import sources
 from auditor.config import Settings
-from auditor.findings import Finding, Severity, Violation, fingerprint
-from auditor.formats import FORMATS, FileReader, Problem
+from auditor.findings import Finding, Severity, Violation, excerpt, fingerprint
+from auditor.formats import FileReader, Problem, unreadable
 from auditor.formats import detect as detect_format
 from auditor.jsonpos import pointer_lines
-from auditor.model import Conversation
+from auditor.model import Conversation, validate
 from auditor.replay import ApprovalOptions, replay
-from auditor.report import Counts, Gap, Report, RunError
+from auditor.report import Counts, FileSummary, Gap, Report, RunError, Unread
 from auditor.rules import BY_CODE, REQUIREMENTS, Rule
 from auditor.rules import invalid_record as in001
 from auditor.rules import unrecognized_record as in002
 
-Progress = Callable[[str], None]
+
+class Progress(Protocol):
+    """What the engine tells a progress display (`auditor.progress.Bar`)."""
+
+    def opened(self, raw: IO[bytes]) -> None:
+        """A file being read in this process: how far it got is `raw.tell()`."""
+
+    def step(self, conversations: int, findings: int) -> None:
+        """A record of the file being read in this process was audited (counts so far)."""
+
+    def finished(self, source: sources.Source, conversations: int, findings: int) -> None:
+        """A source (or a span of one) is done, here or in a worker."""
 
 
 @dataclass
@@ -49,13 +63,65 @@ class _Result:
     skipped: dict[tuple[str, str], int] = field(default_factory=lambda: defaultdict(int))
     """(rule code, reason) -> conversations that rule could not examine."""
     errors: list[RunError] = field(default_factory=list)
+    unread: list[Unread] = field(default_factory=list)
+    """Files a directory walk found and did not audit."""
+    formats: dict[str, int] = field(default_factory=dict)
+    """Records read per log format."""
+    repeats: dict[tuple[str, str], _Repeats] = field(default_factory=dict)
+    """IN001/IN002 findings by (code, shape): reported one by one up to a limit, then counted."""
+    deferred: list[int] = field(default_factory=list)
+    """Lines of a span (`--jobs`) holding records of a format whose conversations span lines:
+    the parent reads them after every span of the file, so no conversation is cut."""
     tools: dict[str, set[str]] = field(default_factory=dict)
     """Log format -> the tools that answered a call with something other than an error."""
-    deferred: list[tuple[int, str, str, Any]] = field(default_factory=list)
-    """(index in `findings`, rule code, log format, data): findings decided once the tools of
-    the file are known."""
     untooled: dict[str, int] = field(default_factory=dict)
     """Log format -> conversations with neither declared nor given tools."""
+    undecided: dict[str, tuple[str, Any]] = field(default_factory=dict)
+    """Fingerprint -> (log format, data) of findings a rule decides once the tools inferred
+    from the file are known (`Violation.deferred`)."""
+
+
+class _FileMerge:
+    """The results of one file, whole or in spans (`--jobs`), merged in the file's order.
+
+    Unread-record groups are joined across spans before they become findings, and lines
+    deferred by the spans are read here, so the report is the same for any number of jobs.
+    """
+
+    def __init__(self, settings: Settings, source: sources.Source | None) -> None:
+        self.settings = settings
+        self.source = source
+        self.path = source.path if source is not None else None
+        self.repeats: dict[tuple[str, str], _Repeats] = {}
+        self.deferred: list[int] = []
+
+    def add(self, result: _Result) -> None:
+        _join(self.repeats, result.repeats)
+        self.deferred.extend(result.deferred)
+
+    def finish(self) -> _Result | None:
+        """What the file still holds: its deferred lines audited, its groups as findings."""
+        if self.source is None or not (self.repeats or self.deferred):
+            return None
+        result = _Result()
+        if self.deferred:
+            whole = replace(self.source, span=None)
+            result = audit_source(whole, self.settings, only=self.deferred)
+            _join(self.repeats, result.repeats)
+        settings = self.settings
+        dropped = settings.ignored_in(self.source.path) if settings.per_file_ignores else ()
+        for (code, _), group in self.repeats.items():
+            if code not in dropped:
+                result.findings.extend(group.findings())
+        return result
+
+
+def _join(mine: dict[tuple[str, str], _Repeats], theirs: dict[tuple[str, str], _Repeats]) -> None:
+    for key, group in theirs.items():
+        if key in mine:
+            mine[key].absorb(group)
+        else:
+            mine[key] = group
 
 
 def audit(
@@ -64,7 +130,17 @@ def audit(
     progress: Progress | None = None,
     jobs: int = 1,
 ) -> Report:
-    """Audit every path and return the sorted report.
+    """Audit every path and return the sorted report."""
+    return audit_plan(plan(paths, settings), settings, progress, jobs)
+
+
+def audit_plan(
+    planned: Iterable[Planned],
+    settings: Settings,
+    progress: Progress | None = None,
+    jobs: int = 1,
+) -> Report:
+    """Audit what `plan` found and return the sorted report.
 
     With `jobs` > 1, files (and large JSON Lines files cut into spans of whole lines) are
     audited in worker processes; their results are merged in input order, so the report is
@@ -74,29 +150,55 @@ def audit(
     counts = Counts()
     skipped: dict[tuple[str, str], int] = defaultdict(int)
     errors: list[RunError] = []
-    files: dict[str, _Result] = {}  # per input file: its tools, deferred findings, conversations
-    for item in _results(_plan(paths, settings, jobs), settings, jobs):
+    unread: list[Unread] = []
+    files: list[FileSummary] = []
+    tooled: dict[str, _Result] = {}  # input file -> its inferred tools and undecided findings
+    if jobs > 1:
+        planned = _split(planned, settings, jobs)
+    file = _FileMerge(settings, None)
+
+    def take(source: sources.Source, result: _Result, continued: bool) -> None:
+        nonlocal counts
+        if not result.unread:
+            _summarise(files, source, result, continued)
+        merged = tooled.setdefault(source.path, _Result())
+        for fmt, names in result.tools.items():
+            merged.tools.setdefault(fmt, set()).update(names)
+        for fmt, n in result.untooled.items():
+            merged.untooled[fmt] = merged.untooled.get(fmt, 0) + n
+        merged.undecided.update(result.undecided)
+        findings.extend(result.findings)
+        counts += result.counts
+        for key, n in result.skipped.items():
+            skipped[key] += n
+        errors.extend(result.errors)
+        unread.extend(result.unread)
+
+    def close(file: _FileMerge) -> None:
+        rest = file.finish()
+        if rest is not None and file.source is not None:
+            take(file.source, rest, True)
+
+    for item in _results(iter(planned), settings, jobs, progress):
         if isinstance(item, RunError):
             errors.append(item)
             continue
         if isinstance(item, Counts):
             counts += item
             continue
+        if isinstance(item, Unread):
+            unread.append(item)
+            continue
         source, result = item
+        if source.path != file.path or source.span is None or source.span.start == 0:
+            close(file)
+            file = _FileMerge(settings, source)
         if progress is not None:
-            progress(source.path)
-        merged = files.setdefault(source.path, _Result())
-        for fmt, names in result.tools.items():
-            merged.tools.setdefault(fmt, set()).update(names)
-        for fmt, n in result.untooled.items():
-            merged.untooled[fmt] = merged.untooled.get(fmt, 0) + n
-        merged.deferred += [(len(findings) + i, *rest) for i, *rest in result.deferred]
-        findings.extend(result.findings)
-        counts += result.counts
-        for key, n in result.skipped.items():
-            skipped[key] += n
-        errors.extend(result.errors)
-    findings = _decide(findings, files, skipped, settings)
+            progress.finished(source, result.counts.conversations, len(result.findings))
+        file.add(result)
+        take(source, result, source.span is not None and source.span.start > 0)
+    close(file)
+    findings = _decide(findings, tooled, skipped, settings)
     findings.sort(key=Finding.sort_key)
     return Report(
         tuple(findings),
@@ -105,6 +207,28 @@ def audit(
         _gaps(skipped),
         tuple(errors),
         severity=dict(settings.severity),
+        unread=tuple(unread),
+        files=tuple(files),
+    )
+
+
+def _summarise(
+    files: list[FileSummary], source: sources.Source, result: _Result, continued: bool
+) -> None:
+    """One line of `-v` per file; what the spans of a file cut for --jobs found, and what its
+    groups and deferred lines add at its end (`continued`), are added together."""
+    formats = dict(result.formats)
+    c = result.counts
+    if files and continued:
+        last = files.pop()
+        for name, n in last.formats:
+            formats[name] = formats.get(name, 0) + n
+        c = c + Counts(records=last.records, conversations=last.conversations)
+        found = last.findings + len(result.findings)
+    else:
+        found = len(result.findings)
+    files.append(
+        FileSummary(source.name, tuple(formats.items()), c.records, c.conversations, found)
     )
 
 
@@ -113,85 +237,106 @@ UNTOOLED = "no tools declared, given with --tools, or inferred from the calls of
 
 def _decide(
     findings: list[Finding],
-    files: dict[str, _Result],
+    tooled: dict[str, _Result],
     skipped: dict[tuple[str, str], int],
     settings: Settings,
 ) -> list[Finding]:
-    """The findings with each deferred one decided by its rule, given its file's tools."""
-    decided: dict[int, Finding | None] = {}
+    """The findings with each undecided one decided by its rule, given the inferred tools."""
     run: dict[str, set[str]] = defaultdict(set)  # log format -> tools, over every file
-    for merged in files.values():
+    undecided: dict[str, tuple[frozenset[str], frozenset[str], str, Any]] = {}
+    for merged in tooled.values():
         for fmt, names in merged.tools.items():
             run[fmt] |= names
-    for merged in files.values():
-        for index, code, fmt, data in merged.deferred:
-            resolve = BY_CODE[code].resolve
-            if resolve is None:
-                continue
-            # the tools of its file first; then those of the run's other logs of its format
-            # (one benchmark run spread over files), never another format's (SWE-agent's
-            # `create` says nothing of a multi-agent chat)
-            own, kin = frozenset(merged.tools.get(fmt, ())), frozenset(run[fmt])
-            outcome = resolve(data, own, "this file")
-            if outcome is None and kin != own:
-                outcome = resolve(data, kin, f"another {fmt} log of this run")
-            if outcome is None:
-                decided[index] = None
-                continue
-            message, tool = outcome
-            decided[index] = replace(findings[index], message=message, tool=tool)
+    for merged in tooled.values():
+        for key, (fmt, data) in merged.undecided.items():
+            own = frozenset(merged.tools.get(fmt, ()))
+            undecided[key] = (own, frozenset(run[fmt]), fmt, data)
         for fmt, n in merged.untooled.items():
             if n and not run[fmt]:
                 for rule in settings.rules:
                     if rule.resolve is not None:
                         skipped[(rule.code, UNTOOLED)] += n
-    if not decided:
+    if not undecided:
         return findings
-    kept = (decided.get(i, f) for i, f in enumerate(findings))
-    return [f for f in kept if f is not None]
+    kept = []
+    for finding in findings:
+        entry = undecided.get(finding.fingerprint)
+        resolve = BY_CODE[finding.code].resolve
+        if entry is None or resolve is None:
+            kept.append(finding)
+            continue
+        own, kin, fmt, data = entry
+        # the tools of its file first; then those of the run's other logs of its format (one
+        # benchmark run spread over files), never another format's (SWE-agent's `create`
+        # says nothing of a multi-agent chat)
+        outcome = resolve(data, own, "this file")
+        if outcome is None and kin != own:
+            outcome = resolve(data, kin, f"another {fmt} log of this run")
+        if outcome is not None:
+            message, tool = outcome
+            kept.append(replace(finding, message=message, tool=tool))
+    return kept
 
 
-Planned = sources.Source | RunError | Counts
+Planned = sources.Source | RunError | Counts | Unread
 
 
-def _plan(paths: Iterable[str], settings: Settings, jobs: int) -> Iterator[Planned]:
-    """What to audit, in input order: sources (large files cut into spans when jobs > 1),
-    errors for unreadable paths, and counts for excluded ones."""
-    exclude = sources.Exclude(settings.exclude, settings.root)
-    for item in sources.discover(paths, exclude):
+def plan(paths: Iterable[str], settings: Settings) -> Iterator[Planned]:
+    """What to audit, in input order: sources, errors for unreadable paths, counts for
+    excluded and gitignored ones, and the files of other types a walk found. Nothing is read
+    yet."""
+    exclude = settings.excluder()
+    for item in sources.discover(paths, exclude, gitignore=settings.respect_gitignore):
         if isinstance(item, sources.PathError):
             yield RunError("path", f"{item.path}: {item.reason}", item.path)
         elif isinstance(item, sources.Excluded):
             yield Counts(excluded=1)
-        elif jobs > 1:
+        elif isinstance(item, sources.Ignored):
+            yield Counts(gitignored=1)
+        elif isinstance(item, sources.Skipped):
+            yield Unread(item.path, "type")
+        else:
+            yield item
+
+
+def _split(planned: Iterable[Planned], settings: Settings, jobs: int) -> Iterator[Planned]:
+    """The plan with large files cut into spans, for `jobs` worker processes."""
+    for item in planned:
+        if isinstance(item, sources.Source):
             yield from _spans(item, settings, jobs)
         else:
             yield item
 
 
 def _spans(source: sources.Source, settings: Settings, jobs: int) -> list[sources.Source]:
-    """The spans a file may be audited in, in parallel: only when no span would cut a
-    conversation, that is when no span starts with a format whose conversations span lines."""
+    """The spans a file may be audited in, in parallel; the file whole when a span starts with
+    a format whose conversations span lines (spans defer such lines to the parent, which would
+    then read them all), or when it may be a side-car (decided on the whole file)."""
     parts = sources.split(source, jobs * 4)
     if len(parts) == 1:
         return parts
-    for part in parts:
-        first = next(iter(sources.read(part)), None)
+    reader = FileReader(settings.input_format)
+    for i, part in enumerate(parts):
+        first = next(iter(sources.read(part, limit=settings.max_record_bytes)), None)
         if not isinstance(first, sources.Record):
             continue
-        fmt = FORMATS.get(settings.input_format or "") or detect_format(first)
-        if fmt is not None and hasattr(fmt, "Collector"):
+        if _grouped(reader, first):
+            return [source]
+        if i == 0 and _may_be_sidecar(source, settings) and _format(reader, first) is None:
             return [source]
     return parts
 
 
 def _results(
-    plan: Iterator[Planned], settings: Settings, jobs: int
-) -> Iterator[RunError | Counts | tuple[sources.Source, _Result]]:
+    plan: Iterator[Planned], settings: Settings, jobs: int, progress: Progress | None = None
+) -> Iterator[Planned | tuple[sources.Source, _Result]]:
     """Each planned item with its result, in plan order."""
     if jobs <= 1:
         for item in plan:
-            yield (item, audit_source(item, settings)) if isinstance(item, sources.Source) else item
+            if isinstance(item, sources.Source):
+                yield item, audit_source(item, settings, progress)
+            else:
+                yield item
         return
     items = list(plan)
     parallel = [i for i in items if isinstance(i, sources.Source) and i.path != "-"]
@@ -206,7 +351,7 @@ def _results(
             if not isinstance(item, sources.Source):
                 yield item
             elif item.path == "-":  # stdin belongs to this process
-                yield item, audit_source(item, settings)
+                yield item, audit_source(item, settings, progress)
             else:
                 yield item, next(done)
 
@@ -224,35 +369,113 @@ def _work(source: sources.Source) -> _Result:
     return audit_source(source, _worker_settings)
 
 
-def audit_source(source: sources.Source, settings: Settings) -> _Result:
-    """Audit one file (or stdin)."""
+def _may_be_sidecar(source: sources.Source, settings: Settings) -> bool:
+    """A file found by walking a directory, read whole, with no format forced: it may be a
+    side-car (`package.json`, `tools.json`, a `.txt` of notes) rather than a log."""
+    return not source.explicit and source.span is None and settings.input_format is None
+
+
+def audit_source(
+    source: sources.Source,
+    settings: Settings,
+    progress: Progress | None = None,
+    only: list[int] | None = None,
+) -> _Result:
+    """Audit one file (or stdin), or a span of it; with `only`, just those lines of it.
+
+    A side-car file (see `_may_be_sidecar`) none of whose records has the shape of any log is
+    not audited: it is listed as unread, with no IN002 for each of its records. A file named
+    on the command line, or holding one record of a known shape, gets IN002 for the others.
+    In a span (`--jobs`), records of a format whose conversations run over several lines are
+    not read but deferred (`_Result.deferred`): the parent reads them all, in order, with
+    `only`, once every span of the file is done.
+    """
     result = _Result()
     auditor = _Auditor(settings, result)
-    reader = FileReader(settings.input_format)
-    records = 0
+    reader = FileReader(settings.input_format, _rereader(source, settings, only))
+    records = invalid = 0
+    sidecar = _may_be_sidecar(source, settings) and only is None
+    kind = "no log shape"
+    limit = settings.max_record_bytes
     try:
-        for record in sources.read(source):
+        if only is None:
+            stream = sources.read(source, progress.opened if progress else None, limit)
+        else:
+            stream = sources.read_only(source, only)
+        for record in stream:
             records += 1
+            if progress is not None:
+                progress.step(result.counts.conversations, len(result.findings))
             if isinstance(record, sources.InvalidRecord):
+                if sidecar and source.kind == "text":
+                    kind = "no transcript"  # not even text: a walk found no transcript here
+                    continue
+                invalid += 1
                 auditor.invalid(record)
                 continue
-            if record.kind == "text" and not source.explicit and detect_format(record) is None:
-                result.counts = result.counts + Counts(skipped_files=1)
-                records -= 1
+            if sidecar and detect_format(record) is not None:
+                sidecar = False
+            elif sidecar and record.kind == "text":
+                kind = "no transcript"
+            if source.span is not None and _grouped(reader, record):
+                result.deferred.append(record.location.line or 0)
                 continue
             start = len(result.findings)
             auditor.feed(reader.feed(record), record)
             if record.document is not None:
                 _resolve_lines(result.findings, start, record.document)
+            auditor.route_unread(start)
+        start = len(result.findings)
         auditor.feed(reader.finish(), None)
+        auditor.route_unread(start)
     except OSError as exc:
         result.errors.append(
-            RunError("path", f"{source.path}: {sources.os_reason(exc)}", source.path)
+            RunError("path", f"{source.name}: {sources.os_reason(exc)}", source.name)
         )
-    # A file cut into spans for --jobs is one file: its first span counts it.
-    files = 0 if source.span is not None and source.span.start > 0 else 1
+    if sidecar and records and not invalid and not result.errors:
+        return _Result(unread=[Unread(source.path, kind)])
+    dropped = settings.ignored_in(source.path) if settings.per_file_ignores else ()
+    if dropped:
+        result.findings = [f for f in result.findings if f.code not in dropped]
+    # A file cut into spans for --jobs is one file: its first span counts it; deferred lines
+    # were counted by their span.
+    if only is not None:
+        records = files = 0
+    else:
+        files = 0 if source.span is not None and source.span.start > 0 else 1
     result.counts = result.counts + Counts(files=files, records=records)
+    result.formats = reader.seen
     return result
+
+
+REREAD_AT_LEAST = 16 * 1024 * 1024
+"""Files this large may be read twice by collectors that close conversations early."""
+
+
+def _rereader(
+    source: sources.Source, settings: Settings, only: list[int] | None
+) -> Callable[[], Iterable[object]] | None:
+    """A way to read a large regular file again, so session streams hold only open sessions."""
+    if only is not None or source.span is not None or source.path == "-":
+        return None
+    try:
+        if os.path.getsize(source.path) < REREAD_AT_LEAST:
+            return None
+    except OSError:
+        return None
+    return lambda: sources.read(source, limit=settings.max_record_bytes)
+
+
+def _format(reader: FileReader, record: sources.Record) -> object | None:
+    try:
+        return reader.format_of(record)
+    except Exception:  # the record boundary reports it when the record is read
+        return None
+
+
+def _grouped(reader: FileReader, record: sources.Record) -> bool:
+    """The record is of a format whose conversations span records (it has a Collector)."""
+    return hasattr(_format(reader, record), "Collector")
 
 
 class _Auditor:
@@ -273,14 +496,31 @@ class _Auditor:
         if self.in001 is None:
             return
         loc = record.location
-        self.result.findings.append(
-            self._finding(
-                self.in001,
-                Violation(record.reason, -1, loc, evidence=record.excerpt),
-                conversation=None,
-                key=_unindexed(loc.pointer),
-            )
+        finding = self._finding(
+            self.in001,
+            Violation(record.reason, -1, loc, evidence=record.excerpt),
+            conversation=None,
+            key=_unindexed(loc.pointer),
         )
+        self._unread(finding)
+
+    def route_unread(self, start: int) -> None:
+        """Move the IN findings added since `start` (lines resolved) into their groups."""
+        findings = self.result.findings
+        if len(findings) == start:
+            return
+        kept = [f for f in findings[start:] if f.code not in _UNREAD]
+        for f in findings[start:]:
+            if f.code in _UNREAD:
+                self._unread(f)
+        findings[start:] = kept
+
+    def _unread(self, finding: Finding) -> None:
+        key = (finding.code, _shape(finding.message))
+        group = self.result.repeats.get(key)
+        if group is None:
+            group = self.result.repeats[key] = _Repeats()
+        group.add(finding)
 
     def feed(self, items: Iterable[Conversation | Problem], record: sources.Record | None) -> None:
         try:
@@ -289,18 +529,14 @@ class _Auditor:
                     self._problem(item)
                 else:
                     self.conversation(item)
-        except Exception as exc:  # a format that crashes loses one record, not the run
+        except Exception as exc:  # FileReader never raises: this is the last net
             where = record.location if record is not None else None
-            place = (
-                f"{where.path}:{where.line}"
-                if where and where.line
-                else (where.path if where else "")
-            )
+            place = f"{where.path}:{where.line}" if where and where.line else ""
             self.result.errors.append(
                 RunError(
                     "format",
                     f"{place}: reading the record failed: {type(exc).__name__}: {exc}",
-                    place,
+                    where.path if where else None,
                 )
             )
 
@@ -315,15 +551,25 @@ class _Auditor:
 
     def conversation(self, conversation: Conversation) -> None:
         result = self.result
-        if conversation.tools is not None:
-            tools = Counts(tools_declared=1)
-        elif self.settings.tools is not None:
+        given = conversation.tools is None and self.settings.tools is not None
+        if given:
             conversation = replace(conversation, tools=self.settings.tools)
+        try:
+            validate(conversation)
+            rep = replay(conversation, self.approvals)
+        except Exception as exc:  # the record boundary: this conversation, not the run
+            where = conversation.location
+            reason = f"conversation {excerpt(conversation.id, 60)} {unreadable(exc)}"
+            self._problem(Problem(where, reason, conversation.id))
+            return
+        if given:
             tools = Counts(tools_given=1)
+        elif conversation.tools is not None:
+            tools = Counts(tools_declared=1)
         else:
             tools = Counts(tools_inferred=1)
-            result.untooled[conversation.format] = result.untooled.get(conversation.format, 0) + 1
-        rep = replay(conversation, self.approvals)
+            fmt = conversation.format
+            result.untooled[fmt] = result.untooled.get(fmt, 0) + 1
         result.counts = (
             result.counts + Counts(conversations=1, assistant_turns=len(rep.turns)) + tools
         )
@@ -342,16 +588,13 @@ class _Auditor:
                 for violation in rule.check(rep, options):  # type: ignore[misc]
                     if key is None:
                         key = conversation_key(conversation)
+                    finding = self._finding(rule, violation, conversation.id, key)
                     if violation.deferred is not None:
-                        result.deferred.append(
-                            (
-                                len(result.findings),
-                                rule.code,
-                                conversation.format,
-                                violation.deferred,
-                            )
+                        result.undecided[finding.fingerprint] = (
+                            conversation.format,
+                            violation.deferred,
                         )
-                    result.findings.append(self._finding(rule, violation, conversation.id, key))
+                    result.findings.append(finding)
             except Exception as exc:  # a crashing rule is reported and the run goes on
                 result.errors.append(
                     RunError(
@@ -387,6 +630,73 @@ class _Auditor:
             evidence=v.evidence,
             fingerprint=fingerprint(rule.code, key, turn, v.evidence or v.message),
         )
+
+
+_UNREAD = frozenset({in001.CODE, in002.CODE})
+UNREAD_SHOWN = 20
+"""IN findings of one kind listed one by one per file; the rest are counted in one finding."""
+_UNREAD_SAMPLE = 5
+_NUMBERS = re.compile(r"\d+")
+
+
+def _shape(message: str) -> str:
+    """What makes two unread records alike: their reason, columns and counts aside."""
+    return _NUMBERS.sub("#", message)
+
+
+class _Repeats:
+    """The IN findings of one kind in one file: the first `UNREAD_SHOWN` in file order, and how
+    many more there are with the first few of them, so that a megabyte of `{}` lines is one
+    screen, not a million findings. Joining two groups gives what one group would have been
+    given every finding of both (so spans merge into what a whole-file run reports)."""
+
+    __slots__ = ("more", "sample", "shown")
+
+    def __init__(self) -> None:
+        self.shown: list[Finding] = []
+        self.sample: list[Finding] = []
+        self.more = 0
+
+    def add(self, finding: Finding) -> None:
+        shown = self.shown
+        if len(shown) < UNREAD_SHOWN:
+            insort(shown, finding, key=Finding.sort_key)
+        elif Finding.sort_key(finding) >= Finding.sort_key(shown[-1]):
+            self._spill(finding)  # the common case: records arrive in file order
+        else:
+            insort(shown, finding, key=Finding.sort_key)
+            self._spill(shown.pop())
+
+    def _spill(self, finding: Finding) -> None:
+        self.more += 1
+        sample = self.sample
+        if len(sample) < _UNREAD_SAMPLE:
+            insort(sample, finding, key=Finding.sort_key)
+        elif Finding.sort_key(finding) < Finding.sort_key(sample[-1]):
+            insort(sample, finding, key=Finding.sort_key)
+            sample.pop()
+
+    def absorb(self, other: _Repeats) -> None:
+        for finding in other.shown:
+            self.add(finding)
+        self.more += other.more - len(other.sample)
+        for finding in other.sample:
+            self._spill(finding)
+
+    def findings(self) -> list[Finding]:
+        if not self.more:
+            return list(self.shown)
+        sample = self.sample
+        first = sample[0]
+        lines = ", ".join(str(f.line) for f in sample if f.line is not None)
+        where = f" (lines {lines}{', …' if self.more > len(sample) else ''})" if lines else ""
+        summary = replace(
+            first,
+            message=f"{self.more} more like this{where}: {first.message}",
+            conversation=None,
+            fingerprint=fingerprint(first.code, "unread", None, _shape(first.message)),
+        )
+        return [*self.shown, summary]
 
 
 def conversation_key(conversation: Conversation) -> str:

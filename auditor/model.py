@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from auditor.canonical import TOO_DEEP, depth_exceeds
+
 Origin = Literal["structured", "text"]
 
 
@@ -157,3 +159,55 @@ class Conversation:
     instructions: str = ""
     """What the agent was told that the log keeps beside its messages, not as a system message
     (tau2's domain policy); empty when the messages hold it."""
+
+
+class ModelError(TypeError):
+    """A format built a model object whose fields do not have the promised types."""
+
+
+def validate(conversation: Conversation) -> None:
+    """Check the types every later stage relies on; raise ModelError at the first wrong one.
+
+    The record boundary (`auditor.engine`) runs this on every conversation a format yields,
+    so that replay and rules can never meet a list where the model promises a string: a
+    malformed log whose reader let such a value through costs that conversation (an IN002
+    naming it), never the run. Cheap: a few type tests per message.
+    """
+    if type(conversation.id) is not str or type(conversation.messages) is not tuple:
+        raise ModelError("conversation id or messages of the wrong type")
+    if type(conversation.instructions) is not str:
+        raise ModelError("conversation instructions are not a string")
+    for message in conversation.messages:
+        if type(message) is not Message:
+            raise ModelError(f"message of type {type(message).__name__}")
+        if type(message.role) is not str or type(message.text) is not str:
+            raise ModelError(f"message {message.index}: role or text is not a string")
+        if type(message.reasoning) is not str or not _optional_str(message.name):
+            raise ModelError(f"message {message.index}: reasoning or name of the wrong type")
+        for call in message.tool_calls:
+            if type(call.name) is not str or not _optional_str(call.id):
+                raise ModelError(f"message {message.index}: a call's name or id is not a string")
+        result = message.result
+        if result is not None and (
+            type(result.text) is not str
+            or not _optional_str(result.call_id)
+            or (result.is_error is not None and type(result.is_error) is not bool)
+        ):
+            raise ModelError(f"message {message.index}: a result of the wrong type")
+        request, decision = message.approval_request, message.approval_decision
+        if request is not None and (type(request.id) is not str or type(request.name) is not str):
+            raise ModelError(f"message {message.index}: an approval request of the wrong type")
+        if decision is not None and (
+            type(decision.request_id) is not str or type(decision.approved) is not bool
+        ):
+            raise ModelError(f"message {message.index}: an approval decision of the wrong type")
+        for approved in (request, decision):
+            if approved is not None and depth_exceeds(approved.arguments):
+                raise ModelError(f"message {message.index}: approval arguments {TOO_DEEP}")
+    for spec in conversation.tools or ():
+        if type(spec.name) is not str:
+            raise ModelError("a declared tool's name is not a string")
+
+
+def _optional_str(value: object) -> bool:
+    return value is None or type(value) is str

@@ -10,6 +10,7 @@ never pair anything themselves.
 from __future__ import annotations
 
 import re
+from collections import deque
 from dataclasses import dataclass
 
 from auditor.approvals import Approval, ApprovalOptions, pair
@@ -68,8 +69,6 @@ class Turn:
     message: Message
     exchanges: tuple[Exchange, ...]
     """The calls this message makes."""
-    pending: tuple[Exchange, ...]
-    """The assistant's earlier calls that had no result yet when this message was written."""
     first_exchange: int
     """Index in `Replay.exchanges` of this turn's first call: the history is everything before."""
 
@@ -100,11 +99,24 @@ class Replay:
         """The calls made before `turn`, with their outcomes."""
         return self.exchanges[: turn.first_exchange]
 
+    def pending(self, turn: Turn) -> list[Exchange]:
+        """The assistant's earlier calls that had no result yet when `turn` was written.
+
+        Computed on demand (a scan of the history): kept on every turn, a run of unanswered
+        calls would make replay quadratic in time and memory.
+        """
+        at = turn.message.index
+        return [
+            e
+            for e in self.history(turn)
+            if e.caller == "assistant" and (e.result_turn is None or e.result_turn > at)
+        ]
+
 
 class _Open:
     """An exchange while the walk is still looking for its result."""
 
-    __slots__ = ("call", "caller", "passed_at", "result", "result_turn", "turn")
+    __slots__ = ("call", "caller", "passed_at", "result", "result_turn", "taken", "turn")
 
     def __init__(self, call: ToolCall, turn: int, caller: str) -> None:
         self.call = call
@@ -113,6 +125,7 @@ class _Open:
         self.result: ToolResult | None = None
         self.result_turn: int | None = None
         self.passed_at: int | None = None
+        self.taken = False
 
     def freeze(self) -> Exchange:
         return Exchange(
@@ -126,6 +139,49 @@ class _Open:
         )
 
 
+class _Waiting:
+    """Calls without a result, indexed: by id for results that name one, in call order for
+    results that do not, and by caller for marking calls passed. Each call enters and leaves
+    each index once, so pairing is linear however many calls stay unanswered."""
+
+    __slots__ = ("by_caller", "by_id", "order")
+
+    def __init__(self) -> None:
+        self.order: deque[_Open] = deque()
+        self.by_id: dict[str, deque[_Open]] = {}
+        self.by_caller: dict[str, list[_Open]] = {}
+        """Calls not yet passed: their caller has not spoken since making them."""
+
+    def add(self, opened: _Open) -> None:
+        self.order.append(opened)
+        if opened.call.id is not None:
+            self.by_id.setdefault(opened.call.id, deque()).append(opened)
+        self.by_caller.setdefault(opened.caller, []).append(opened)
+
+    def take(self, call_id: str | None) -> _Open | None:
+        """Remove and return the open call a result answers: the oldest with its id, or the
+        oldest of all when the result names none."""
+        if call_id is None:
+            queue = self.order
+        else:
+            queue = self.by_id.get(call_id)  # type: ignore[assignment]
+            if queue is None:
+                return None
+        while queue:
+            opened = queue.popleft()
+            if not opened.taken:
+                opened.taken = True
+                return opened
+        return None
+
+    def pass_calls(self, caller: str, index: int) -> None:
+        """The caller speaks again: its calls still waiting were passed over."""
+        opened = self.by_caller.pop(caller, None)
+        for w in opened or ():
+            if not w.taken and w.passed_at is None:
+                w.passed_at = index
+
+
 def replay(conversation: Conversation, approvals: ApprovalOptions | None = None) -> Replay:
     """Walk the conversation once and pair everything.
 
@@ -133,13 +189,13 @@ def replay(conversation: Conversation, approvals: ApprovalOptions | None = None)
     when it is None.
     """
     made: list[_Open] = []
-    waiting: list[_Open] = []  # calls without a result, oldest first
+    waiting = _Waiting()
     orphans: list[Orphan] = []
     closed: dict[str, int] = {}  # call id -> turn, for calls already answered
-    turn_parts: list[tuple[Message, int, int, list[_Open]]] = []
+    turn_parts: list[tuple[Message, int, int]] = []
     for message in conversation.messages:
         if message.result is not None:
-            match = _take(waiting, message.result.call_id)
+            match = waiting.take(message.result.call_id)
             if match is None:
                 call_id = message.result.call_id
                 earlier = closed.get(call_id) if call_id is not None else None
@@ -150,36 +206,15 @@ def replay(conversation: Conversation, approvals: ApprovalOptions | None = None)
                 if match.call.id is not None:
                     closed[match.call.id] = match.turn
         if message.role != "tool":
-            pending = [w for w in waiting if w.caller == message.role] if waiting else []
-            for w in pending:
-                if w.passed_at is None:
-                    w.passed_at = message.index
+            waiting.pass_calls(message.role, message.index)
             first = len(made)
             for call in message.tool_calls:
                 opened = _Open(call, message.index, message.role)
                 made.append(opened)
-                waiting.append(opened)
+                waiting.add(opened)
             if message.role == "assistant":
-                turn_parts.append((message, first, len(made), pending))
-    frozen = [m.freeze() for m in made]
-    by_identity = {id(m): e for m, e in zip(made, frozen, strict=True)}
-    turns = tuple(
-        Turn(
-            message,
-            tuple(frozen[first:end]),
-            tuple([by_identity[id(p)] for p in pending]) if pending else (),
-            first,
-        )
-        for message, first, end, pending in turn_parts
-    )
-    exchanges = tuple(frozen)
-    found = pair(conversation, exchanges, approvals or ApprovalOptions())
-    return Replay(conversation, turns, exchanges, tuple(orphans), found)
-
-
-def _take(waiting: list[_Open], call_id: str | None) -> _Open | None:
-    """Remove and return the open call a result answers."""
-    for i, w in enumerate(waiting):
-        if call_id is None or w.call.id == call_id:
-            return waiting.pop(i)
-    return None
+                turn_parts.append((message, first, len(made)))
+    frozen = tuple(m.freeze() for m in made)
+    turns = tuple(Turn(message, frozen[first:end], first) for message, first, end in turn_parts)
+    found = pair(conversation, frozen, approvals or ApprovalOptions())
+    return Replay(conversation, turns, frozen, tuple(orphans), found)

@@ -11,24 +11,35 @@ import os
 import stat
 import sys
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
-from typing import IO, Any, Literal
+from typing import IO, TYPE_CHECKING, Any, Literal
 
 import orjson
 
 from auditor.model import Location
 
-Kind = Literal["jsonl", "document", "text", "sniff"]
+if TYPE_CHECKING:
+    from auditor.gitignore import Ignore
+
+Kind = Literal["jsonl", "document", "text", "sniff", "archive"]
+STDIN = "<stdin>"
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 DOCUMENT_SUFFIXES = (".json", ".traj")
 TEXT_SUFFIXES = (".txt",)
+ARCHIVE_SUFFIXES = (".eval",)
+"""Inspect logs: zip archives of JSON members (`auditor.archives`)."""
 _GZIP_MAGIC = b"\x1f\x8b"
+_ZIP_MAGIC = b"PK\x03\x04"
 _BOM = b"\xef\xbb\xbf"
 # What a broken or truncated .gz raises part-way through a read.
 _STREAM_ERRORS = (OSError, EOFError, zlib.error)
+MAX_RECORD_BYTES = 128 * 1024 * 1024
+"""The default bound on one line or one document (`max-record-mb`): past it a record is IN001
+and is never held in memory, so a 4 MB .gz expanding to one 4 GiB line cannot exhaust it."""
+_DRAIN = 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +54,13 @@ class Source:
     """Named on the command line, not found by walking a directory."""
     span: Span | None = None
     """A part of a JSON Lines file, for `--jobs`; None for the whole source."""
+    size: int | None = None
+    """Bytes on disk (compressed, for a .gz) when known: what the progress bar counts."""
+
+    @property
+    def name(self) -> str:
+        """The path as findings name it: `<stdin>` for `-`, in every output format."""
+        return STDIN if self.path == "-" else self.path
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +107,23 @@ class Excluded:
     path: str
 
 
+@dataclass(frozen=True, slots=True)
+class Ignored:
+    """A path (file or directory) a directory walk leaves out because a .gitignore says so."""
+
+    path: str
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """A file a directory walk found whose name promises no log (`notes.md`, `plot.png`)."""
+
+    path: str
+
+
+Found = Source | PathError | Excluded | Ignored | Skipped
+
+
 class Exclude:
     """The `exclude` globs of a configuration, matched as ruff matches its own.
 
@@ -96,45 +131,58 @@ class Exclude:
     any depth; a glob with `/` (`logs/archive/**`, `logs/*.json`) matches the path relative to
     `root`, the directory of the configuration file (paths outside it are matched as given).
     A directory that matches is not entered. `*` also crosses `/`, as in fnmatch; a leading
-    `**/` may match nothing.
+    `**/` may match nothing. `extend` adds globs relative to another root (`--exclude`, to
+    the working directory).
     """
 
     def __init__(self, patterns: Iterable[str], root: str = ".") -> None:
-        self.names: list[str] = []
-        self.paths: list[str] = []
+        self.groups: list[tuple[str, list[str], list[str]]] = []
+        self.extend(patterns, root)
+
+    def extend(self, patterns: Iterable[str], root: str) -> Exclude:
+        names: list[str] = []
+        paths: list[str] = []
         for pattern in patterns:
             pattern = pattern.replace(os.sep, "/").removeprefix("./").rstrip("/")
             if not pattern:
                 continue
             if "/" in pattern:
-                self.paths.append(pattern)
+                paths.append(pattern)
                 if pattern.startswith("**/"):
-                    self.paths.append(pattern[3:])
+                    paths.append(pattern[3:])
                 if pattern.endswith("/**"):
-                    self.paths.append(pattern[:-3])  # the directory itself: not even entered
+                    paths.append(pattern[:-3])  # the directory itself: not even entered
             else:
-                self.names.append(pattern)
-        self.root = os.path.abspath(root)
+                names.append(pattern)
+        if names or paths:
+            self.groups.append((os.path.abspath(root), names, paths))
+        return self
 
     def __bool__(self) -> bool:
-        return bool(self.names or self.paths)
+        return bool(self.groups)
 
     def __call__(self, path: str) -> bool:
         if path == "-" or not self:
             return False
-        relative = os.path.relpath(os.path.abspath(path), self.root)
-        if relative == ".." or relative.startswith(".." + os.sep):
-            relative = os.path.normpath(path)
-        parts = [p for p in relative.replace(os.sep, "/").split("/") if p not in ("", ".")]
-        if any(fnmatchcase(part, name) for part in parts for name in self.names):
-            return True
-        prefixes = ["/".join(parts[: i + 1]) for i in range(len(parts))]
-        return any(fnmatchcase(p, glob) for p in prefixes for glob in self.paths)
+        return any(_excluded(path, *group) for group in self.groups)
+
+
+def _excluded(path: str, root: str, names: list[str], paths: list[str]) -> bool:
+    relative = os.path.relpath(os.path.abspath(path), root)
+    if relative == ".." or relative.startswith(".." + os.sep):
+        relative = os.path.normpath(path)
+    parts = [p for p in relative.replace(os.sep, "/").split("/") if p not in ("", ".")]
+    if any(fnmatchcase(part, name) for part in parts for name in names):
+        return True
+    prefixes = ["/".join(parts[: i + 1]) for i in range(len(parts))]
+    return any(fnmatchcase(p, glob) for p in prefixes for glob in paths)
 
 
 def kind_of(path: str) -> tuple[Kind, bool]:
     """The kind of file a name promises, and whether it is gzip-compressed."""
     name = path.lower()
+    if name.endswith(ARCHIVE_SUFFIXES):
+        return "archive", False
     compressed = name.endswith(".gz")
     if compressed:
         name = name[:-3]
@@ -151,15 +199,26 @@ def _walkable(name: str) -> bool:
     return kind_of(name)[0] != "sniff"
 
 
+# Directories that hold installed software, never agent logs: not entered by a walk. A
+# virtualenv is recognised by its `pyvenv.cfg` (whatever its name), a conda environment by
+# its `conda-meta`; hidden directories (`.venv`, `.git`, `.tox`) are not entered anyway.
+_ENVIRONMENT_MARKERS = frozenset({"pyvenv.cfg", "conda-meta"})
+_PACKAGE_DIRECTORIES = frozenset({"node_modules", "site-packages", "__pypackages__"})
+
+
 def discover(
-    paths: Iterable[str], exclude: Exclude | None = None
-) -> Iterator[Source | PathError | Excluded]:
+    paths: Iterable[str], exclude: Exclude | None = None, gitignore: bool = True
+) -> Iterator[Found]:
     """Sources for the given paths, directories walked recursively in sorted order.
 
     A directory reached twice (through a symlink, or a symlink loop) is walked once. Hidden
-    directories (`.git`, `.venv`) are not entered unless named. Paths that `exclude` matches,
-    named or walked, are not read.
+    files and directories (`.git`, `.venv`), virtualenvs, conda environments and
+    `node_modules` are not entered unless named, nor what a .gitignore lists (with
+    `gitignore`; see `auditor.gitignore`). Paths that `exclude` matches, named or walked, are
+    not read. A walked file whose name promises no log is reported as Skipped.
     """
+    from auditor.gitignore import Ignore
+
     seen: set[tuple[int, int]] = set()
     exclude = exclude or Exclude(())
     for path in paths:
@@ -175,15 +234,24 @@ def discover(
             yield PathError(path, os_reason(exc))
             continue
         if stat.S_ISDIR(st.st_mode):
-            yield from _walk(path, st, seen, exclude)
+            ignore = Ignore.above(path) if gitignore else None
+            yield from _walk(path, st, seen, exclude, ignore, named=True)
+        elif not stat.S_ISREG(st.st_mode):
+            # /dev/zero never ends and a FIFO may never open: only files and stdin are read.
+            yield PathError(path, f"is {_special(st.st_mode)}, not a file (pipe it in: `audit -`)")
         else:
             kind, compressed = kind_of(path)
-            yield Source(path, kind, compressed, True)
+            yield Source(path, kind, compressed, True, size=st.st_size)
 
 
 def _walk(
-    directory: str, st: os.stat_result, seen: set[tuple[int, int]], exclude: Exclude
-) -> Iterator[Source | PathError | Excluded]:
+    directory: str,
+    st: os.stat_result,
+    seen: set[tuple[int, int]],
+    exclude: Exclude,
+    ignore: Ignore | None,
+    named: bool = False,
+) -> Iterator[Found]:
     if (st.st_dev, st.st_ino) in seen:
         return
     seen.add((st.st_dev, st.st_ino))
@@ -193,7 +261,14 @@ def _walk(
     except OSError as exc:
         yield PathError(directory, os_reason(exc))
         return
+    names = {entry.name for entry in entries}
+    if not named and names & _ENVIRONMENT_MARKERS:
+        return
+    if ignore is not None:
+        ignore = ignore.below(directory, names)
     for entry in entries:
+        if entry.name.startswith("."):
+            continue
         path = os.path.join(directory, entry.name)
         try:
             entry_stat = entry.stat()  # follows symlinks; a dangling link raises
@@ -202,64 +277,150 @@ def _walk(
             if entry.is_symlink():
                 continue  # a dangling link inside a tree is not the user's input
             raise
-        if is_dir:
-            if entry.name.startswith("."):
-                continue
-            if exclude(path):
-                yield Excluded(path)
-            else:
-                yield from _walk(path, entry_stat, seen, exclude)
-        elif stat.S_ISREG(entry_stat.st_mode) and _walkable(entry.name):
-            if exclude(path):
-                yield Excluded(path)
-                continue
+        if not is_dir and not stat.S_ISREG(entry_stat.st_mode):
+            continue  # sockets, FIFOs and devices found in a tree are nobody's logs
+        if is_dir and entry.name in _PACKAGE_DIRECTORIES:
+            continue
+        if ignore is not None and ignore(path, is_dir):
+            yield Ignored(path)
+        elif exclude(path):
+            yield Excluded(path)
+        elif is_dir:
+            yield from _walk(path, entry_stat, seen, exclude, ignore)
+        elif _walkable(entry.name):
             kind, compressed = kind_of(entry.name)
-            yield Source(path, kind, compressed, False)
+            yield Source(path, kind, compressed, False, size=entry_stat.st_size)
+        else:
+            yield Skipped(path)
+
+
+def _special(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a device"
 
 
 def os_reason(exc: OSError) -> str:
     return (exc.strerror or str(exc)).lower()
 
 
-def read(source: Source) -> Iterator[Record | InvalidRecord]:
-    """The records of one source, in order. Raises OSError only when it cannot be opened."""
+def read(
+    source: Source,
+    opened: Callable[[IO[bytes]], None] | None = None,
+    limit: int = MAX_RECORD_BYTES,
+) -> Iterator[Record | InvalidRecord]:
+    """The records of one source, in order. Raises OSError only when it cannot be opened.
+
+    `opened` is handed the raw file once it is open (the progress bar asks it how far it got).
+    A line or document longer than `limit` bytes is an InvalidRecord, skipped without being
+    held; reading goes on after it.
+    """
     if source.span is not None:
         with open(source.path, "rb") as raw:
-            yield from read_lines(
-                source.path, _span_lines(raw, source.span), source.span.first_line
-            )
+            if opened is not None:
+                opened(raw)
+            lines = _span_lines(raw, source.span, limit)
+            yield from read_lines(source.path, lines, source.span.first_line)
         return
     if source.path == "-":
         raw: IO[bytes] = sys.stdin.buffer
-        yield from _read_stream(source, raw, source.kind)
+        yield from _read_stream(source, raw, source.kind, limit)
         return
     with open(source.path, "rb") as raw:
-        yield from _read_stream(source, raw, source.kind)
+        if opened is not None:
+            opened(raw)
+        if source.kind == "archive" or (source.kind == "sniff" and raw.peek(4)[:4] == _ZIP_MAGIC):
+            yield from _read_archive(source.path, raw, limit)
+            return
+        yield from _read_stream(source, raw, source.kind, limit)
 
 
-def _read_stream(source: Source, raw: IO[bytes], kind: Kind) -> Iterator[Record | InvalidRecord]:
+def _read_archive(path: str, fp: IO[bytes], limit: int) -> Iterator[Record | InvalidRecord]:
+    from auditor.archives import read_eval  # zipfile only for the files that need it
+
+    for location, value, reason in read_eval(path, fp, limit):
+        if reason is None:
+            yield Record(location, value)
+        else:
+            yield InvalidRecord(location, reason)
+
+
+def read_only(source: Source, lines: list[int]) -> Iterator[Record | InvalidRecord]:
+    """The records on the given lines (ascending) of an uncompressed JSON Lines file.
+
+    For `--jobs`: a worker defers the lines it must not read alone, and the parent reads them
+    here, once every span of the file is done.
+    """
+    wanted = iter(lines)
+    target = next(wanted, None)
+    with open(source.path, "rb") as fp:
+        for number, line in enumerate(fp, 1):
+            if target is None:
+                return
+            if number != target:
+                continue
+            target = next(wanted, None)
+            yield from read_lines(source.path, [line.removeprefix(_BOM)], number)
+
+
+def _read_stream(
+    source: Source, raw: IO[bytes], kind: Kind, limit: int
+) -> Iterator[Record | InvalidRecord]:
     head = raw.peek(2)[:2] if hasattr(raw, "peek") else b""
     fp: IO[bytes] = raw
     if source.compressed or head == _GZIP_MAGIC:
         fp = gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[assignment]
     if kind == "sniff":
-        yield from _read_sniffed(source.path, fp)
+        yield from _read_sniffed(source.name, fp, limit)
     elif kind == "jsonl":
-        yield from read_lines(source.path, fp)
+        yield from read_lines(source.name, bounded_lines(fp, limit))
     elif kind == "document":
-        yield from _read_document(source.path, fp)
+        yield from _read_whole(source.name, fp, limit, parse_document)
     else:
-        yield from _read_text(source.path, fp)
+        yield from _read_whole(source.name, fp, limit, _text)
 
 
-def _span_lines(fp: IO[bytes], span: Span) -> Iterator[bytes]:
-    fp.seek(span.start)
-    position = span.start
-    while position < span.end:
-        line = fp.readline()
+class Overlong(bytes):
+    """Stands for a line longer than the limit, which was skipped, not read."""
+
+    size: int
+    limit: int
+
+
+def _overlong(size: int, limit: int) -> Overlong:
+    marker = Overlong(b"\n")
+    marker.size = size
+    marker.limit = limit
+    return marker
+
+
+def bounded_lines(fp: IO[bytes], limit: int = MAX_RECORD_BYTES) -> Iterator[bytes]:
+    """The lines of a binary file; one longer than `limit` is drained and given as Overlong."""
+    while True:
+        line = fp.readline(limit + 1)
         if not line:
             return
-        position += len(line)
+        if len(line) <= limit or line.endswith(b"\n"):
+            yield line
+            continue
+        size = len(line)
+        while True:  # the rest of the line, read and dropped in bounded chunks
+            chunk = fp.readline(_DRAIN)
+            size += len(chunk)
+            if not chunk or chunk.endswith(b"\n"):
+                break
+        yield _overlong(size, limit)
+
+
+def _span_lines(fp: IO[bytes], span: Span, limit: int) -> Iterator[bytes]:
+    fp.seek(span.start)
+    position = span.start
+    for line in bounded_lines(fp, limit):
+        if position >= span.end:
+            return
+        position += line.size if isinstance(line, Overlong) else len(line)
         yield line
 
 
@@ -327,13 +488,16 @@ def read_lines(
         try:
             value = reader.read(skip_empty=True, allow_none=True)
         except EOFError:
+            yield from guarded.skipped(path, offset)
             break
         except jsonlines.InvalidLineError as exc:
+            yield from guarded.skipped(path, offset)
             line = exc.lineno + offset
             yield InvalidRecord(
                 Location(path, line), _reason(exc.__cause__, in_line=True), _excerpt(exc.line)
             )
             continue
+        yield from guarded.skipped(path, offset)
         yield Record(Location(path, guarded.lineno + offset), value)
     if guarded.error is not None:
         yield _corrupt(path, guarded.lineno + offset + 1, guarded.error)
@@ -350,6 +514,14 @@ class _Guarded:
         self._it = iter(lines)
         self.lineno = 0
         self.error: str | None = None
+        self.overlong: list[tuple[int, Overlong]] = []
+        """Lines too long to read, handed to jsonlines as blank lines."""
+
+    def skipped(self, path: str, offset: int) -> Iterator[InvalidRecord]:
+        """The over-long lines met since the last call, as InvalidRecords."""
+        for line, marker in self.overlong:
+            yield too_large(Location(path, line + offset), marker.size, "line", marker.limit)
+        self.overlong.clear()
 
     def __iter__(self) -> Iterator[bytes]:
         return self
@@ -363,6 +535,9 @@ class _Guarded:
             self.error = str(exc) or type(exc).__name__
             raise StopIteration from None
         self.lineno += 1
+        if isinstance(line, Overlong):
+            self.overlong.append((self.lineno, line))
+            return b"\n"
         if self.lineno == 1 and line.startswith(_BOM):
             # jsonlines drops a BOM only after deciding the line is not blank.
             return line[len(_BOM) :]
@@ -376,13 +551,39 @@ def _corrupt(path: str, line: int, error: object) -> InvalidRecord:
     )
 
 
-def _read_document(path: str, fp: IO[bytes]) -> Iterator[Record | InvalidRecord]:
+def too_large(location: Location, size: int, what: str, limit: int) -> InvalidRecord:
+    """A record past the size bound, skipped unread."""
+    return InvalidRecord(
+        location,
+        f"{what} of {_size(size)} is larger than the limit of {_size(limit)}: not read "
+        "(`max-record-mb` raises the limit)",
+    )
+
+
+def _size(size: int) -> str:
+    return f"{size / (1024 * 1024):,.0f} MiB" if size >= 10 * 1024 * 1024 else f"{size:,} bytes"
+
+
+def _read_whole(
+    path: str,
+    fp: IO[bytes],
+    limit: int,
+    parse: Callable[[str, bytes], Iterator[Record | InvalidRecord]],
+) -> Iterator[Record | InvalidRecord]:
+    """A whole document or text file, unless it is larger than `limit`."""
     try:
-        data = fp.read()
+        data = fp.read(limit + 1)
+        if len(data) > limit:
+            size = len(data)
+            del data
+            while chunk := fp.read(_DRAIN):
+                size += len(chunk)
+            yield too_large(Location(path, 1), size, "document", limit)
+            return
     except _STREAM_ERRORS as exc:
         yield _corrupt(path, 1, exc)
         return
-    yield from parse_document(path, data)
+    yield from parse(path, data)
 
 
 def parse_document(path: str, data: bytes) -> Iterator[Record | InvalidRecord]:
@@ -410,15 +611,6 @@ def _first_line_is_json(data: bytes) -> bool:
     return _is_json(data.split(b"\n", 1)[0])
 
 
-def _read_text(path: str, fp: IO[bytes]) -> Iterator[Record | InvalidRecord]:
-    try:
-        data = fp.read()
-    except _STREAM_ERRORS as exc:
-        yield _corrupt(path, 1, exc)
-        return
-    yield from _text(path, data)
-
-
 def _text(path: str, data: bytes) -> Iterator[Record | InvalidRecord]:
     """A whole text file as one record (a transcript in a text format)."""
     if data.startswith(_BOM):
@@ -436,35 +628,44 @@ def _text(path: str, data: bytes) -> Iterator[Record | InvalidRecord]:
     yield Record(Location(path), text, kind="text")
 
 
-def _read_sniffed(path: str, fp: IO[bytes]) -> Iterator[Record | InvalidRecord]:
+def _read_sniffed(path: str, fp: IO[bytes], limit: int) -> Iterator[Record | InvalidRecord]:
     """stdin or an unknown suffix: decide from the first non-blank line.
 
     JSON Lines if that line is JSON; one document if it opens one (`{` or `[` on a line of its
     own, as pretty-printers write); otherwise text if the whole input is UTF-8 (a transcript),
     and JSON Lines again if it is not, so that binary garbage is reported line by line.
     """
+    lines = bounded_lines(fp, limit)
+    leading: list[bytes] = []
     try:
-        leading: list[bytes] = []
-        first = fp.readline()
-        while first and not first.strip():
+        first = next(lines, b"")
+        while first and (isinstance(first, Overlong) or not first.strip()):
             leading.append(first)
-            first = fp.readline()
+            first = next(lines, b"")
     except _STREAM_ERRORS as exc:
         yield _corrupt(path, 1, exc)
-        return
-    if not first:
         return
     stripped = first.removeprefix(_BOM).strip()
     opens_json = stripped[:1] in (b"{", b"[")
-    if opens_json and _is_json(stripped):
-        yield from read_lines(path, _chain([*leading, first], fp))
+    if not first or (opens_json and _is_json(stripped)):
+        yield from read_lines(path, _chain([*leading, first], lines))
         return
+    if any(isinstance(line, Overlong) for line in leading):
+        yield from read_lines(path, _chain([*leading, first], lines))  # not one document
+        return
+    head = b"".join([*leading, first])
     try:
-        rest = fp.read()
+        rest = fp.read(max(limit + 1 - len(head), 0))
+        if len(head) + len(rest) > limit:
+            size = len(head) + len(rest)
+            while chunk := fp.read(_DRAIN):
+                size += len(chunk)
+            yield too_large(Location(path, 1), size, "document", limit)
+            return
     except _STREAM_ERRORS as exc:
         yield _corrupt(path, 1, exc)
         return
-    data = b"".join([*leading, first, rest])
+    data = head + rest
     if opens_json:
         yield from parse_document(path, data)
         return

@@ -10,11 +10,16 @@ a different call). Then measures, in one run:
 - orjson parsing every line of the file (the floor: reading the log at all);
 - `audit -f json` on the same file with `--jobs 1` and `--jobs 2` (when the option exists),
   wall time and the peak resident memory of the whole process tree;
-- `audit --version` start-up time;
-- growth: shapes that were once quadratic, audited at N and 4N, so a reader sees the time
-  grow about 4x (linear), not 16x (`BENCH_GROWTH=0` skips them).
+- `audit --version` start-up time.
 
 Size: BENCH_MB (default 200) megabytes of log; `BENCH_MB=1000 make bench` for the 1 GB figure.
+
+`BENCH_OTEL=1 make bench` also measures an OTLP JSON Lines file (the Collector's file exporter)
+of the same size, made by repeating a real kagent trace (Tempo export in
+`../shared/realdata-next`, or the trimmed copy in `fixtures/formats/otel`) with fresh trace and
+conversation ids: each trace's three resource batches are three lines, interleaved with the
+next trace's, so spans are buffered per trace. It prints throughput and peak RSS, which must
+stay flat whatever the file's size (memory bounded by the open traces, not by the file).
 Each time is the best of BENCH_RUNS (default 3) runs; peak memory is the highest seen.
 The log is cached in bench/out/. Figures are printed, never asserted: tests do not time things.
 """
@@ -32,7 +37,11 @@ from pathlib import Path
 
 import orjson
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import shapes  # a sibling module of this script
+
 OUT = Path(__file__).resolve().parent / "out"
+ROOT = Path(__file__).resolve().parent.parent
 WORDS = [
     "reservation",
     "flight",
@@ -276,58 +285,6 @@ def audit_run(path: Path, jobs: int | None) -> tuple[float, float]:
     return elapsed, peak / 1024
 
 
-def approval_requests(n: int) -> list[bytes]:
-    """One session asking approval for `n` different calls of one tool, each approved and none
-    run yet: each request used to be compared with every earlier approved one (issue 14)."""
-    lines = [{"session_id": "s", "role": "user", "content": "Shorten these links."}]
-    for i in range(n):
-        arguments = {"url": f"https://example.com/{i}", "max_clicks": i}
-        lines.append(
-            {
-                "session_id": "s",
-                "type": "approval_request",
-                "id": f"r{i}",
-                "call_id": None,
-                "name": "create_short_url",
-                "arguments": arguments,
-            }
-        )
-        lines.append(
-            {
-                "session_id": "s",
-                "type": "approval_response",
-                "request_id": f"r{i}",
-                "approved": True,
-            }
-        )
-    return [orjson.dumps(line) + b"\n" for line in lines]
-
-
-GROWTH = {"approval requests of one tool": (approval_requests, 4000)}
-"""Shape name -> (lines for size n, the n measured first): each is also audited at 4n."""
-
-
-def growth() -> None:
-    for name, (make, n) in GROWTH.items():
-        times = []
-        for size in (n, 4 * n):
-            path = OUT / f"growth-{make.__name__}-{size}.jsonl"
-            if not path.exists():
-                path.write_bytes(b"".join(make(size)))
-            times.append(
-                (
-                    size,
-                    path.stat().st_size / 1e3,
-                    min(audit_run(path, None)[0] for _ in range(RUNS)),
-                )
-            )
-        (n1, kb1, t1), (n4, kb4, t4) = times
-        print(
-            f"growth: {name}: n={n1} ({kb1:.0f} KB) {t1:.2f} s, 4n={n4} ({kb4:.0f} KB) "
-            f"{t4:.2f} s: {t4 / t1:.1f}x (linear is about 4x, start-up included)"
-        )
-
-
 def has_jobs() -> bool:
     help_text = subprocess.run(
         [sys.executable, "-m", "auditor", "--help"], capture_output=True, text=True
@@ -344,6 +301,91 @@ def startup() -> float:
         )
         times.append(time.perf_counter() - start)
     return statistics.median(times)
+
+
+OTEL_SAMPLES = (
+    ROOT.parent
+    / "shared"
+    / "realdata-next"
+    / "otel-genai"
+    / "agentevals-dev-agentevals"
+    / "samples"
+    / "tempo_export_with_batches.json",
+    ROOT / "fixtures" / "formats" / "otel" / "tempo-kagent-excerpt.json",
+)
+
+
+def generate_otel(path: Path, megabytes: int) -> int:
+    """OTLP JSON lines: the sample trace repeated, each copy with its own trace and
+    conversation ids, its resource batches one per line, each two traces interleaved."""
+    sample_path = next(p for p in OTEL_SAMPLES if p.exists())
+    sample = orjson.loads(sample_path.read_bytes())
+    spans = [
+        s
+        for b in sample["batches"]
+        for ils in b["instrumentationLibrarySpans"]
+        for s in ils["spans"]
+    ]
+    trace_id = spans[0]["traceId"]
+    conversation = next(
+        a["value"]["stringValue"]
+        for s in spans
+        for a in s.get("attributes", ())
+        if a["key"] == "gen_ai.conversation.id"
+    )
+    lines = [
+        orjson.dumps(
+            {
+                "resourceSpans": [
+                    {
+                        "resource": batch["resource"],
+                        "scopeSpans": [
+                            {"scope": ils["instrumentationLibrary"], "spans": ils["spans"]}
+                            for ils in batch["instrumentationLibrarySpans"]
+                        ],
+                    }
+                ]
+            }
+        )
+        for batch in sample["batches"]
+    ]
+    old_trace, old_conversation = trace_id.encode(), conversation.encode()
+    target = megabytes * 1_000_000
+    written = n = 0
+    with open(path, "wb") as f:
+        while written < target:
+            pair = [
+                [
+                    line.replace(old_trace, f"{k:032x}".encode()).replace(
+                        old_conversation, f"ctx-bench-{k}".encode()
+                    )
+                    + b"\n"
+                    for line in lines
+                ]
+                for k in (n, n + 1)
+            ]
+            for first, second in zip(*pair, strict=True):
+                f.write(first + second)
+                written += len(first) + len(second)
+            n += 2
+    return n
+
+
+def bench_otel(megabytes: int) -> None:
+    path = OUT / f"otlp-lines-v1-{megabytes}mb.jsonl"
+    if not path.exists():
+        print(f"generating {path.name} …", flush=True)
+        generate_otel(path, megabytes)
+    size = path.stat().st_size / 1e6
+    parse = parse_only(path)
+    print(f"OTLP JSON lines: {path.name}: {size:.0f} MB")
+    print(f"orjson parse           {parse:7.2f} s  {size / parse:7.1f} MB/s")
+    runs = [audit_run(path, 1 if has_jobs() else None) for _ in range(RUNS)]
+    elapsed, peak = min(r[0] for r in runs), max(r[1] for r in runs)
+    print(
+        f"audit (otel)           {elapsed:7.2f} s  {size / elapsed:7.1f} MB/s  "
+        f"{parse / elapsed:5.2f}x orjson  peak RSS {peak:6.0f} MB"
+    )
 
 
 def main() -> None:
@@ -376,12 +418,14 @@ def main() -> None:
     if 1 in results and 2 in results:
         print(f"--jobs 2 speed-up over --jobs 1: {results[1] / results[2]:.2f}x")
     print(f"audit --version        {startup() * 1000:7.0f} ms (median of 7)")
-    if os.environ.get("BENCH_GROWTH", "1") != "0":
-        growth()
     print(
         "targets: audit >= 0.5x orjson on one core; --jobs 2 >= 1.6x --jobs 1; "
         "peak RSS < 150 MB on 1 GB"
     )
+    if os.environ.get("BENCH_SHAPES", "1") != "0":
+        shapes.main(audit_run)
+    if os.environ.get("BENCH_OTEL"):
+        bench_otel(megabytes)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -17,6 +18,8 @@ SNAPSHOTS = Path(__file__).resolve().parent / "snapshots"
 # The shared real logs live beside the checkout on our machines only; tests that need them skip.
 REALDATA = ROOT.parent / "shared" / "realdata"
 UPDATE = "AUDITOR_UPDATE_EXPECTED"
+FUZZ = int(os.environ.get("AUDITOR_FUZZ", "1"))
+"""Multiplies the examples of the property-based tests: `make fuzz` sets it to run for minutes."""
 
 requires_realdata = pytest.mark.skipif(
     not REALDATA.is_dir(),

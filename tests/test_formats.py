@@ -18,7 +18,7 @@ from tests.conftest import FIXTURES, SNAPSHOTS, UPDATE, audit
 
 FORMAT_DIR = FIXTURES / "formats"
 CASES = sorted(
-    p for p in FORMAT_DIR.glob("*/*") if p.suffix in (".json", ".jsonl", ".traj", ".txt")
+    p for p in FORMAT_DIR.glob("*/*") if p.suffix in (".json", ".jsonl", ".traj", ".txt", ".eval")
 )
 
 
@@ -265,7 +265,7 @@ def test_exchanges_that_repeat_a_conversation_add_only_what_is_new():
 def test_exchange_trailing_call_waits_for_a_request_the_log_does_not_hold():
     report = audit([FORMAT_DIR / "exchange"], select=["EX001", "EX002"])
     assert report.findings == ()
-    assert report.counts.conversations == 9
+    assert report.counts.conversations == 17
 
 
 def test_exchange_recordings_of_each_api():

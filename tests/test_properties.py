@@ -7,7 +7,7 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import audit
+from tests.conftest import FUZZ, audit
 
 scalars = (
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8)
@@ -245,7 +245,9 @@ record = tau_and_openai | other_record | json_values
 
 
 @settings(
-    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=300 * FUZZ,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(st.lists(record, min_size=1, max_size=5))
 def test_any_records_are_read_without_crash_and_counted(tmp_path, records):
@@ -259,7 +261,9 @@ def test_any_records_are_read_without_crash_and_counted(tmp_path, records):
 
 
 @settings(
-    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=300 * FUZZ,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(st.binary(max_size=400))
 def test_any_bytes_are_read_without_crash_and_every_line_counted(tmp_path, data):
@@ -276,7 +280,9 @@ def test_any_bytes_are_read_without_crash_and_every_line_counted(tmp_path, data)
 
 
 @settings(
-    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=200 * FUZZ,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(record)
 def test_any_document_is_read_without_crash_and_its_findings_have_lines(tmp_path, value):
@@ -320,7 +326,9 @@ harmony_text = st.lists(
 
 
 @settings(
-    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=300 * FUZZ,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(harmony_text)
 def test_any_harmony_text_is_read_without_crash(tmp_path, text):

@@ -157,10 +157,15 @@ def test_readme_configuration_example_is_valid(tmp_path):
         "fail-on",
         "exclude",
         "severity",
+        "respect-gitignore",
+        "per-file-ignores",
+        "max-record-mb",
         "loops",
         "approvals",
     }
+    assert config.build(file=read).per_file_ignores == (("logs/legacy/**", frozenset({"EX002"})),)
     settings = config.build(file=read)
+    assert settings.max_record_bytes == 128 * 1024 * 1024
     assert settings.exclude == ("logs/archive/**", "*.partial.jsonl")
     assert settings.fail_on is Severity.WARNING
     assert [r.code for r in settings.rules] == [r.code for r in RULES if r.code != "EX002"]

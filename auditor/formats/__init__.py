@@ -9,32 +9,40 @@ first, so that adding a format means adding its module and one line here.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from types import ModuleType
 
 from auditor.formats import (
     anthropic,
     exchange,
     harmony,
+    inspect_ai,
+    mcp,
     multiagent,
     openai,
+    openai_agents,
+    otel,
     responses,
     sharegpt,
     stream,
     swe_agent,
     tau,
 )
-from auditor.formats._common import Problem
-from auditor.model import Conversation
+from auditor.formats._common import Problem, unreadable
+from auditor.model import Conversation, Location
 from auditor.sources import Record
 
-__all__ = ["FORMATS", "FileReader", "Problem"]
+__all__ = ["FORMATS", "FileReader", "Problem", "unreadable"]
 
 # Order matters, most specific first: an exchange holds request bodies in any API's shape; a
 # tau-bench entry holds OpenAI messages; Anthropic and Responses conversations would also pass
 # for OpenAI ones (`messages`, or a bare list of `{role, content}`); SWE-agent trajectories
 # have a `history` like multi-agent chats.
 FORMATS: dict[str, ModuleType] = {
+    otel.NAME: otel,
+    inspect_ai.NAME: inspect_ai,
+    openai_agents.NAME: openai_agents,
+    mcp.NAME: mcp,
     exchange.NAME: exchange,
     tau.NAME: tau,
     anthropic.NAME: anthropic,
@@ -75,32 +83,72 @@ _JSON_TYPES = {type(None): "null", str: "string", int: "number", float: "number"
 
 
 class FileReader:
-    """Reads the records of one file into conversations, holding grouped formats until the end."""
+    """Reads the records of one file into conversations, holding grouped formats until the end.
 
-    def __init__(self, forced: str | None = None) -> None:
+    This is the record boundary: whatever a record holds, reading it yields Conversations and
+    Problems and never raises. A reader that breaks on a record (a `type` that is a list, values
+    nested a thousand deep) costs the part of the record it was reading, reported as a Problem
+    with its location; the next record, and the next unit of the same document
+    (`_common.read_each`), are read as usual.
+    """
+
+    def __init__(
+        self, forced: str | None = None, reread: Callable[[], Iterable[object]] | None = None
+    ) -> None:
+        """`reread` reads the file again from its start, for collectors that look ahead."""
         self._forced = FORMATS[forced] if forced else None
+        self._reread = reread
         self._collectors: dict[str, object] = {}
+        self.seen: dict[str, int] = {}
+        """Records read per format name, in the order the formats first appeared (`-v`)."""
+        self._path: str | None = None
+
+    def format_of(self, record: Record) -> ModuleType | None:
+        """The format that reads the record: the forced one, or the first that detects it."""
+        if self._forced is not None:
+            return self._forced
+        return detect(record)
 
     def feed(self, record: Record) -> Iterator[Conversation | Problem]:
-        fmt = self._forced
-        if fmt is None:
-            fmt = detect(record)
+        self._path = record.location.path
+        try:
+            fmt = self._forced
             if fmt is None:
-                yield Problem(record.location, describe(record))
+                fmt = detect(record)
+                if fmt is None:
+                    yield Problem(record.location, describe(record))
+                    return
+            elif not fmt.detect(record):
+                yield Problem(record.location, f"not a {fmt.NAME} record: {describe(record)}")
                 return
-        elif not fmt.detect(record):
-            yield Problem(record.location, f"not a {fmt.NAME} record: {describe(record)}")
+        except Exception as exc:
+            yield Problem(record.location, unreadable(exc))
             return
+        self.seen[fmt.NAME] = self.seen.get(fmt.NAME, 0) + 1
         collector_type = getattr(fmt, "Collector", None)
         if collector_type is None:
-            yield from fmt.parse(record)
+            yield from _guarded(fmt.parse(record), record.location)
             return
         collector = self._collectors.get(fmt.NAME)
         if collector is None:
-            collector = self._collectors[fmt.NAME] = collector_type()
-        yield from collector.add(record)  # type: ignore[attr-defined]
+            rereads = getattr(collector_type, "rereads", False) and self._reread is not None
+            made = collector_type(self._reread) if rereads else collector_type()
+            collector = self._collectors[fmt.NAME] = made
+        yield from _guarded(collector.add(record), record.location)  # type: ignore[attr-defined]
 
     def finish(self) -> Iterator[Conversation | Problem]:
-        for collector in self._collectors.values():
-            yield from collector.finish()  # type: ignore[attr-defined]
-        self._collectors.clear()
+        collectors, self._collectors = self._collectors, {}
+        for collector in collectors.values():
+            # Collectors guard each conversation they close; this catches what they miss.
+            where = Location(self._path or "")
+            yield from _guarded(collector.finish(), where)  # type: ignore[attr-defined]
+
+
+def _guarded(
+    items: Iterator[Conversation | Problem], location: Location
+) -> Iterator[Conversation | Problem]:
+    """The items, then a Problem in place of the rest if reading them raised."""
+    try:
+        yield from items
+    except Exception as exc:
+        yield Problem(location, unreadable(exc))

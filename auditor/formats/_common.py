@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 
+from auditor.canonical import TOO_DEEP, depth_exceeds
 from auditor.model import (
     ApprovalDecision,
     ApprovalRequest,
@@ -44,9 +45,51 @@ def excerpt_json(value: Any, limit: int = 80) -> str:
     """A short excerpt of a JSON value, for a Problem's evidence."""
     try:
         text = orjson.dumps(value).decode()
-    except TypeError:
-        text = repr(value)
+    except TypeError:  # nested deeper than orjson writes, or an integer past 64 bits
+        text = _shallow(value, limit)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _shallow(value: Any, limit: int) -> str:
+    """The opening of a value too deep for orjson to write: its first items, no recursion."""
+    parts: list[str] = []
+    size = 0
+    while size <= limit:
+        if isinstance(value, list) and value:
+            parts.append("[")
+            value = value[0]
+        elif isinstance(value, dict) and value:
+            key = next(iter(value))
+            parts.append("{" + orjson.dumps(str(key)).decode() + ": ")
+            value = value[key]
+        else:
+            parts.append(repr(value)[: limit + 1])
+            break
+        size += len(parts[-1])
+    return "".join(parts)
+
+
+def type_of(value: Any) -> str | None:
+    """The `type` of a JSON object when it is a string; None for anything else.
+
+    Readers compare and look up types in sets: a `type` that is a list or an object (valid JSON,
+    malformed log) must read as "no type", not raise `unhashable type`.
+    """
+    if isinstance(value, dict):
+        kind = value.get("type")
+        if type(kind) is str:
+            return kind
+    return None
+
+
+def json_text(value: Any) -> str:
+    """A JSON value as compact text (a tool result logged as an object); a string stays itself."""
+    if isinstance(value, str):
+        return value
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:  # nested deeper than orjson writes
+        return _shallow(value, 2000)
 
 
 def text_of(content: Any) -> str:
@@ -69,7 +112,8 @@ def _part_text(part: Any) -> str:
         return part
     if isinstance(part, dict):
         text = part.get("text")
-        if isinstance(text, str) and part.get("type", "text") in TEXT_PART_TYPES:
+        kind = part.get("type", "text")
+        if isinstance(text, str) and type(kind) is str and kind in TEXT_PART_TYPES:
             return text
     return ""
 
@@ -90,33 +134,32 @@ def tool_call(
     location: Location,
     origin: str = "structured",
 ) -> ToolCall:
-    """A ToolCall with its arguments parsed once: a JSON string is parsed with orjson here."""
+    """A ToolCall with its arguments parsed once: a JSON string is parsed with orjson here.
+
+    Arguments nested deeper than `canonical.MAX_DEPTH` are kept as text with an
+    `arguments_error`, as unreadable arguments are (EX006 reports them).
+    """
     name = name if isinstance(name, str) else ""
+    cid = as_id(call_id)
     if isinstance(arguments, str):
+        error = None
         try:
             parsed = orjson.loads(arguments) if arguments.strip() else {}
         except orjson.JSONDecodeError as exc:
-            return ToolCall(
-                as_id(call_id),
-                name,
-                None,
-                raw_arguments=arguments,
-                arguments_error=f"{exc.msg} at column {exc.colno}",
-                origin=origin,  # type: ignore[arg-type]
-                location=location,
-            )
-        return ToolCall(
-            as_id(call_id),
-            name,
-            parsed,
-            arguments,
-            None,
-            origin,
-            location,  # type: ignore[arg-type]
-        )
+            error = f"{exc.msg} at column {exc.colno}"
+        else:
+            if depth_exceeds(arguments):
+                error = TOO_DEEP
+        if error is not None:
+            return ToolCall(cid, name, None, arguments, error, origin, location)  # type: ignore[arg-type]
+        return ToolCall(cid, name, parsed, arguments, None, origin, location)  # type: ignore[arg-type]
     if arguments is None:
         arguments = {}
-    return ToolCall(as_id(call_id), name, arguments, None, None, origin, location)  # type: ignore[arg-type]
+    elif depth_exceeds(arguments):
+        raw = excerpt_json(arguments, 2000)
+        error = TOO_DEEP
+        return ToolCall(cid, name, None, raw, error, origin, location)  # type: ignore[arg-type]
+    return ToolCall(cid, name, arguments, None, None, origin, location)  # type: ignore[arg-type]
 
 
 def tool_specs(tools: Any) -> tuple[ToolSpec, ...] | None:
@@ -239,6 +282,17 @@ def result_draft(
     )
 
 
+def with_results(main: Draft, results: list[Draft]) -> list[Draft]:
+    """A message and the `tool` messages its parts hold, in conversation order: an assistant's
+    own results (server-run tools) follow it; a user message's results (of the previous turn's
+    calls) come first, then what the user wrote beside them, if anything."""
+    if main.role == "assistant":
+        return [main, *results]
+    if main.texts or main.reasoning or main.calls or not results:
+        results.append(main)
+    return results
+
+
 def containers(
     value: Any, location: Location, key: str, what: str
 ) -> Iterator[tuple[dict, Location, int | None] | Problem]:
@@ -274,6 +328,42 @@ def conversation(
     conversation_id = cid or fallback_id(location, index)
     yield from attach(problems, conversation_id)
     yield Conversation(conversation_id, fmt, location, messages, own_id=cid is not None, **fields)
+
+
+Unit = TypeVar("Unit", bound=tuple)
+
+
+def read_each(
+    units: Iterable[Unit | Problem], read: Callable[..., Iterable[Conversation | Problem]]
+) -> Iterator[Conversation | Problem]:
+    """`read(*unit)` for every unit (a tuple whose second item is its Location), each alone.
+
+    A unit that breaks its reader, however malformed, becomes one Problem at its location and
+    the units after it are still read: one bad conversation of a 200-conversation document
+    costs that conversation, not the document (the record boundary; see `auditor.engine`).
+    """
+    for unit in units:
+        if isinstance(unit, Problem):
+            yield unit
+            continue
+        try:
+            items = list(read(*unit))
+        except Exception as exc:
+            yield Problem(unit[1], unreadable(exc))
+            continue
+        yield from items
+
+
+def unreadable(exc: BaseException) -> str:
+    """The reason given for a part of a record that broke its reader."""
+    if isinstance(exc, RecursionError):
+        return "could not be read: values nested too deep"
+    return f"could not be read: {type(exc).__name__}: {_first_line(str(exc))}"
+
+
+def _first_line(text: str, limit: int = 120) -> str:
+    line = text.strip().split("\n", 1)[0]
+    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def collected(collector: Any, record: Any) -> Iterator[Conversation | Problem]:

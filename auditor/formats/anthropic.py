@@ -27,11 +27,13 @@ from auditor.formats._common import (
     conversation,
     excerpt_json,
     freeze,
+    read_each,
     result_draft,
     roled,
     text_of,
     tool_call,
     tool_specs,
+    type_of,
 )
 from auditor.model import ApprovalDecision, Conversation, Location, Message
 from auditor.sources import Record
@@ -82,23 +84,23 @@ def is_body(body: dict) -> bool:
 
 def has_blocks(content: Any) -> bool:
     """Content holding a block type only Anthropic has."""
-    return isinstance(content, list) and any(
-        isinstance(b, dict) and b.get("type") in MARKERS for b in content
-    )
+    return isinstance(content, list) and any(type_of(b) in MARKERS for b in content)
 
 
 def parse(record: Record) -> Iterator[Conversation | Problem]:
-    for item in containers(
+    units = containers(
         record.value, record.location, "messages", "a conversation object with `messages`"
-    ):
-        if isinstance(item, Problem):
-            yield item
-            continue
-        value, location, index = item
-        problems: list[Problem] = []
-        msgs = messages(value, location, problems)
-        tools = tool_specs(value.get("tools"))
-        yield from conversation(NAME, value, location, msgs, problems, index, tools=tools)
+    )
+    return read_each(units, _conversation)
+
+
+def _conversation(
+    value: dict, location: Location, index: int | None
+) -> Iterator[Conversation | Problem]:
+    problems: list[Problem] = []
+    msgs = messages(value, location, problems)
+    tools = tool_specs(value.get("tools"))
+    yield from conversation(NAME, value, location, msgs, problems, index, tools=tools)
 
 
 def messages(body: dict, location: Location, problems: list[Problem]) -> tuple[Message, ...]:
@@ -142,7 +144,7 @@ def read_message(item: dict, here: Location, problems: list[Problem]) -> list[Dr
                 Problem(where, "expected a content block object", evidence=excerpt_json(block))
             )
             continue
-        kind = block.get("type")
+        kind = type_of(block)
         if kind == "text":
             text = block.get("text")
             main.texts.append(text if isinstance(text, str) else "")
@@ -170,7 +172,7 @@ def read_message(item: dict, here: Location, problems: list[Problem]) -> list[Dr
 
 def _server_blocks(content: Any) -> bool:
     return isinstance(content, list) and any(
-        isinstance(b, dict) and str(b.get("type", "")).endswith("_tool_result") for b in content
+        (type_of(b) or "").endswith("_tool_result") for b in content
     )
 
 
@@ -191,11 +193,12 @@ def _server_result(block: dict, where: Location) -> Draft:
     """The result of a tool the API ran itself, found in the assistant's own content."""
     content = block.get("content")
     is_error = block.get("is_error")
-    if isinstance(content, dict) and str(content.get("type", "")).endswith("_error"):
+    kind = type_of(content) or ""
+    if kind.endswith("_error"):
         code = content.get("error_code")
         return result_draft(
             block.get("tool_use_id"),
-            f"{content['type']}: {code}" if code else content["type"],
+            f"{kind}: {code}" if isinstance(code, str | int) and code else kind,
             where,
             True,
         )

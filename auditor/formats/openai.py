@@ -17,6 +17,7 @@ from auditor.formats._common import (
     containers,
     conversation,
     excerpt_json,
+    read_each,
     roled,
     text_of,
     tool_call,
@@ -58,15 +59,17 @@ def parse(record: Record) -> Iterator[Conversation | Problem]:
         msgs = messages(value, location, problems)
         yield from conversation(NAME, value, location, msgs, problems)
         return
-    for item in containers(value, location, "messages", "a conversation object with `messages`"):
-        if isinstance(item, Problem):
-            yield item
-            continue
-        value, location, index = item
-        problems = []
-        msgs = messages(value["messages"], location.child("messages"), problems)
-        tools = tool_specs(value.get("tools") or value.get("functions"))
-        yield from conversation(NAME, value, location, msgs, problems, index, tools=tools)
+    units = containers(value, location, "messages", "a conversation object with `messages`")
+    yield from read_each(units, _conversation)
+
+
+def _conversation(
+    value: dict, location: Location, index: int | None
+) -> Iterator[Conversation | Problem]:
+    problems: list[Problem] = []
+    msgs = messages(value["messages"], location.child("messages"), problems)
+    tools = tool_specs(value.get("tools") or value.get("functions"))
+    yield from conversation(NAME, value, location, msgs, problems, index, tools=tools)
 
 
 def messages(items: list, location: Location, problems: list[Problem]) -> tuple[Message, ...]:

@@ -31,6 +31,7 @@ from auditor.formats._common import (
     text_of,
     tool_call,
     tool_specs,
+    type_of,
 )
 from auditor.model import (
     ApprovalDecision,
@@ -99,7 +100,7 @@ def is_item(value: Any, strict: bool = False) -> bool:
     """A Responses item: a known `type`, or (unless strict) a bare `{role, content}` message."""
     if not isinstance(value, dict):
         return False
-    kind = value.get("type")
+    kind = type_of(value)
     if kind in ITEM_TYPES:
         return True
     return not strict and kind is None and isinstance(value.get("role"), str)
@@ -148,7 +149,7 @@ def declared_tools(declared: Any, listed: list[ToolSpec]) -> tuple[ToolSpec, ...
     for tool in declared if isinstance(declared, list) else ():
         if not isinstance(tool, dict) or isinstance(tool.get("name"), str):
             continue
-        kind = str(tool.get("type", ""))
+        kind = type_of(tool) or ""
         if kind == "mcp":
             allowed = tool.get("allowed_tools")
             if isinstance(allowed, dict):
@@ -207,7 +208,7 @@ class Items:
                 Problem(here, "expected a Responses item object", evidence=excerpt_json(item))
             )
             return
-        kind = item.get("type")
+        kind = type_of(item)
         if kind is None and isinstance(item.get("role"), str):
             kind = "message"
         if kind == "message":

@@ -20,6 +20,7 @@ from auditor.formats._common import (
     conversation,
     excerpt_json,
     freeze,
+    read_each,
     result_draft,
     text_of,
     tool_call,
@@ -64,13 +65,10 @@ def detect(record: Record) -> bool:
 
 
 def parse(record: Record) -> Iterator[Conversation | Problem]:
-    for item in containers(
+    units = containers(
         record.value, record.location, "conversations", "a ShareGPT record with `conversations`"
-    ):
-        if isinstance(item, Problem):
-            yield item
-        else:
-            yield from _conversation(*item)
+    )
+    return read_each(units, _conversation)
 
 
 def _conversation(

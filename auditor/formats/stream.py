@@ -20,14 +20,17 @@ a file is one session, named by its `session_meta` line. `response_item` payload
 conversation; `event_msg` lines repeat them and are skipped, except a `user_message` that no
 `response_item` repeats (Codex Desktop logs the user's words only there). `turn_context` (the
 approval policy) is not modelled: the rollouts do not log the person's decisions.
+
+Claude Managed Agents recordings (`[method, payload]` lines, see `_managed`) carry no session key
+on their events either: a `sessions.create` line starts the session the lines after it belong to.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 
-from auditor.formats import anthropic, responses
+from auditor.formats import _managed, anthropic, responses
 from auditor.formats._common import (
     Draft,
     Problem,
@@ -36,8 +39,10 @@ from auditor.formats._common import (
     collected,
     fallback_id,
     freeze,
+    read_each,
     text_of,
     tool_specs,
+    type_of,
 )
 from auditor.model import ApprovalDecision, ApprovalRequest, Conversation, Location, ToolSpec
 from auditor.sources import Record
@@ -51,9 +56,13 @@ KEYLESS = frozenset({"summary", "file-history-snapshot"})
 
 def detect(record: Record) -> bool:
     value = record.value
-    if record.kind != "json" or not isinstance(value, dict) or "messages" in value:
+    if record.kind != "json":
         return False
-    kind = value.get("type")
+    if isinstance(value, list):
+        return _managed.is_line(value)
+    if not isinstance(value, dict) or "messages" in value:
+        return False
+    kind = type_of(value)
     if kind in CODEX_LINES:
         return isinstance(value.get("payload"), dict)
     if kind in KEYLESS and ("leafUuid" in value or "messageId" in value):
@@ -72,15 +81,32 @@ def parse(record: Record) -> Iterator[Conversation | Problem]:
 
 
 class Collector:
-    """The sessions of one file, in the order their first line appears."""
+    """The sessions of one file, in the order their first line appears.
 
-    def __init__(self) -> None:
+    A session is held until its last line. Given `reread` (the engine does so for large files it
+    can read twice), the collector first reads the file once to learn the line each session
+    ends on and closes every session there; without it, sessions are closed at the end of the
+    file, and memory grows with the sessions open at once.
+    """
+
+    rereads = True
+    """FileReader hands `reread` to this collector."""
+
+    def __init__(self, reread: Callable[[], Iterable[object]] | None = None) -> None:
         self._sessions: dict[str, _Session] = {}
         self._codex: _Session | None = None
+        self._reread = reread
+        self._ends: dict[str, int] = {}
+        self._managed: tuple[_Session, _managed.Events] | None = None
 
     def add(self, record: Record) -> Iterator[Conversation | Problem]:
+        if self._reread is not None:
+            self._ends = session_ends(self._reread())
+            self._reread = None
         value, location = record.value, record.location
-        if value.get("type") in CODEX_LINES:
+        if isinstance(value, list):
+            self._managed_line(value, location)
+        elif type_of(value) in CODEX_LINES:
             self._codex_line(value, location)
         else:
             key = _key(value)
@@ -89,13 +115,53 @@ class Collector:
                 if session is None:
                     session = self._sessions[key] = _Session(key, True, location)
                 session.line(value, location)
+                if self._ends.get(key) == location.line:  # its last line: close it now
+                    del self._sessions[key]
+                    yield from read_each([(session, location)], _Session.close)
         if record.document is not None:  # a document is the whole file: nothing can follow
             yield from self.finish()
 
     def finish(self) -> Iterator[Conversation | Problem]:
+        if self._managed is not None:
+            self._managed[1].close()
         sessions, self._sessions, self._codex = self._sessions, {}, None
-        for session in sessions.values():
-            yield from session.finish()
+        self._managed = None
+        yield from read_each(((s, s.location) for s in sessions.values()), _Session.close)
+
+    def _managed_line(self, value: list, location: Location) -> None:
+        method, payload = value
+        sid = _managed.session_id(method, payload)
+        current = self._managed
+        if sid is not None and (current is None or current[0].id != sid):
+            if current is not None:
+                current[1].close()
+            session = self._sessions.get(sid)
+            if session is None:
+                session = self._sessions[sid] = _Session(sid, True, location)
+            current = self._managed = (session, _managed.Events(session.append))
+        if current is None:
+            current = self._managed = self._new_managed(location)
+        session, events = current
+        if method.endswith("sessions.create"):
+            tools, system = _managed.declared(payload)
+            for spec in tools or ():
+                session.tools.setdefault(spec.name, spec)
+            session.open_tools = session.open_tools or tools is None
+            if system:
+                session.append(Draft("system", location.child(1, "agent", "system"), [system]))
+        elif method.endswith("events.stream"):
+            listed = payload if isinstance(payload, list) else [payload]
+            for i, event in enumerate(listed):
+                here = location.child(1, i) if isinstance(payload, list) else location.child(1)
+                if not isinstance(event, dict) or not events.event(event, here):
+                    session.events[str(event.get("type") if isinstance(event, dict) else "")] += 1
+        else:
+            session.events[method.rsplit(".", 1)[-1]] += 1  # what was sent, the stream repeats
+
+    def _new_managed(self, location: Location) -> tuple[_Session, _managed.Events]:
+        session = _Session(fallback_id(location), False, location)
+        self._sessions[f"managed:{location.path}:{location.line}"] = session
+        return session, _managed.Events(session.append)
 
     def _codex_line(self, value: dict, location: Location) -> None:
         kind, payload = value["type"], value["payload"]
@@ -133,6 +199,20 @@ class Collector:
         return session
 
 
+def session_ends(records: Iterable[object]) -> dict[str, int]:
+    """The line each session's last line is on, from a first read of the file."""
+    ends: dict[str, int] = {}
+    for record in records:
+        if not isinstance(record, Record) or record.location.line is None:
+            continue
+        value = record.value
+        if isinstance(value, dict) and type_of(value) not in CODEX_LINES and detect(record):
+            key = _key(value)
+            if key is not None:
+                ends[key] = record.location.line
+    return ends
+
+
 def _key(value: dict) -> str | None:
     """The session a line belongs to; a subagent's lines are a session of their own."""
     for name in KEYS:
@@ -149,6 +229,12 @@ def _key(value: dict) -> str | None:
     return key
 
 
+def _chat(value: dict) -> bool:
+    """A `type: message` line that is an OpenAI chat message, not a Responses item: it carries
+    the chat API's call or result fields, which the Responses reader would drop."""
+    return "tool_calls" in value or "tool_call_id" in value or "function_call" in value
+
+
 class _Session:
     """One conversation as its lines arrive."""
 
@@ -159,6 +245,8 @@ class _Session:
         self.problems: list[Problem] = []
         self.items = responses.Items(self.problems)
         self.tools: dict[str, ToolSpec] = {}
+        self.open_tools = False
+        """Some declared tools are not named (a toolset, an MCP server): declare none."""
         self.events: Counter[str] = Counter()
         """Lines that hold no message, by type: said when the session has no message at all."""
         self._by_message_id: dict[str, Draft] = {}
@@ -185,11 +273,11 @@ class _Session:
     def line(self, value: dict, location: Location) -> None:
         for spec in tool_specs(value.get("tools")) or ():
             self.tools.setdefault(spec.name, spec)
-        kind = value.get("type")
+        kind = type_of(value)
         message = value.get("message")
         if isinstance(message, dict) and isinstance(message.get("role"), str):
             self.message(message, location.child("message"))
-        elif kind in responses.ITEM_TYPES:
+        elif kind in responses.ITEM_TYPES and not (kind == "message" and _chat(value)):
             self.items.add(value, location)
         elif isinstance(value.get("role"), str):
             self.message(value, location)
@@ -240,7 +328,7 @@ class _Session:
             )
         self.append(draft)
 
-    def finish(self) -> Iterator[Conversation | Problem]:
+    def close(self, _: Location) -> Iterator[Conversation | Problem]:
         self.items.close()
         if not self.drafts:
             kinds = ", ".join(f"`{k}`" for k in sorted(self.events)[:5])
@@ -256,6 +344,6 @@ class _Session:
             NAME,
             Location(first.path, first.line),  # where the first message is, not a bookkeeping line
             freeze(self.drafts),
-            tools=tuple(self.tools.values()) or None,
+            tools=None if self.open_tools else tuple(self.tools.values()) or None,
             own_id=self.own,
         )

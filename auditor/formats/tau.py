@@ -15,7 +15,15 @@ from collections.abc import Iterator
 from typing import Any
 
 from auditor.formats import openai
-from auditor.formats._common import Problem, as_id, attach, excerpt_json, fallback_id, tool_specs
+from auditor.formats._common import (
+    Problem,
+    as_id,
+    attach,
+    containers,
+    fallback_id,
+    read_each,
+    tool_specs,
+)
 from auditor.model import Conversation, Location
 from auditor.sources import Record
 
@@ -39,15 +47,8 @@ def detect(record: Record) -> bool:
 def parse(record: Record) -> Iterator[Conversation | Problem]:
     value, location = record.value, record.location
     if isinstance(value, list):
-        for i, entry in enumerate(value):
-            if isinstance(entry, dict) and isinstance(entry.get("traj"), list):
-                yield from _trajectory(entry, location.child(i), i)
-            else:
-                yield Problem(
-                    location.child(i),
-                    "expected a tau-bench entry with a `traj` list",
-                    evidence=excerpt_json(entry),
-                )
+        units = containers(value, location, "traj", "a tau-bench entry with a `traj` list")
+        yield from read_each(units, _trajectory)
     elif isinstance(value.get("traj"), list):
         yield from _trajectory(value, location, None)
     else:
@@ -77,18 +78,21 @@ def _trajectory(
 
 
 def _simulations(value: dict, location: Location) -> Iterator[Conversation | Problem]:
+    simulations = value["simulations"]
+    if not simulations:
+        yield Problem(location.child("simulations"), "tau2 results hold no simulation")
+        return
     tools = tool_specs(_dig(value, "info", "environment_info", "tool_defs"))
     policy = _dig(value, "info", "environment_info", "policy")
     instructions = policy if isinstance(policy, str) else ""
-    for i, sim in enumerate(value["simulations"]):
-        here = location.child("simulations", i)
-        if not isinstance(sim, dict) or not isinstance(sim.get("messages"), list):
-            yield Problem(
-                here,
-                "expected a tau2 simulation with a `messages` list",
-                evidence=excerpt_json(sim),
-            )
-            continue
+    units = containers(
+        simulations,
+        location.child("simulations"),
+        "messages",
+        "a tau2 simulation with a `messages` list",
+    )
+
+    def simulation(sim: dict, here: Location, i: int) -> Iterator[Conversation | Problem]:
         problems: list[Problem] = []
         messages = openai.messages(sim["messages"], here.child("messages"), problems)
         cid = as_id(sim.get("id"))
@@ -103,6 +107,8 @@ def _simulations(value: dict, location: Location) -> Iterator[Conversation | Pro
             own_id=cid is not None,
             instructions=instructions,
         )
+
+    yield from read_each(units, simulation)
 
 
 def _dig(value: Any, *keys: str) -> Any:

@@ -165,7 +165,11 @@ def matching(selector: str) -> list[Rule]:
     """The rules a selector names: `ALL`, a code, a code prefix (`EX`, `CF00`) or a name."""
     token = selector.strip()
     if not token:
-        return []
+        # A blank selector would select nothing and silently turn every rule off.
+        raise ConfigError(
+            'blank rule selector "": use a code (EX001), a prefix (EX), a name '
+            "(unanswered-tool-call) or ALL"
+        )
     if token.upper() == "ALL":
         return list(RULES)
     rule = lookup(token)
@@ -181,8 +185,26 @@ def matching(selector: str) -> list[Rule]:
     return found
 
 
+ALWAYS = (invalid_record.CODE,)
+"""Rules no selection turns off: a record that could not be read is why the other rules saw
+nothing, so it is always reported (its severity can still be lowered)."""
+
+
 def select(selectors: Iterable[str], ignores: Iterable[str] = ()) -> tuple[Rule, ...]:
-    """The rules enabled by `select` minus `ignore`, in registry order."""
+    """The rules enabled by `select` minus `ignore`, in registry order, and those in ALWAYS."""
     chosen = {r.code for s in selectors for r in matching(s)}
     ignored = {r.code for s in ignores for r in matching(s)}
+    for code in ALWAYS:
+        chosen.add(code)
+        ignored.discard(code)
     return tuple(r for r in RULES if r.code in chosen and r.code not in ignored)
+
+
+def check_ignorable(selector: str) -> None:
+    """Naming a rule of ALWAYS itself in an ignore list is an error: it would do nothing."""
+    rule = lookup(selector)
+    if rule is not None and rule.code in ALWAYS:
+        raise ConfigError(
+            f"{rule.code} ({rule.name}) cannot be ignored: an unreadable record is why the other "
+            f'rules saw nothing; set its severity instead (severity = {{ {rule.code} = "note" }})'
+        )

@@ -57,6 +57,8 @@ def _object(schema: dict, value: dict, depth: int) -> bool:
     extra = schema.get("additionalProperties", True)
     if not isinstance(properties, dict) or not isinstance(required, list):
         return False
+    if not all(type(name) is str for name in required):
+        return False  # a malformed schema: jsonschema decides
     if not isinstance(extra, bool):
         return False
     if any(name not in value for name in required):

@@ -22,6 +22,8 @@ the same call. The finding says which argument is wrong and what was allowed.
   reported by tools themselves in words a model can act on;
 - a declared schema that is not valid JSON Schema, or whose `$ref` points outside it: that
   tool's calls are skipped (the auditor never fetches a schema over the network);
+- tools whose schema uses `patternProperties` (validating them would run the log's own
+  regular expressions, which may be hostile) or nests more than 128 levels deep;
 - every call when jsonschema cannot be imported (it is a dependency; a broken install lacks
   it): coverage says so.
 ```jsonl
@@ -31,7 +33,6 @@ the same call. The finding says which argument is wrong and what was allowed.
 
 from __future__ import annotations
 
-import re
 import warnings
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
@@ -101,6 +102,11 @@ def _compiled(content: bytes) -> Any:
 
 
 def _compile(schema: dict) -> Any:
+    """A validator, or None for a schema this rule does not use: broken, nested past
+    `canonical.MAX_DEPTH` (jsonschema recurses), or with `patternProperties` (jsonschema would
+    run the log's own regexes, which may be hostile)."""
+    if canonical.depth_exceeds(schema) or _mentions(schema, "patternProperties"):
+        return None
     import referencing  # heavy: loaded only when a declared tool is called
     from jsonschema import SchemaError, validators
 
@@ -109,7 +115,7 @@ def _compile(schema: dict) -> Any:
         cls = validators.validator_for(schema, default=validators.Draft202012Validator)
     try:
         cls.check_schema(schema)
-    except SchemaError:
+    except (SchemaError, RecursionError):
         return None
     # An empty registry: a `$ref` to anything outside the schema fails instead of being fetched.
     return _without_pattern(cls)(schema, registry=referencing.Registry())
@@ -156,13 +162,26 @@ def _describe(error: Any) -> Iterable[str]:
         return [f"`{label}` is {canonical.show(instance)}, not {canonical.show(expected)}"]
     if error.validator == "additionalProperties" and expected is False:
         known = error.schema.get("properties") or {}
-        patterns = list((error.schema.get("patternProperties") or {}).keys())
         return [
             f"unexpected argument `{_join(where, k)}` (the schema allows no others)"
             for k in instance
-            if k not in known and not any(re.search(p, k) for p in patterns)
+            if k not in known
         ]
     return []
+
+
+def _mentions(value: Any, key: str) -> bool:
+    """`key` is a key of some object inside the value (walked without recursion)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if key in item:
+                return True
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 def _path(parts: Iterable[Any]) -> str:

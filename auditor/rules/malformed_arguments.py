@@ -61,6 +61,8 @@ def check(replay: Replay, options: None) -> Iterator[Violation]:
 
 def malformed(call: ToolCall) -> str | None:
     """What is wrong with a call's arguments; None when they are a JSON object."""
+    if call.arguments_error == canonical.TOO_DEEP:
+        return f"are {canonical.TOO_DEEP}: too deep to read as arguments"
     if call.arguments_error is not None:
         return f"are not valid JSON ({call.arguments_error}); {_recovery(call.raw_arguments)}"
     value = call.arguments
