@@ -327,3 +327,31 @@ def test_megabytes_of_redos_bait_in_every_text_field(tmp_path, kind):
     assert doc["errors"] == [], stderr
     assert doc["summary"]["conversations"] == 1
     assert status in (0, 1)
+
+
+MULTIAGENT_BAIT = {
+    "unclosed_fences": "```python\n" * 100_000,
+    "closed_fences": "```sh\nx\n```\n" * 80_000,
+    "indented_closers": "x\n   ```" * 120_000,
+    "web_action": "I typed '" * 100_000 + "' into 'x'.\n\nHere is a screenshot of [x](y)",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(MULTIAGENT_BAIT))
+def test_megabytes_of_code_fences_in_a_multi_agent_chat(tmp_path, kind):
+    text = MULTIAGENT_BAIT[kind]
+    history = [
+        {"role": "human", "content": text},
+        {"name": "Coder", "content": text},
+        {"name": "Computer_terminal", "content": "exitcode: 1 (execution failed)\n" + text},
+        {"name": "WebSurfer", "content": text},
+        {"name": "Coder", "content": text},
+        {
+            "name": "ComputerTerminal",
+            "content": "The script ran, then exited with Unix exit code: 0",
+        },
+    ]
+    status, doc, stderr = audit_bytes(tmp_path, json.dumps({"history": history}).encode() + b"\n")
+    assert doc["errors"] == [], stderr
+    assert doc["summary"]["conversations"] == 1
+    assert status in (0, 1)

@@ -79,6 +79,7 @@ FAMILIES = {
 # What a rule may require of a conversation, and how coverage reports its absence.
 REQUIREMENTS: dict[str, tuple[Callable[[Replay], bool], str]] = {
     "tools": (lambda r: r.conversation.tools is not None, "no tools declared"),
+    "calls": (lambda r: bool(r.exchanges), "no tool calls"),
     "approvals": (lambda r: bool(r.approvals), "no approvals seen"),
     "jsonschema": (lambda r: _installed("jsonschema"), "jsonschema is not installed"),
 }
