@@ -22,6 +22,7 @@ EXPECTED = {
     "reformatted-approval-014": ["CF002"],
     "unapproved-015": ["CF003"],
     "confirmation-loop-016": ["CF004"],
+    "placeholder-key-017": ["FB005"],
 }
 
 
