@@ -23,6 +23,8 @@ EXPECTED = {
     "unapproved-015": ["CF003"],
     "confirmation-loop-016": ["CF004"],
     "placeholder-key-017": ["FB005"],
+    "ungrounded-id-018": ["FB004"],
+    "simulated-data-019": ["FB006"],
 }
 
 

@@ -1,0 +1,148 @@
+"""Identifiers in text and in argument values, in the written forms that name the same thing.
+
+FB004 asks whether an identifier a call uses was seen before. Both sides go through here:
+`tokens(text)` cuts a text into the tokens that could be identifiers, `keys(token)` gives the
+forms under which a token is indexed and looked up, and `kind(token)` says whether a token
+from an argument is an identifier at all (an e-mail, a URL, a file path, an id that mixes
+letters and digits, a long digit run, a phone number), and of what sort.
+
+Written forms that name the same value share a key: case, a leading `#`, surrounding
+punctuation, separators inside an id (`ORD-20931`, `ord_20931`), the number inside an id
+with a short code (`#20931` and `ORD-20931` both give `20931`; `credit_card_7334` keeps its
+words), a URL without its scheme, `www.`, query or
+trailing slash, the last parts of a path (`/testbed/src/app.py` is found as `src/app.py` or
+`app.py`), the digits of a phone number; an e-mail address also gives its local part (tau-bench
+agents look a user up by the part before the `@`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+_TOKEN = re.compile(
+    r"https?://[^\s\"'<>()\[\]{}|\\^`]{1,2000}"
+    r"|(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}"
+    r"|(?<![\w#.@/:~+\\-])[\w#.~/\\][\w#.@/:~+\\-]{0,300}"
+)
+_PHONE = re.compile(r"(?<![\w+])\+?\(?\d{1,4}\)?(?:[ .-]?\(?\d{2,4}\)?){2,4}(?!\w)")
+_DIGITS = re.compile(r"\d{4,}")
+_DATE = re.compile(
+    r"\d{4}-\d{2}-\d{2}(?:[t ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:z|[+-]\d{2}:?\d{2})?)?"
+    r"|\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}|\d{1,2}:\d{2}(?::\d{2})?(?:am|pm)?"
+)
+_NOT_ID = re.compile(r"v?\d+(?:\.\d+)+|\d+(?:\.\d+)?[a-z]{1,3}|[a-z]{1,3}\d{1,2}")
+_SEPARATORS = str.maketrans("", "", "-_#. ")
+_TECH_WORDS = """
+    utf8 utf-8 utf16 utf-16 base64 base32 sha1 sha256 sha384 sha512 md5 x86_64 ipv4 ipv6 mp3 mp4
+    h264 h265 python3 pip3 gpt-4 gpt-4o gpt-3.5-turbo gpt4 gpt4o ec2 iso8601 rfc3339 oauth2 http2
+    es2015 win32 win64 arm64 amd64 aarch64 i18n l10n k8s 1080p 720p 2160p int32 int64 uint8
+    float32 float64 latin1 iso-8859-1 cp1252
+"""
+_TECH = frozenset(_TECH_WORDS.split())
+"""Names of encodings, formats and architectures: they mix letters and digits but name no record."""
+_PUNCT = ".,:;!?)]}>'\"`*"
+
+
+def tokens(text: str) -> Iterator[str]:
+    """The tokens of `text` that could be identifiers (each has a digit, `@`, `/` or `.`)."""
+    for token in _TOKEN.findall(text):
+        if any(c.isdigit() for c in token) or "/" in token or "@" in token or "." in token:
+            yield token
+    if sum(c.isdigit() for c in text) >= 9:
+        for m in _PHONE.finditer(text):
+            digits = "".join(c for c in m.group() if c.isdigit())
+            if 9 <= len(digits) <= 15:
+                yield digits
+
+
+def keys(token: str) -> set[str]:
+    """The forms under which a token of the conversation is indexed."""
+    t = _bare(token)
+    if not t:
+        return set()
+    found = {t}
+    if "@" in t:
+        found.add(t.split("@", 1)[0])  # agents take a user id from an address's local part
+        return found
+    if t.startswith(("http://", "https://")):
+        t = _url(t)
+        found.add(t)
+    if "/" in t:
+        found.update(_suffixes(t))
+        return found
+    compact = t.translate(_SEPARATORS)
+    found.add(compact)
+    if compact.isdigit() and len(compact) > 10:
+        found.add(compact[-10:])  # a phone number with its country code
+    found.update(_numbers(t))
+    return found
+
+
+def lookups(token: str, sort: str) -> set[str]:
+    """The forms of an argument's identifier of sort `sort`, any of which found grounds it."""
+    t = _bare(token)
+    if sort == "URL":
+        return {t, _url(t)}
+    if sort == "file path":
+        parts = [p for p in t.split("/") if p]
+        # below a directory the conversation named, the agent is exploring, not inventing
+        folders = ("/".join(parts[:i]) for i in range(2, len(parts)))
+        return {t, *_suffixes(t), *folders}
+    if sort == "e-mail address":
+        return {t}
+    digits = "".join(c for c in t if c.isdigit())
+    if sort == "phone number":
+        return {digits, digits[-10:]}
+    return {t, t.translate(_SEPARATORS), *_numbers(t)}
+
+
+def kind(token: str) -> str | None:
+    """What sort of identifier an argument's token is, or None when it is none."""
+    t = _bare(token)
+    if len(t) < 4 or t in _TECH:
+        return None
+    if "@" in t and "." in t.split("@")[-1]:
+        return "e-mail address"
+    if t.startswith(("http://", "https://")):
+        return "URL" if "/" in _url(t) else None  # a site's home page, typed from memory
+    if "/" in t and any(c.isalpha() for c in t) and _DATE.fullmatch(t) is None:
+        return "file path"
+    if _DATE.fullmatch(t) or _NOT_ID.fullmatch(t):
+        return None
+    digits = sum(c.isdigit() for c in t)
+    letters = sum(c.isalpha() for c in t)
+    if letters and digits >= 2 and len(t) >= 5:
+        return "id"
+    if not letters and digits >= 9 and set(t) <= set("0123456789+-(). "):
+        return "phone number" if any(c in t for c in "+-() ") else "id"
+    if not letters and digits >= 5 and t.isdigit():
+        return "id"
+    return None
+
+
+def _numbers(t: str) -> list[str]:
+    """The number inside an id with a short code around it (`ORD-20931`, `#W20931` -> `20931`).
+
+    An id whose letters are words (`credit_card_7334`, `gift_card_5634230`) keeps them: the
+    digits alone do not name it, and a card's last four digits are not its id.
+    """
+    return _DIGITS.findall(t) if sum(c.isalpha() for c in t) <= 4 else []
+
+
+def _bare(token: str) -> str:
+    return token.strip(_PUNCT).lower().lstrip("#")
+
+
+def _suffixes(path: str) -> list[str]:
+    """`a/b/c.py` -> `a/b/c.py`, `b/c.py`, `c.py` (the last eight parts at most)."""
+    parts = [p for p in path.split("/") if p][-8:]
+    return ["/".join(parts[i:]) for i in range(len(parts))]
+
+
+def _url(url: str) -> str:
+    """A URL as people write it: no scheme, `www.`, query, fragment or trailing slash."""
+    rest = url.split("://", 1)[1]
+    for mark in "?#":
+        rest = rest.split(mark, 1)[0]
+    return rest.removeprefix("www.").rstrip("/")

@@ -1,0 +1,179 @@
+r"""A call uses an identifier that appears nowhere earlier in the conversation.
+
+## What it does
+Reads the string values of each call the assistant makes for identifiers: an id that mixes
+letters and digits (`K1NW8N`, `mia_li_3668`) or is a run of five or more digits, an e-mail
+address, a phone number, a URL, a file path. Fires when one of them appears nowhere before the
+call: not in the system prompt, a user turn, a tool result, the declared tools, or the
+arguments of an earlier call that succeeded. The same value written differently is the same
+value: case, a `#`, a prefix (`ORD-20931` and `20931`), separators, a URL's `www.` or scheme, a
+path's leading directories. One finding per call, naming the argument and the value; a value
+is reported once.
+
+## Why is this bad?
+An id the agent never saw is an id it made up: an order number guessed from the pattern of
+another, an e-mail address built from a first name, a URL it remembers. The call then acts on
+the wrong record or fails, and in the worst case succeeds on someone else's account.
+
+## Example
+```jsonl
+{"id": "guessed-id", "messages": [{"role": "user", "content": "Cancel my order please, I'm Mia Li."}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "cancel_order", "arguments": "{\"order_id\": \"#W2378156\", \"reason\": \"no longer needed\"}"}}]}, {"role": "tool", "tool_call_id": "c1", "content": "Error: order not found"}]}
+```
+
+## Does not fire on
+- values the user or a tool gave, in any written form (`#20931` after "order 20931"), and the
+  local part of an e-mail address the user gave (`yara_garcia_1905` from
+  `yara_garcia_1905@gmail.com`, as tau-bench agents look users up);
+- free text (`query`, `body`, `reason`, `pattern`, any value of three or more words) and code;
+- new values the call creates: paths and ids of `create`/`write`/`mkdir`/`save` tools (or with
+  a `create` command), and arguments named `new_…`, `output…`, `dest…`;
+- a path below a directory the conversation named (the agent is exploring it), a site's home
+  page (`https://www.udi.no/`), a file name without a directory;
+- dates, times, versions, amounts and quantities (`2024-05-20`, `v1.2`, `23kg`), numbers in
+  JSON (a computed total), short codes (`A4`, `gpt-4o`, `utf8`);
+- calls made by a simulated user (tau2); file paths in logs without a system prompt (the working
+  directory the agent was told is not in them), and logs that hold no user or system turn at all
+  (a lone API response).
+
+It misses identifiers written inside free text (an order number in an e-mail body), ids made
+of a seen number and a short code (`ORD-20932` is caught, but `ORD-20931` after "20931" is
+taken as the same order), and identifiers without digits or punctuation (`mia_li`).
+```jsonl
+{"id": "grounded", "messages": [{"role": "system", "content": "Agent for ACME. Escalations go to ops@acme.test."}, {"role": "user", "content": "Order ORD-20931 arrived broken. My number is +1 (555) 123-2002."}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "get_order", "arguments": "{\"order_id\": \"#20931\"}"}}]}, {"role": "tool", "tool_call_id": "c1", "content": "{\"order_id\": \"20931\", \"item_id\": \"1008292230\", \"invoice\": \"https://acme.test/invoices/20931.pdf\"}"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c2", "type": "function", "function": {"name": "create_return", "arguments": "{\"item_ids\": [\"1008292230\"], \"phone\": \"555-123-2002\", \"label_path\": \"/tmp/returns/label_20931_v2.pdf\", \"note\": \"customer reports item W7 arrived broken on 2024-05-20\"}"}}, {"id": "c3", "type": "function", "function": {"name": "notify", "arguments": "{\"to\": \"ops@acme.test\", \"invoice\": \"acme.test/invoices/20931.pdf\", \"weight\": \"2kg\"}"}}]}, {"role": "tool", "tool_call_id": "c2", "content": "return created"}, {"role": "tool", "tool_call_id": "c3", "content": "sent"}]}
+```
+"""
+
+from collections.abc import Iterator
+
+import orjson
+
+from auditor.findings import Severity, Violation, on_call
+from auditor.model import Conversation, Message
+from auditor.replay import Exchange, Replay
+from auditor.rules import _identifiers
+from auditor.rules._toolnames import words
+from auditor.rules._values import strings
+
+CODE = "FB004"
+NAME = "ungrounded-argument"
+SEVERITY = Severity.WARNING
+REQUIRES = ("calls",)
+_FREE_TEXT = """
+    subject body text message content query q search description summary note notes comment
+    reason title question answer prompt instructions thought thoughts explanation feedback
+    caption keywords pattern regex glob filter selector expression
+"""
+FREE_TEXT = frozenset(_FREE_TEXT.split())
+"""Argument names (or words of them) that hold free text."""
+NEW_VALUES = ("new", "output", "out", "dest", "destination", "target", "save")
+"""First words of argument names that hold a value the call creates."""
+_GIVERS = ("system", "developer", "user")
+CREATE_VERBS = frozenset(
+    ["create", "write", "mkdir", "make", "new", "save", "touch", "generate", "init"]
+)
+"""First words of tool names (or whole short argument values) that say the call creates."""
+
+
+def check(replay: Replay, options: None) -> Iterator[Violation]:
+    wanted = [(e, found) for e in replay.exchanges if (found := _identifiers_of(e))]
+    if not wanted:
+        return
+    conversation = replay.conversation
+    given = [m.index for m in conversation.messages if m.role in _GIVERS]
+    if not given:
+        return  # a lone response: what the agent was given is not in the log
+    # Without its system prompt the log hides the working directory the agent was told.
+    paths = any(conversation.messages[i].role in ("system", "developer") for i in given)
+    seen = _declared(conversation)
+    succeeded = {e.result_turn: e for e in replay.exchanges if e.result_turn and not e.failed}
+    read_to = 0
+    reported: set[str] = set()
+    for exchange, found in wanted:
+        if exchange.turn < given[0]:
+            continue
+        if not paths:
+            found = [f for f in found if f[2] != "file path"]
+        for message in conversation.messages[read_to : exchange.turn]:
+            _index(seen, message, succeeded.get(message.index))
+        read_to = max(read_to, exchange.turn)
+        new = [
+            (key, token, sort)
+            for key, token, sort in found
+            if not _identifiers.lookups(token, sort) & seen and token.lower() not in reported
+        ]
+        if new:
+            reported.update(token.lower() for _, token, _ in new)
+            yield _violation(replay, exchange, new)
+
+
+def _identifiers_of(exchange: Exchange) -> list[tuple[str, str, str]]:
+    """(argument, token, sort) of each identifier an assistant's call passes."""
+    call = exchange.call
+    if exchange.caller != "assistant" or _first_word(call.name) in CREATE_VERBS:
+        return []
+    every = list(strings(call))
+    if any(v.strip().lower() in CREATE_VERBS for _, v, _ in every):
+        return []  # `str_replace_editor` with `command: create`: the path is new
+    values = [(k, v) for k, v, code in every if not code]
+    found = []
+    for key, value in values:
+        if value.count(" ") >= 2 or _first_word(key) in NEW_VALUES:
+            continue
+        if any(w in FREE_TEXT for w in words(key)):
+            continue
+        for token in _identifiers.tokens(value):
+            sort = _identifiers.kind(token)
+            if sort is not None:
+                found.append((key, token, sort))
+    return found
+
+
+def _declared(conversation: Conversation) -> set[str]:
+    """The keys of the identifiers in the tool declarations, and the tools' names."""
+    seen: set[str] = set()
+    for tool in conversation.tools or ():
+        seen.add(tool.name.lower())
+        text = tool.description + " " + orjson.dumps(tool.parameters).decode()
+        _add(seen, text)
+    return seen
+
+
+def _index(seen: set[str], message: Message, answered: Exchange | None) -> None:
+    """Add what a message gives: a system or user turn's text, a tool result, and the
+    arguments of the successful call that result answers."""
+    if message.result is not None:
+        _add(seen, message.result.text)
+        if answered is not None:
+            for _, value, _ in strings(answered.call):
+                _add(seen, value)
+    elif message.role in _GIVERS:
+        _add(seen, message.text)
+    for call in message.tool_calls:
+        seen.add(call.name.lower())
+
+
+def _add(seen: set[str], text: str) -> None:
+    for token in _identifiers.tokens(text):
+        seen.update(_identifiers.keys(token))
+
+
+def _violation(replay: Replay, exchange: Exchange, new: list[tuple[str, str, str]]) -> Violation:
+    call = exchange.call
+    if len(new) == 1:
+        key, token, sort = new[0]
+        article = "an" if sort in ("id", "e-mail address") else "a"
+        shown = f"`{key}` = `{token}`, {article} {sort} that appears"
+    else:
+        shown = ", ".join(f"`{key}` = `{token}` ({sort})" for key, token, sort in new[:3])
+        shown += (f" and {len(new) - 3} more" if len(new) > 3 else "") + ", which appear"
+    message = (
+        f"`{call.name}` was called with {shown} nowhere earlier in the conversation: no user "
+        "turn, system prompt, tool result, tool declaration or earlier successful call gave it"
+    )
+    fallback = replay.conversation.messages[exchange.turn].location
+    return on_call(message, call, exchange.turn, fallback)
+
+
+def _first_word(name: str) -> str:
+    first = words(name)[:1]
+    return first[0] if first else ""
