@@ -79,6 +79,7 @@ _M1_REPORT = re.compile(
     r"| but produced no output to console\. The Unix exit code was: (-?\d+))"
 )
 _TRACEBACK = "Traceback (most recent call last)"
+_UNKNOWN_LANGUAGE = re.compile(r"unknown language (\w*)")
 _FILENAME = re.compile(r"^# filename: *([\w./-]{1,200})", re.MULTILINE)
 # AG2 (autogen code_utils.CODE_BLOCK_PATTERN) and Magentic-One (Executor) code fences, read as
 # an opening fence matched where it stands and closing fences looked up by position.
@@ -94,18 +95,22 @@ _SHELL = frozenset(("sh", "bash", "shell", "console", "zsh"))
 
 _SCREENSHOT = "\n\nHere is a screenshot of "
 _WEB_ACTIONS = (
-    (re.compile(r"I typed '(.*)' into the browser search bar\."), "web_search", ("query",)),
-    (re.compile(r"I typed '(.*)' into the browser address bar\."), "visit_url", ("url",)),
-    (re.compile(r"I typed '(.*)' into '(.*)'\."), "input_text", ("text_value", "input_field")),
-    (re.compile(r"I input '(.*)'\."), "input_text", ("text_value",)),
-    (re.compile(r"I clicked the browser back button\."), "history_back", ()),
-    (re.compile(r"I clicked the control\."), "", ()),  # which control: not said
-    (re.compile(r"I clicked '(.*)'\."), "click", ("target",)),
-    (re.compile(r"I scrolled down one page in the browser\."), "page_down", ()),
-    (re.compile(r"I scrolled up one page in the browser\."), "page_up", ()),
-    (re.compile(r"I scrolled the control (?:up|down)\."), "", ()),
-    (re.compile(r"I scrolled '(.*)' up\."), "scroll_element_up", ("target",)),
-    (re.compile(r"I scrolled '(.*)' down\."), "scroll_element_down", ("target",)),
+    (re.compile(r"I typed '(.*)' into the browser search bar\.", re.S), "web_search", ("query",)),
+    (re.compile(r"I typed '(.*)' into the browser address bar\.", re.S), "visit_url", ("url",)),
+    (
+        re.compile(r"I typed '(.*)' into '(.*)'\.", re.S),
+        "input_text",
+        ("text_value", "input_field"),
+    ),
+    (re.compile(r"I input '(.*)'\.", re.S), "input_text", ("text_value",)),
+    (re.compile(r"I clicked the browser back button\.", re.S), "history_back", ()),
+    (re.compile(r"I clicked the control\.", re.S), "", ()),  # which control: not said
+    (re.compile(r"I clicked '(.*)'\.", re.S), "click", ("target",)),
+    (re.compile(r"I scrolled down one page in the browser\.", re.S), "page_down", ()),
+    (re.compile(r"I scrolled up one page in the browser\.", re.S), "page_up", ()),
+    (re.compile(r"I scrolled the control (?:up|down)\.", re.S), "", ()),
+    (re.compile(r"I scrolled '(.*)' up\.", re.S), "scroll_element_up", ("target",)),
+    (re.compile(r"I scrolled '(.*)' down\.", re.S), "scroll_element_down", ("target",)),
 )
 
 
@@ -207,15 +212,21 @@ def _outcomes(
 
     AG2 runs the blocks in order and stops at the first that fails. Its traceback names the
     file the failing block was saved to: `tmp_code_<md5 of the code>` or the block's own
-    `# filename:`. When it does, the blocks before it succeeded and those after it never ran;
-    otherwise every block shares the report's outcome.
+    `# filename:`, and a block in a language it cannot run is reported as `unknown language X`.
+    When the report names the block, the blocks before it succeeded and those after it never
+    ran; otherwise every block shares the report's outcome.
     """
     if not failed or len(blocks) == 1:
         return [(lang, body, failed) for lang, body in blocks]
-    for k, (_, body) in enumerate(blocks):
-        named = _FILENAME.search(body, 0, 300)
-        digest = hashlib.md5(body.encode(), usedforsecurity=False).hexdigest()
-        if f"tmp_code_{digest}" in output or (named and named.group(1) in output):
+    unknown = _UNKNOWN_LANGUAGE.search(output, 0, 500)
+    for k, (language, body) in enumerate(blocks):
+        if unknown is not None and unknown.group(1).lower() not in _PYTHON | _SHELL:
+            ran = language == unknown.group(1)
+        else:
+            named = _FILENAME.search(body, 0, 300)
+            digest = hashlib.md5(body.encode(), usedforsecurity=False).hexdigest()
+            ran = f"tmp_code_{digest}" in output or (named is not None and named.group(1) in output)
+        if ran:
             return [(lang, body, i == k) for i, (lang, body) in enumerate(blocks[: k + 1])]
     return [(lang, body, True) for lang, body in blocks]
 
