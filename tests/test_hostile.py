@@ -300,6 +300,11 @@ BAIT = {
     "final": "Final Answer: Action: " * 50_000,
     "spaces": " " * 1_000_000 + "x",
     "error_words": "Error: " * 150_000,
+    "kimi": "<|tool_calls_section_begin|><|tool_call_begin|>f:0<|tool_call_argument_begin|>{"
+    * 30_000,
+    "qwen_closers": "<parameter=a></function>" * 60_000,
+    "glued_channels": "assistantfinal" * 80_000,
+    "answers": "Thought: x\nAnswer: " * 60_000,
 }
 
 

@@ -11,16 +11,17 @@ rules only decide. `read(text, tool_names)` returns a `Reading`:
   the span: JSON (`{"name", "arguments"}`, `{"function": {…}}`, flat `{"tool": NAME, …}`,
   `{"action", "action_input"}`, arrays and fenced blocks of those), Hermes/Qwen `<tool_call>`,
   Mistral `[TOOL_CALLS]`, Llama `<function=NAME>` and `<|python_tag|>`, harmony
-  `to=functions.NAME … <|call|>`, and ReAct `Action:`. Where tools are declared a name must
-  be one of them; where none are, only strong structure counts (a name with its arguments, or
-  special tokens around it).
+  `to=functions.NAME … <|call|>`, Kimi K2 `<|tool_call_begin|>`, and ReAct `Action:`. Where
+  tools are declared a name must be one of them; where none are, only strong structure counts
+  (a name with its arguments, or special tokens around it).
 - `frames`: harmony frames (`<|start|>author<|channel|>…<|message|>body<|end|>`).
 - `tokens`: chat-template control tokens, each flagged when it sits inside backticks.
 - `blocks`: `<tool_call>` and `<tool_response>` blocks.
 
 Each dialect is one module of this package, read in this order (a later one skips what an
 earlier one took): `tokens`, `harmony`, `function_tag`, `hermes`, `mistral`, `python_tag`,
-`react`, `prose_json`; `_scan` is the scanner they share and `_reading` the data they return.
+`kimi`, `react`, `prose_json`; `_scan` is the scanner they share and `_reading` the data they
+return.
 
 Whether something is a call is decided from structure: a strict JSON parse, or for malformed
 JSON a literal `"name": "…"` in the raw text. json-repair (imported lazily, handed at most
@@ -38,6 +39,7 @@ from auditor.dialects import (
     function_tag,
     harmony,
     hermes,
+    kimi,
     mistral,
     prose_json,
     python_tag,
@@ -79,7 +81,9 @@ HARMONY_TOOL_AUTHORS = harmony.AUTHORS
 """Harmony authors that are tools: a frame they wrote is a tool's output."""
 
 # Anything the reader could find needs one of these; most answers have none and cost one scan.
-_TRIGGER = re.compile(r"[{\[<]|Action|Observation|Final")
+_TRIGGER = re.compile(
+    r"[{\[<]|Action|Observation|Final|Answer|assistant(?:final|analysis|comm)|\Aanalysis"
+)
 
 
 def tool_names(conversation: Conversation) -> frozenset[str] | None:
@@ -122,6 +126,7 @@ def read(text: str, names: frozenset[str] | None = None) -> Reading:
     calls += tagged + hermes.calls(scan, tags, tagged)
     calls += mistral.calls(scan, marks)
     calls += python_tag.calls(scan, marks)
+    calls += kimi.calls(scan, marks)
     segments = react.segments(scan)
     steps = react.steps(segments)
     calls += react.calls(scan, steps)

@@ -1,5 +1,8 @@
 """ReAct: `Thought:/Action:/Action Input:/Observation:/Final Answer:` labels at line starts.
 
+llama_index's ReAct agents end with `Answer:` instead of `Final Answer:`: in a message that
+has a `Thought:` or `Action:`, an `Answer:` label is its final answer.
+
 `segments` reads the labels outside code; an `Action Input:` whose value is JSON is scanned as
 JSON to its closing bracket before looking for the next label, so a `Final Answer:` inside the
 Action Input's string is not a segment. `steps` groups them: an Action, its input, its
@@ -20,7 +23,7 @@ from auditor.dialects._scan import MAX_MARKS, NOT_ACTIONS, Scan, valid_name
 
 FORM = "the ReAct `Action:` dialect"
 _LABEL = re.compile(
-    r"^[ \t]*+(Thought|Action[ \t]*+Input|Action|Observation|Final[ \t]*+Answer)"
+    r"^[ \t]*+(Thought|Action[ \t]*+Input|Action|Observation|Final[ \t]*+Answer|Answer)"
     r"(?:[ \t]*+\d{1,3})?[ \t]*+:",
     re.MULTILINE,
 )
@@ -32,11 +35,15 @@ def segments(scan: Scan) -> tuple[Segment, ...]:
     text = scan.text
     found = itertools.islice(_LABEL.finditer(text), MAX_MARKS)
     labels = [m for m in found if scan.unquoted(m.start())]
+    # llama_index ends a ReAct turn with `Answer:`; elsewhere `Answer:` is just a word
+    react = any(m.group(1) in ("Thought", "Action") for m in labels)
+    labels = [m for m in labels if react or m.group(1) != "Answer"]
     segments = []
     i = 0
     while i < len(labels):
         m = labels[i]
         label = " ".join(m.group(1).split())
+        label = "Final Answer" if label == "Answer" else label
         resume = m.end()
         json_span = None
         if label == "Action Input":
