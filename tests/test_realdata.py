@@ -190,7 +190,7 @@ def test_who_and_when_executor_reports_answer_the_code_they_ran():
     assert unpaired == [("47.json", "/history/55")]
     assert calls == {
         ("Algorithm-Generated", "python", False): 154,
-        ("Algorithm-Generated", "python", True): 100,
+        ("Algorithm-Generated", "python", True): 98,
         ("Algorithm-Generated", "sh", False): 19,
         ("Algorithm-Generated", "sh", True): 8,
         ("Hand-Crafted", "python", False): 6,

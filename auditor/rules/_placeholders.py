@@ -57,6 +57,15 @@ _HINTS_CODE = (*_HINTS, "change")
 _HINTS_TEXT = (*_HINTS_CODE, "{{", "123", "555")
 
 
+_ANY_HINT = (*_HINTS_TEXT, "todo", "tbd", "fixme", "placeholder", "yyyy", "ample", "ummy", "fake")
+
+
+def possible(text: str) -> bool:
+    """Whether `text` could hold a placeholder at all: one pass of substring searches."""
+    lower = text.lower()
+    return any(h in lower for h in _ANY_HINT)
+
+
 def find(text: str, code: bool = False) -> Iterator[str]:
     """The placeholders in `text`, each once, in order of appearance."""
     stripped = text.strip()

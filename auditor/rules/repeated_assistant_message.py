@@ -5,7 +5,7 @@ Compares the assistant's text replies (turns without a tool call). Two replies a
 when their text is, after collapsing whitespace, or when they are reworded: the same numbers
 in the same order, the same names (capitalised words inside a sentence), and content words
 (stop words and numbers left out) with a Jaccard similarity of 0.7 or more, measured on real
-logs. Each reply is compared with the last eight distinct ones. Fires once per run of three or
+logs. Each reply is compared with the last four distinct ones. Fires once per run of three or
 more such replies of at least five words, at the first one, listing the turns. User messages and failed tool calls in between do not end the run; a
 successful call of a tool that may change something (not `get_*`, `search_*` and other tools
 whose name says they only read) does, since the same words may then report a new state.
@@ -39,7 +39,6 @@ repeated content in the model's output for the same reason.
 
 import re
 from bisect import bisect_right
-from collections import OrderedDict
 from collections.abc import Iterator
 
 from auditor.findings import Severity, Violation, excerpt
@@ -59,9 +58,13 @@ Measured on ../shared/realdata (tau-bench, tau2, Who&When, SWE-agent, sessions):
 message pairs with equal numbers and names, those at 0.65-0.80 were rewordings of one request
 or apology (23 of 24), while below 0.65 distinct requests begin ("modify" vs "cancel" a
 reservation at 0.62)."""
-WINDOW = 8
-"""Distinct recent messages a message is compared with."""
-_TOKEN = re.compile(r"[a-z0-9]+(?:['.,-][a-z0-9]+)*")
+WINDOW = 4
+"""Distinct recent messages a message is compared with: enough for the cycles of up to four
+replies seen in tau2 logs."""
+_SPACES = {c: 32 for c in range(128) if not (chr(c).isalnum() or chr(c) in "'-")}
+"""`str.translate` table: ASCII punctuation but `'` and `-` becomes a space, so that `split()`
+gives the words at C speed."""
+_DIGIT = re.compile(r"\d")
 _STOP = """
     a an the and or but if then so to of in on at for by with from as is are was were be been
     being it its this that these those i you we they he she my your our their me us them do does
@@ -70,20 +73,23 @@ _STOP = """
 """
 STOP_WORDS = frozenset(_STOP.split())
 _NAME = re.compile(r"(?<![\w'-])[A-Z][\w&'-]*")
-_ENDS = frozenset(".!?:;\"'*#>-(\n") | {""}
+_ENDS = frozenset(".!?:;\"'*#>-(\n")
 
 
 def check(replay: Replay, options: Options) -> Iterator[Violation]:
     changes = sorted({e.result_turn for e in calls(replay, options) if breaks(e)} - {None})
+    replies = []
+    for turn in replay.turns:
+        words = turn.message.text.split()
+        if not turn.message.tool_calls and len(words) >= MIN_WORDS:
+            replies.append((turn.message, " ".join(words)))
+    if len(replies) < options.min_repeats:
+        return  # too few replies for any of them to repeat
     runs: dict[str, list[Message]] = {}
     found: list[list[Message]] = []
     keys = _Rewordings()
-    for turn in replay.turns:
-        message = turn.message
-        words = message.text.split()
-        if message.tool_calls or len(words) < MIN_WORDS:
-            continue
-        text = keys.key(" ".join(words))
+    for message, said in replies:
+        text = keys.key(said)
         run = runs.get(text)
         if run is not None and _changed_between(changes, run[-1].index, message.index):
             found.append(run)
@@ -114,51 +120,64 @@ def check(replay: Replay, options: Options) -> Iterator[Violation]:
 class _Rewordings:
     """The key of the earlier message each text repeats, verbatim or reworded.
 
-    Reworded means: the same numbers (ids, amounts, counts), in the same order, and content
-    words whose Jaccard similarity with one of the last `WINDOW` distinct messages is at least
-    `SIMILAR`. Each text is compared with at most `WINDOW` others, so the work is linear.
+    Reworded means: the same numbers (ids, amounts, counts), in the same order, the same names
+    (capitalised words inside a sentence: `FedEx` and `DHL` make two requests, not one
+    reworded), and content words whose Jaccard similarity with one of the last `WINDOW` distinct
+    messages is at least `SIMILAR`. Each text is compared with at most `WINDOW` others, so the
+    work is linear; names are read only for a pair that passes the other two tests.
     """
 
     def __init__(self) -> None:
-        self.exact: dict[str, str] = {}
-        self.recent: OrderedDict[str, tuple[frozenset[str], tuple[object, ...]]] = OrderedDict()
+        self.exact: dict[str, tuple[str, frozenset[str], tuple[str, ...]]] = {}
+        self.recent: list[tuple[str, str, frozenset[str], tuple[str, ...]]] = []
+        """(key, text, words, numbers) of the last `WINDOW` distinct messages, oldest first."""
 
     def key(self, text: str) -> str:
-        key = self.exact.get(text)
-        words, numbers = _content(text)
-        if key is None:
-            key = next(
-                (
-                    k
-                    for k, (w, n) in reversed(self.recent.items())
-                    if n == numbers and _jaccard(w, words) >= SIMILAR
-                ),
-                text,
-            )
-            self.exact[text] = key
-        self.recent[key] = (words, numbers)
-        self.recent.move_to_end(key)
-        if len(self.recent) > WINDOW:
-            self.recent.popitem(last=False)
+        known = self.exact.get(text)
+        if known is not None:
+            key, words, numbers = known
+        else:
+            key = text
+            words, numbers = _content(text)
+            for k, t, w, n in reversed(self.recent):
+                if n == numbers and _jaccard(w, words) >= SIMILAR and _names(t) == _names(text):
+                    key = k
+                    break
+            self.exact[text] = (key, words, numbers)
+        recent = [entry for entry in self.recent if entry[0] != key]
+        recent.append((key, text, words, numbers))
+        self.recent = recent[-WINDOW:]
         return key
 
 
-def _content(text: str) -> tuple[frozenset[str], tuple[object, ...]]:
-    """The content words of a text (no stop words, no numbers), and what must be equal for two
-    texts to say the same thing: its numbers in order and its names (capitalised words inside
-    a sentence: `FedEx` and `DHL` make two requests, not one reworded)."""
-    tokens = _TOKEN.findall(text.lower())
-    numbers = tuple(t for t in tokens if any(c.isdigit() for c in t))
-    words = frozenset(t for t in tokens if t not in STOP_WORDS and not any(c.isdigit() for c in t))
-    names = frozenset(
-        m.group() for m in _NAME.finditer(text) if text[: m.start()].rstrip()[-1:] not in _ENDS
-    )
-    return words, (numbers, names)
+def _content(text: str) -> tuple[frozenset[str], tuple[str, ...]]:
+    """The content words of a text (no stop words, no numbers) and its numbers, in order."""
+    lower = text.lower()
+    tokens = lower.translate(_SPACES).split()
+    if not any(digit in lower for digit in "0123456789"):
+        return frozenset(tokens) - STOP_WORDS, ()
+    numbers = tuple(t for t in tokens if not t.isalpha() and _DIGIT.search(t))
+    return frozenset(tokens).difference(STOP_WORDS, numbers), numbers
+
+
+def _names(text: str) -> frozenset[str]:
+    """Capitalised words that do not start a sentence."""
+    names = []
+    for m in _NAME.finditer(text):
+        before = m.start() - 1
+        while before >= 0 and text[before] in " \t":
+            before -= 1
+        if before >= 0 and text[before] not in _ENDS:
+            names.append(m.group())
+    return frozenset(names)
 
 
 def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
-    union = len(a | b)
-    return len(a & b) / union if union else 1.0
+    if min(len(a), len(b)) < SIMILAR * max(len(a), len(b)):
+        return 0.0  # sizes alone rule it out: |A & B| <= min, |A | B| >= max
+    common = len(a & b)
+    union = len(a) + len(b) - common
+    return common / union if union else 1.0
 
 
 def _interleaved(loops: list[list[Message]]) -> Iterator[list[list[Message]]]:

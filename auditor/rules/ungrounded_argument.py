@@ -43,12 +43,14 @@ taken as the same order), and identifiers without digits or punctuation (`mia_li
 ```
 """
 
+import re
 from collections.abc import Iterator
+from functools import lru_cache
 
 import orjson
 
 from auditor.findings import Severity, Violation, on_call
-from auditor.model import Conversation, Message
+from auditor.model import Conversation, Message, ToolCall
 from auditor.replay import Exchange, Replay
 from auditor.rules import _identifiers
 from auditor.rules._toolnames import words
@@ -68,6 +70,7 @@ FREE_TEXT = frozenset(_FREE_TEXT.split())
 NEW_VALUES = ("new", "output", "out", "dest", "destination", "target", "save")
 """First words of argument names that hold a value the call creates."""
 _GIVERS = ("system", "developer", "user")
+_MAYBE_ID = re.compile(r"[\d/@.]")
 CREATE_VERBS = frozenset(
     ["create", "write", "mkdir", "make", "new", "save", "touch", "generate", "init"]
 )
@@ -84,7 +87,11 @@ def check(replay: Replay, options: None) -> Iterator[Violation]:
         return  # a lone response: what the agent was given is not in the log
     # Without its system prompt the log hides the working directory the agent was told.
     paths = any(conversation.messages[i].role in ("system", "developer") for i in given)
-    seen = _declared(conversation)
+    # Phone numbers written with spaces are looked for only when a call passes one.
+    phones = any(
+        sort == "phone number" or token.isdigit() for _, f in wanted for _, token, sort in f
+    )
+    index = _Index(phones, [f for _, found in wanted for f in found])
     succeeded = {e.result_turn: e for e in replay.exchanges if e.result_turn and not e.failed}
     read_to = 0
     reported: set[str] = set()
@@ -94,12 +101,12 @@ def check(replay: Replay, options: None) -> Iterator[Violation]:
         if not paths:
             found = [f for f in found if f[2] != "file path"]
         for message in conversation.messages[read_to : exchange.turn]:
-            _index(seen, message, succeeded.get(message.index))
+            index.message(message, succeeded.get(message.index))
         read_to = max(read_to, exchange.turn)
         new = [
             (key, token, sort)
             for key, token, sort in found
-            if not _identifiers.lookups(token, sort) & seen and token.lower() not in reported
+            if token.lower() not in reported and not index.grounds(token, sort, conversation)
         ]
         if new:
             reported.update(token.lower() for _, token, _ in new)
@@ -109,17 +116,30 @@ def check(replay: Replay, options: None) -> Iterator[Violation]:
 def _identifiers_of(exchange: Exchange) -> list[tuple[str, str, str]]:
     """(argument, token, sort) of each identifier an assistant's call passes."""
     call = exchange.call
-    if exchange.caller != "assistant" or _first_word(call.name) in CREATE_VERBS:
+    if exchange.caller != "assistant" or _creates(call.name):
         return []
+    raw = call.raw_arguments
+    if raw is None or len(raw) > 2_000 or call.arguments is None:
+        return _read_identifiers(call)
+    key = (call.name, raw)
+    found = _SEEN_CALLS.get(key)
+    if found is None:  # a call repeated with the same text is read once
+        if len(_SEEN_CALLS) >= 4096:
+            _SEEN_CALLS.clear()
+        found = _SEEN_CALLS[key] = _read_identifiers(call)
+    return found
+
+
+_SEEN_CALLS: dict[tuple[str, str], list[tuple[str, str, str]]] = {}
+
+
+def _read_identifiers(call: ToolCall) -> list[tuple[str, str, str]]:
     every = list(strings(call))
-    if any(v.strip().lower() in CREATE_VERBS for _, v, _ in every):
+    if any(len(v) <= 12 and v.strip().lower() in CREATE_VERBS for _, v, _ in every):
         return []  # `str_replace_editor` with `command: create`: the path is new
-    values = [(k, v) for k, v, code in every if not code]
     found = []
-    for key, value in values:
-        if value.count(" ") >= 2 or _first_word(key) in NEW_VALUES:
-            continue
-        if any(w in FREE_TEXT for w in words(key)):
+    for key, value, code in every:
+        if code or _MAYBE_ID.search(value) is None or value.count(" ") >= 2 or _free(key):
             continue
         for token in _identifiers.tokens(value):
             sort = _identifiers.kind(token)
@@ -128,33 +148,106 @@ def _identifiers_of(exchange: Exchange) -> list[tuple[str, str, str]]:
     return found
 
 
-def _declared(conversation: Conversation) -> set[str]:
-    """The keys of the identifiers in the tool declarations, and the tools' names."""
+@lru_cache(maxsize=1024)  # a log calls a handful of tools with a handful of argument names
+def _free(key: str) -> bool:
+    """The argument holds free text, or a value the call creates."""
+    name = words(key)
+    return bool(name) and (name[0] in NEW_VALUES or any(w in FREE_TEXT for w in name))
+
+
+@lru_cache(maxsize=1024)
+def _creates(tool: str) -> bool:
+    return _first_word(tool) in CREATE_VERBS
+
+
+class _Index:
+    """The keys of every identifier the conversation gave, as far as it has been read.
+
+    Only texts that could hold a grounding token are tokenised: a text must contain the pieces
+    of at least one of the identifiers the calls pass (`_identifiers.signature`), found with
+    plain substring searches. With more than `MAX_SIGNATURES` of them, every text is tokenised,
+    so the work stays linear however many identifiers a conversation passes.
+    """
+
+    def __init__(self, phones: bool, candidates: list[tuple[str, str, str]]) -> None:
+        self.seen: set[str] = set()
+        self.phones = phones
+        self.declarations_read = False
+        signatures = {
+            alternative
+            for _, token, sort in dict.fromkeys(candidates)
+            for alternative in _identifiers.signature(token, sort)
+        }
+        self.signatures = list(signatures) if 0 < len(signatures) <= MAX_SIGNATURES else None
+        if self.signatures is not None and not all(self.signatures):
+            self.signatures = None  # an identifier without letters or digits: read everything
+
+    def grounds(self, token: str, sort: str, conversation: Conversation) -> bool:
+        """Whether what was read so far gives the identifier; the tool declarations are read
+        only when nothing else does (most identifiers come from users and tool results)."""
+        forms = _identifiers.lookups(token, sort)
+        if not forms.isdisjoint(self.seen):
+            return True
+        if not self.declarations_read:
+            self.declarations_read = True
+            self.declared(conversation)
+            return not forms.isdisjoint(self.seen)
+        return False
+
+    def relevant(self, text: str) -> bool:
+        if self.signatures is None:
+            return True
+        lower = text.lower()
+        for pieces in self.signatures:
+            for piece in pieces:
+                if piece not in lower:
+                    break
+            else:
+                return True
+        return False
+
+    def declared(self, conversation: Conversation) -> None:
+        """The identifiers in the tool declarations, and the tools' names."""
+        tools = conversation.tools or ()
+        text = "\n".join(
+            f"{t.name} {t.description} {orjson.dumps(t.parameters).decode()}" for t in tools
+        )
+        self.seen.update(t.name.lower() for t in tools)
+        if text:  # the same declarations in every conversation of a log: read once
+            self.seen.update(_keys_of(text, self.phones))
+
+    def message(self, message: Message, answered: Exchange | None) -> None:
+        """What a message gives: a system or user turn's text, a tool result, and the
+        arguments of the successful call that result answers."""
+        if message.result is not None:
+            self.add(message.result.text)
+            if answered is not None:  # its arguments as logged: one text, not one per value
+                call = answered.call
+                self.add(call.raw_arguments or " ".join(v for _, v, _ in strings(call)))
+        elif message.role in _GIVERS:
+            self.add(message.text)
+        for call in message.tool_calls:
+            self.seen.add(call.name.lower())
+
+    def add(self, text: str) -> None:
+        if _CACHED[0] <= len(text) <= _CACHED[1]:  # one lookup, relevant or not
+            self.seen.update(_keys_of(text, self.phones))
+        elif self.relevant(text):
+            _identifiers.index(self.seen, text, self.phones)
+
+
+MAX_SIGNATURES = 64
+"""Identifiers whose pieces are looked for in each text before it is tokenised."""
+_CACHED = (1_000, 50_000)
+"""Texts of this length are indexed once for the whole run: system prompts and declarations,
+which a log repeats in every conversation."""
+
+
+@lru_cache(maxsize=128)
+def _keys_of(text: str, phones: bool) -> frozenset[str]:
     seen: set[str] = set()
-    for tool in conversation.tools or ():
-        seen.add(tool.name.lower())
-        text = tool.description + " " + orjson.dumps(tool.parameters).decode()
-        _add(seen, text)
-    return seen
-
-
-def _index(seen: set[str], message: Message, answered: Exchange | None) -> None:
-    """Add what a message gives: a system or user turn's text, a tool result, and the
-    arguments of the successful call that result answers."""
-    if message.result is not None:
-        _add(seen, message.result.text)
-        if answered is not None:
-            for _, value, _ in strings(answered.call):
-                _add(seen, value)
-    elif message.role in _GIVERS:
-        _add(seen, message.text)
-    for call in message.tool_calls:
-        seen.add(call.name.lower())
-
-
-def _add(seen: set[str], text: str) -> None:
-    for token in _identifiers.tokens(text):
-        seen.update(_identifiers.keys(token))
+    _identifiers.index(seen, text, phones)
+    return frozenset(seen)
 
 
 def _violation(replay: Replay, exchange: Exchange, new: list[tuple[str, str, str]]) -> Violation:
