@@ -305,6 +305,10 @@ BAIT = {
     "qwen_closers": "<parameter=a></function>" * 60_000,
     "glued_channels": "assistantfinal" * 80_000,
     "answers": "Thought: x\nAnswer: " * 60_000,
+    "path_segments": "/a1" * 300_000,
+    "long_id": "a1" * 500_000,
+    "placeholders": "YOUR_KEY <API_KEY> /path/to/x 2206.XXXXX " * 25_000,
+    "mock_words": "mock data simulated numbers hypothetical values " * 20_000,
 }
 
 

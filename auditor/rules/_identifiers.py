@@ -48,7 +48,8 @@ _DATE = re.compile(
 )
 _NOT_ID = re.compile(r"v?\d+(?:\.\d+)+|\d+(?:\.\d+)?[a-z]{1,3}|[a-z]{1,3}\d{1,2}")
 _SEPARATORS = str.maketrans("", "", "-_#. ")
-_NO_LETTERS = str.maketrans("", "", "abcdefghijklmnopqrstuvwxyz")
+_NO_LETTERS = str.maketrans("", "", string.ascii_lowercase)
+_NO_DIGITS = str.maketrans("", "", string.digits)
 _TECH_WORDS = """
     utf8 utf-8 utf16 utf-16 base64 base32 sha1 sha256 sha384 sha512 md5 x86_64 ipv4 ipv6 mp3 mp4
     h264 h265 python3 pip3 gpt-4 gpt-4o gpt-3.5-turbo gpt4 gpt4o ec2 iso8601 rfc3339 oauth2 http2
@@ -72,7 +73,7 @@ def tokens(text: str, phones: bool = True) -> list[str]:
         for t in dict.fromkeys(text.translate(_SPACES).split())
         if t.strip(_WORDISH) and _ANCHOR.search(t) is not None  # `flight_number` is no id
     ]
-    if phones:
+    if phones and ("(" in text or " " in text):
         found += _phone_digits(text)
     return found
 
@@ -94,7 +95,7 @@ def index(seen: set[str], text: str, phones: bool) -> None:
         found = _token_keys(token)
         if found:
             seen.update(found)
-    if phones:
+    if phones and ("(" in text or " " in text):
         for token in _phone_digits(text):
             seen.update(keys(token))
 
@@ -139,7 +140,7 @@ def lookups(token: str, sort: str) -> frozenset[str]:
     if sort == "file path":
         parts = [p for p in t.split("/") if p]
         # below a directory the conversation named, the agent is exploring, not inventing
-        folders = ("/".join(parts[:i]) for i in range(2, len(parts)))
+        folders = ("/".join(parts[:i]) for i in range(2, min(len(parts), 9)))
         return frozenset((t, *_suffixes(t), *folders))
     if sort == "e-mail address":
         return frozenset((t,))
@@ -186,12 +187,12 @@ def kind(token: str) -> str | None:
         return "e-mail address"
     if t.startswith(("http://", "https://")):
         return "URL" if "/" in _url(t) else None  # a site's home page, typed from memory
-    if "/" in t and any(c.isalpha() for c in t) and _DATE.fullmatch(t) is None:
+    letters = len(t) - len(t.translate(_NO_LETTERS))
+    if "/" in t and letters and _DATE.fullmatch(t) is None:
         return "file path"
     if _DATE.fullmatch(t) or _NOT_ID.fullmatch(t):
         return None
-    digits = sum(c.isdigit() for c in t)
-    letters = sum(c.isalpha() for c in t)
+    digits = len(t) - len(t.translate(_NO_DIGITS))
     if letters and digits >= 2 and len(t) >= 5:
         return "id"
     if not letters and digits >= 9 and set(t) <= set("0123456789+-(). "):

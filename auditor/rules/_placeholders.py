@@ -63,7 +63,7 @@ _ANY_HINT = (*_HINTS_TEXT, "todo", "tbd", "fixme", "placeholder", "yyyy", "ample
 def possible(text: str) -> bool:
     """Whether `text` could hold a placeholder at all: one pass of substring searches."""
     lower = text.lower()
-    return any(h in lower for h in _ANY_HINT)
+    return any(map(lower.__contains__, _ANY_HINT))
 
 
 def find(text: str, code: bool = False) -> Iterator[str]:
@@ -73,7 +73,8 @@ def find(text: str, code: bool = False) -> Iterator[str]:
         yield stripped
         return
     lower = text.lower()
-    if not any(h in lower for h in (_HINTS_CODE if code else _HINTS_TEXT)) and "XXX" not in text:
+    hints = _HINTS_CODE if code else _HINTS_TEXT
+    if not any(map(lower.__contains__, hints)) and "XXX" not in text:
         return
     found: dict[int, str] = {}
     patterns = [_YOUR, _ANGLE, _HERE, _VERB, _PATH, _HOST, _EMAIL]

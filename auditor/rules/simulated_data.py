@@ -153,7 +153,7 @@ def _announcement(text: str) -> str | None:
 
 def _hinted(text: str, *more: str) -> bool:
     lower = text.lower()
-    return any(h in lower for h in (*_HINTS, *more))
+    return any(map(lower.__contains__, (*_HINTS, *more)))  # C-level, no generator frames
 
 
 def _reports(text: str) -> bool:

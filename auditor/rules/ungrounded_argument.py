@@ -44,7 +44,7 @@ taken as the same order), and identifiers without digits or punctuation (`mia_li
 """
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache
 
 import orjson
@@ -94,23 +94,22 @@ def check(replay: Replay, options: None) -> Iterator[Violation]:
     index = _Index(phones, [f for _, found in wanted for f in found])
     succeeded = {e.result_turn: e for e in replay.exchanges if e.result_turn and not e.failed}
     read_to = 0
-    reported: set[str] = set()
+    settled: set[tuple[str, str]] = set()  # identifiers found grounded, or reported, already
     for exchange, found in wanted:
         if exchange.turn < given[0]:
             continue
-        if not paths:
-            found = [f for f in found if f[2] != "file path"]
-        for message in conversation.messages[read_to : exchange.turn]:
-            index.message(message, succeeded.get(message.index))
-        read_to = max(read_to, exchange.turn)
-        new = [
-            (key, token, sort)
-            for key, token, sort in found
-            if token.lower() not in reported and not index.grounds(token, sort, conversation)
+        pending = [
+            f for f in found if (f[1], f[2]) not in settled and (paths or f[2] != "file path")
         ]
+        # What the part read so far grounds stays grounded: read on only for the rest.
+        open_ = [f for f in pending if not index.grounds(f[1], f[2], conversation)]
+        if open_ and read_to < exchange.turn:
+            index.read(conversation.messages[read_to : exchange.turn], succeeded)
+            read_to = exchange.turn
+        new = [f for f in open_ if not index.grounds(f[1], f[2], conversation)]
+        settled.update((token, sort) for _, token, sort in pending)
         if new:
-            reported.update(token.lower() for _, token, _ in new)
-            yield _violation(replay, exchange, new)
+            yield _violation(replay, exchange, list(dict.fromkeys(new)))
 
 
 def _identifiers_of(exchange: Exchange) -> list[tuple[str, str, str]]:
@@ -173,14 +172,24 @@ class _Index:
         self.seen: set[str] = set()
         self.phones = phones
         self.declarations_read = False
-        signatures = {
-            alternative
-            for _, token, sort in dict.fromkeys(candidates)
-            for alternative in _identifiers.signature(token, sort)
-        }
-        self.signatures = list(signatures) if 0 < len(signatures) <= MAX_SIGNATURES else None
-        if self.signatures is not None and not all(self.signatures):
-            self.signatures = None  # an identifier without letters or digits: read everything
+        self.candidates = candidates
+        self._signatures: list[tuple[str, ...]] | None = None
+        self._made = False
+
+    @property
+    def signatures(self) -> list[tuple[str, ...]] | None:
+        """The pieces to look for before tokenising a long text; None: tokenise every text.
+        Made on first use: most conversations never need them."""
+        if not self._made:
+            self._made = True
+            found = {
+                alternative
+                for _, token, sort in dict.fromkeys(self.candidates)
+                for alternative in _identifiers.signature(token, sort)
+            }
+            if 0 < len(found) <= MAX_SIGNATURES and all(found):
+                self._signatures = list(found)
+        return self._signatures
 
     def grounds(self, token: str, sort: str, conversation: Conversation) -> bool:
         """Whether what was read so far gives the identifier; the tool declarations are read
@@ -194,18 +203,6 @@ class _Index:
             return not forms.isdisjoint(self.seen)
         return False
 
-    def relevant(self, text: str) -> bool:
-        if self.signatures is None:
-            return True
-        lower = text.lower()
-        for pieces in self.signatures:
-            for piece in pieces:
-                if piece not in lower:
-                    break
-            else:
-                return True
-        return False
-
     def declared(self, conversation: Conversation) -> None:
         """The identifiers in the tool declarations, and the tools' names."""
         tools = conversation.tools or ()
@@ -216,28 +213,45 @@ class _Index:
         if text:  # the same declarations in every conversation of a log: read once
             self.seen.update(_keys_of(text, self.phones))
 
-    def message(self, message: Message, answered: Exchange | None) -> None:
-        """What a message gives: a system or user turn's text, a tool result, and the
-        arguments of the successful call that result answers."""
-        if message.result is not None:
-            self.add(message.result.text)
-            if answered is not None:  # its arguments as logged: one text, not one per value
-                call = answered.call
-                self.add(call.raw_arguments or " ".join(v for _, v, _ in strings(call)))
-        elif message.role in _GIVERS:
-            self.add(message.text)
-        for call in message.tool_calls:
-            self.seen.add(call.name.lower())
+    def read(self, messages: Sequence[Message], succeeded: dict[int, Exchange]) -> None:
+        """What the messages give: system and user turns' texts, tool results, and the
+        arguments of the successful calls those results answer (one loop: it is hot)."""
+        seen, phones = self.seen, self.phones
+        low, high = _CACHED
+        for message in messages:
+            result = message.result
+            if result is not None:
+                texts = [result.text]
+                answered = succeeded.get(message.index)
+                if answered is not None:  # its arguments as logged: one text, not per value
+                    call = answered.call
+                    texts.append(call.raw_arguments or " ".join(v for _, v, _ in strings(call)))
+            elif message.role in _GIVERS:
+                texts = [message.text]
+            else:
+                for call in message.tool_calls:
+                    seen.add(call.name.lower())
+                continue
+            for text in texts:
+                size = len(text)
+                if low <= size <= high:  # one lookup, relevant or not
+                    seen.update(_keys_of(text, phones))
+                elif size < _SHORT or self._relevant(text):
+                    _identifiers.index(seen, text, phones)
 
-    def add(self, text: str) -> None:
-        if _CACHED[0] <= len(text) <= _CACHED[1]:  # one lookup, relevant or not
-            self.seen.update(_keys_of(text, self.phones))
-        elif self.relevant(text):
-            _identifiers.index(self.seen, text, self.phones)
+    def _relevant(self, text: str) -> bool:
+        signatures = self.signatures
+        return signatures is None or _holds(text.lower().__contains__, signatures)
+
+
+def _holds(has: Callable[[str], bool], signatures: list[tuple[str, ...]]) -> bool:
+    return any(all(map(has, pieces)) for pieces in signatures)
 
 
 MAX_SIGNATURES = 64
 """Identifiers whose pieces are looked for in each text before it is tokenised."""
+_SHORT = 200
+"""Texts shorter than this are tokenised at once: cheaper than looking for pieces first."""
 _CACHED = (1_000, 50_000)
 """Texts of this length are indexed once for the whole run: system prompts and declarations,
 which a log repeats in every conversation."""
