@@ -82,29 +82,28 @@ def check(replay: Replay, options: None) -> Iterator[Violation]:
     if not wanted:
         return
     conversation = replay.conversation
-    given = [m.index for m in conversation.messages if m.role in _GIVERS]
-    if not given:
+    first = next((m.index for m in conversation.messages if m.role in _GIVERS), None)
+    if first is None:
         return  # a lone response: what the agent was given is not in the log
     # Without its system prompt the log hides the working directory the agent was told.
-    paths = any(conversation.messages[i].role in ("system", "developer") for i in given)
+    paths = any(m.role in ("system", "developer") for m in conversation.messages)
     # Phone numbers written with spaces are looked for only when a call passes one.
     phones = any(
         sort == "phone number" or token.isdigit() for _, f in wanted for _, token, sort in f
     )
-    index = _Index(phones, [f for _, found in wanted for f in found])
-    succeeded = {e.result_turn: e for e in replay.exchanges if e.result_turn and not e.failed}
+    index = _Index(phones, [f for _, found in wanted for f in found], replay)
     read_to = 0
     settled: set[tuple[str, str]] = set()  # identifiers found grounded, or reported, already
     for exchange, found in wanted:
-        if exchange.turn < given[0]:
+        if exchange.turn < first:
             continue
         pending = [
             f for f in found if (f[1], f[2]) not in settled and (paths or f[2] != "file path")
         ]
         # What the part read so far grounds stays grounded: read on only for the rest.
-        open_ = [f for f in pending if not index.grounds(f[1], f[2], conversation)]
+        open_ = [f for f in pending if not index.grounds(f[1], f[2])]
         if open_ and read_to < exchange.turn:
-            index.read(conversation.messages[read_to : exchange.turn], succeeded)
+            index.read(conversation.messages[read_to : exchange.turn])
             read_to = exchange.turn
         new = [f for f in open_ if not index.grounds(f[1], f[2], conversation)]
         settled.update((token, sort) for _, token, sort in pending)
@@ -168,7 +167,11 @@ class _Index:
     so the work stays linear however many identifiers a conversation passes.
     """
 
-    def __init__(self, phones: bool, candidates: list[tuple[str, str, str]]) -> None:
+    def __init__(
+        self, phones: bool, candidates: list[tuple[str, str, str]], replay: Replay
+    ) -> None:
+        self.replay = replay
+        self._succeeded: dict[int, Exchange] | None = None
         self.seen: set[str] = set()
         self.phones = phones
         self.declarations_read = False
@@ -191,13 +194,14 @@ class _Index:
                 self._signatures = list(found)
         return self._signatures
 
-    def grounds(self, token: str, sort: str, conversation: Conversation) -> bool:
-        """Whether what was read so far gives the identifier; the tool declarations are read
-        only when nothing else does (most identifiers come from users and tool results)."""
+    def grounds(self, token: str, sort: str, conversation: Conversation | None = None) -> bool:
+        """Whether what was read so far gives the identifier; with the conversation, the tool
+        declarations are read when nothing else does (most identifiers come from users and
+        tool results, so most conversations never need them)."""
         forms = _identifiers.lookups(token, sort)
         if not forms.isdisjoint(self.seen):
             return True
-        if not self.declarations_read:
+        if conversation is not None and not self.declarations_read:
             self.declarations_read = True
             self.declared(conversation)
             return not forms.isdisjoint(self.seen)
@@ -213,10 +217,15 @@ class _Index:
         if text:  # the same declarations in every conversation of a log: read once
             self.seen.update(_keys_of(text, self.phones))
 
-    def read(self, messages: Sequence[Message], succeeded: dict[int, Exchange]) -> None:
+    def read(self, messages: Sequence[Message]) -> None:
         """What the messages give: system and user turns' texts, tool results, and the
         arguments of the successful calls those results answer (one loop: it is hot)."""
         seen, phones = self.seen, self.phones
+        if self._succeeded is None:
+            self._succeeded = {
+                e.result_turn: e for e in self.replay.exchanges if e.result_turn and not e.failed
+            }
+        succeeded = self._succeeded
         low, high = _CACHED
         for message in messages:
             result = message.result
