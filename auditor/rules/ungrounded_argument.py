@@ -6,9 +6,11 @@ letters and digits (`K1NW8N`, `mia_li_3668`) or is a run of five or more digits,
 address, a phone number, a URL, a file path. Fires when one of them appears nowhere before the
 call: not in the system prompt, a user turn, a tool result, the declared tools, or the
 arguments of an earlier call that succeeded. The same value written differently is the same
-value: case, a `#`, a prefix (`ORD-20931` and `20931`), separators, a URL's `www.` or scheme, a
-path's leading directories. One finding per call, naming the argument and the value; a value
-is reported once.
+value: case, a `#`, separators, a short code around a number (`ORD-20931` and `20931`, but not
+`credit_card_7334` and "ending in 7334"), a URL's `www.` or scheme, a path's leading
+directories. One finding per call, naming the argument and the value; a value is reported
+once. The conversation is indexed once as it is read, and only as far as an identifier still
+lacks a source.
 
 ## Why is this bad?
 An id the agent never saw is an id it made up: an order number guessed from the pattern of
