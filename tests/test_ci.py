@@ -231,6 +231,8 @@ def test_statistics_table():
         "    2  EX001  unanswered-tool-call  error                      66.7",
         "    1  EX002  orphan-tool-result    warning                    33.3",
         "3 findings in 3 conversations",
+        # the orphan result's conversation makes no call: EX001 had nothing to examine there
+        "Coverage: EX001 could not examine 1 of 3 conversations: no tool calls",
     ]
     # With every rule, coverage follows: these logs declare no tools.
     lines = audit_process(LOST, ORPHAN, "--statistics").stdout.decode().splitlines()
