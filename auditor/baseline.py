@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -27,7 +28,8 @@ import orjson
 from auditor import __version__
 from auditor.errors import ConfigError, InputError
 from auditor.findings import Finding
-from auditor.report import Report
+from auditor.report import Report, Stale
+from auditor.reporters._escape import dumps
 
 VERSION = 1
 
@@ -72,15 +74,25 @@ def write(path: str, findings: Iterable[Finding]) -> dict[str, Any]:
     doc = document(findings)
     try:
         with open(path, "wb") as out:
-            out.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
+            out.write(dumps(doc, indent=True).encode() + b"\n")
     except OSError as exc:
         reason = (exc.strerror or str(exc)).lower()
         raise InputError(f"cannot write baseline {path}: {reason}") from exc
     return doc
 
 
-def load(path: str) -> Counter[str]:
-    """How many findings of each fingerprint the baseline at `path` accepts."""
+@dataclass(frozen=True)
+class Baseline:
+    """A baseline as read back: how many findings each fingerprint accepts, and what each
+    entry recorded (to name the entries that no longer match)."""
+
+    path: str
+    counts: Counter[str]
+    entries: dict[str, dict[str, Any]]
+
+
+def load(path: str) -> Baseline:
+    """The baseline at `path`."""
     try:
         with open(path, "rb") as fp:
             doc = orjson.loads(fp.read())
@@ -99,6 +111,7 @@ def load(path: str) -> Counter[str]:
     if not isinstance(entries, list):
         raise ConfigError(f"invalid baseline {path}: `findings` must be a list")
     counts: Counter[str] = Counter()
+    recorded: dict[str, dict[str, Any]] = {}
     for i, entry in enumerate(entries):
         fp = entry.get("fingerprint") if isinstance(entry, dict) else None
         n = entry.get("count", 1) if isinstance(entry, dict) else None
@@ -108,21 +121,54 @@ def load(path: str) -> Counter[str]:
                 "`count` >= 1"
             )
         counts[fp] += n
-    return counts
+        recorded.setdefault(fp, entry)
+    return Baseline(path, counts, recorded)
 
 
-def apply(report: Report, accepted: Counter[str]) -> Report:
-    """The report without the findings the baseline accepts, counting how many it left out.
+def apply(report: Report, baseline: Baseline) -> Report:
+    """The report without the findings the baseline accepts (kept aside as `accepted`), and
+    with the entries that matched nothing in the files this run read (`stale`).
 
     Findings are matched in report order, so when a fingerprint occurs more often than the
-    baseline allows, the later occurrences are the new ones.
+    baseline allows, the later occurrences are the new ones. An entry of a file this run did
+    not read (pre-commit names only the changed files) is not judged stale.
     """
-    left = Counter(accepted)
+    left = Counter(baseline.counts)
     kept: list[Finding] = []
+    accepted: list[Finding] = []
     for f in report.findings:
         if left[f.fingerprint] > 0:
             left[f.fingerprint] -= 1
+            accepted.append(f)
         else:
             kept.append(f)
-    baselined = len(report.findings) - len(kept)
-    return dataclasses.replace(report, findings=tuple(kept), baselined=report.baselined + baselined)
+    read = {f.path for f in report.files}
+    stale = []
+    for fp, n in left.items():
+        entry = baseline.entries.get(fp, {})
+        if n > 0 and entry.get("path") in read:
+            stale.append(_stale(fp, n, entry))
+    return dataclasses.replace(
+        report,
+        findings=tuple(kept),
+        accepted=report.accepted + tuple(accepted),
+        baseline=baseline.path,
+        stale=tuple(stale),
+    )
+
+
+def _stale(fingerprint: str, count: int, entry: dict[str, Any]) -> Stale:
+    def text(key: str) -> str | None:
+        value = entry.get(key)
+        return value if isinstance(value, str) else None
+
+    turn = entry.get("turn")
+    return Stale(
+        fingerprint,
+        count,
+        code=text("code"),
+        path=text("path"),
+        conversation=text("conversation"),
+        turn=turn if isinstance(turn, int) and not isinstance(turn, bool) else None,
+        message=text("message"),
+    )

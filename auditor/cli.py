@@ -3,19 +3,24 @@
 Exit status (SPEC §7): 0 when no finding reaches `--fail-on`, 1 when one does, 2 for a usage
 error, an unreadable path or an internal error, each with one line on stderr and never a
 traceback (unless `--debug`). A broken pipe (`audit … | head`) ends the run quietly.
+
+`audit compare BASE NEW` is a command of its own (`compare_app`), with the same exit statuses
+and error handling; `main` sends the command line to it when its first word is `compare`.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import functools
 import os
 import sys
-import time
+from collections.abc import Callable
 from enum import StrEnum
-from typing import Annotated, NoReturn, TextIO
+from typing import Annotated, Any, NoReturn
 
 import typer
+
+# typer 0.29 vendors Click; the pin in pyproject.toml keeps this private path stable.
+from typer._click.exceptions import ClickException
+from typer.core import TyperCommand
 
 from auditor.__main__ import VERSION
 from auditor.errors import AuditorError
@@ -23,32 +28,38 @@ from auditor.errors import AuditorError
 EXAMPLES = """\
 Examples:
 
-  audit runs.jsonl                        audit one log, findings as a table
+  audit runs.jsonl                        a table on a terminal, one line a finding in a pipe
   audit logs/ -f json | jq '.summary'     every log below logs/, JSON for jq
-  audit logs/ -f sarif -o audit.sarif     SARIF for GitHub code scanning
+  audit logs/ -f sarif -o audit.sarif     SARIF for GitHub code scanning (also: -f github,
+                                          -f gitlab, -f junit)
   cat run.jsonl | audit -                 read standard input
   audit logs/ --select EX,FB --fail-on error
   audit logs/ --write-baseline .audit-baseline.json   accept today's findings
   audit logs/ --baseline .audit-baseline.json         then fail only on new ones
-  audit logs/ --statistics                counts per rule
-  audit --explain EX003                   what a rule reports, and why
+  audit logs/ --show-files                what would be read, and in which log format
   audit logs/ -f html -o report.html      one page to read, with each conversation's timeline
   audit compare old.json new.json         how two runs differ (`audit compare --help`)
+  audit --explain EX003                   what a rule reports, and why
+  audit runs.jsonl --tools tools.json     tools the logs do not declare (OpenAI, Anthropic
+                                          tools array, or an MCP tools/list result)
 
 Settings come from \\[tool.auditor] in the nearest pyproject.toml (or --config FILE); the
-command line wins.
+command line wins (audit --show-settings). Directories are walked respecting .gitignore.
 
 Exit status: 0 no finding at or above --fail-on; 1 there are; 2 usage error, bad
-configuration, unreadable path or internal error.
+configuration, unreadable path, no conversation read (see --allow-empty) or internal error.
 """
 
 
 class OutputFormat(StrEnum):
     table = "table"
+    concise = "concise"
     json = "json"
     jsonl = "jsonl"
     sarif = "sarif"
     github = "github"
+    gitlab = "gitlab"
+    junit = "junit"
     html = "html"
 
 
@@ -59,182 +70,404 @@ class FailOn(StrEnum):
     never = "never"
 
 
+class Color(StrEnum):
+    auto = "auto"
+    always = "always"
+    never = "never"
+
+
+class _Command(TyperCommand):
+    """The command, with usage errors as one `audit: error: …` line (exit 2) instead of
+    typer's boxed panel, which wraps badly in a narrow CI log."""
+
+    help_hint = "audit -h"
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        kwargs["standalone_mode"] = False
+        try:
+            status = super().main(*args, **kwargs)
+        except ClickException as exc:
+            message = exc.format_message().rstrip(".")
+            print(f"audit: error: {message} ({self.help_hint} for help)", file=sys.stderr)
+            sys.exit(exc.exit_code)
+        except typer.Abort:
+            sys.exit(130)
+        sys.exit(status or 0)
+
+
 app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
     rich_markup_mode="rich",
-    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+    context_settings={"max_content_width": 100},
 )
 
+_RULES = "Rule selection"
+_FILES = "File selection"
 _OUTPUT = "Output"
-_RULES = "Rules"
-_CI = "Configuration and CI"
+_CI = "Configuration and baselines"
 _INFO = "Information"
+_MISC = "Miscellaneous"
+_FLAG = ""
+"""The metavar of an option that takes no value: no `<bool>` in the help."""
 
 
-@app.command(epilog=EXAMPLES, no_args_is_help=False)
+# Each option once, as a type: the command's signature below stays one line per option.
+Paths = Annotated[
+    list[str] | None,
+    typer.Argument(
+        metavar="PATHS...",
+        help="Log files or directories (searched for *.jsonl, *.ndjson, *.json, *.traj, "
+        "*.txt, also .gz); - reads standard input.",
+        show_default=False,
+    ),
+]
+SelectOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--select",
+        metavar="CODES",
+        help="Only these rules: codes, prefixes (EX, CF00) or names, comma-separated. "
+        "Replaces the configuration's select and ignore. Default: ALL.",
+        rich_help_panel=_RULES,
+    ),
+]
+ExtendSelectOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--extend-select",
+        metavar="CODES",
+        help="Also these rules, on top of the configuration's selection.",
+        rich_help_panel=_RULES,
+    ),
+]
+IgnoreOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--ignore",
+        metavar="CODES",
+        help="Skip these rules, besides the configuration's ignore. IN001 always runs.",
+        rich_help_panel=_RULES,
+    ),
+]
+ExtendIgnoreOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--extend-ignore",
+        metavar="CODES",
+        help="The same as --ignore (as in ruff).",
+        rich_help_panel=_RULES,
+    ),
+]
+FailOnOption = Annotated[
+    FailOn | None,
+    typer.Option(
+        "--fail-on",
+        metavar="LEVEL",
+        help="Lowest severity that makes the exit status 1: error, warning (the default), "
+        "note or never.",
+        rich_help_panel=_RULES,
+        show_default=False,
+    ),
+]
+ExitZeroOption = Annotated[
+    bool,
+    typer.Option(
+        "--exit-zero",
+        metavar=_FLAG,
+        help="Exit 0 even when there are findings (2 still means an error).",
+        rich_help_panel=_RULES,
+    ),
+]
+ExcludeOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--exclude",
+        metavar="GLOB",
+        help="Leave out paths matching GLOB (relative to the working directory), besides "
+        "the configuration's exclude.",
+        rich_help_panel=_FILES,
+    ),
+]
+NoGitignoreOption = Annotated[
+    bool,
+    typer.Option(
+        "--no-respect-gitignore",
+        metavar=_FLAG,
+        help="Also read what .gitignore files list (directories are walked respecting them).",
+        rich_help_panel=_FILES,
+    ),
+]
+InputFormatOption = Annotated[
+    str,
+    typer.Option(
+        "--input-format",
+        metavar="NAME",
+        help="Read every record as this log format instead of detecting each record's "
+        "own; `audit --formats` lists them.",
+        rich_help_panel=_FILES,
+        show_default=False,
+    ),
+]
+ToolsOption = Annotated[
+    str | None,
+    typer.Option(
+        "--tools",
+        metavar="FILE",
+        help="Tool declarations for logs that declare none: an OpenAI or Anthropic `tools` "
+        "array, or an MCP tools/list result (JSON-RPC response, bare result, or a JSON Lines "
+        "recording holding one). A log's own declarations win. Without it, the tools of a log "
+        "are inferred from the calls in its file, enough for FB003 but not EX005/EX007.",
+        rich_help_panel=_FILES,
+        show_default=False,
+    ),
+]
+AllowEmptyOption = Annotated[
+    bool,
+    typer.Option(
+        "--allow-empty",
+        metavar=_FLAG,
+        help="Exit 0 when no conversation was read (by default that is an error, exit 2).",
+        rich_help_panel=_FILES,
+    ),
+]
+FormatOption = Annotated[
+    OutputFormat | None,
+    typer.Option(
+        "--format",
+        "-f",
+        metavar="FORMAT",
+        help="table, concise, json, jsonl, sarif, github, gitlab, junit or html (one "
+        "self-contained page). Default: table on a terminal, concise otherwise.",
+        rich_help_panel=_OUTPUT,
+        show_default=False,
+    ),
+]
+OutputOption = Annotated[
+    str | None,
+    typer.Option(
+        "--output",
+        "-o",
+        metavar="FILE",
+        help="Write the report to FILE instead of stdout.",
+        rich_help_panel=_OUTPUT,
+    ),
+]
+ShowEvidenceOption = Annotated[
+    bool,
+    typer.Option(
+        "--show-evidence",
+        metavar=_FLAG,
+        help="Show each finding's excerpt of the log in the table.",
+        rich_help_panel=_OUTPUT,
+    ),
+]
+VerboseOption = Annotated[
+    bool,
+    typer.Option(
+        "--verbose",
+        "-v",
+        metavar=_FLAG,
+        help="Whole messages and evidence in the table; each file's format and counts on stderr.",
+        rich_help_panel=_OUTPUT,
+    ),
+]
+QuietOption = Annotated[
+    bool,
+    typer.Option(
+        "--quiet",
+        "-q",
+        metavar=_FLAG,
+        help="Print findings only: no summary, no progress.",
+        rich_help_panel=_OUTPUT,
+    ),
+]
+StatisticsOption = Annotated[
+    bool,
+    typer.Option(
+        "--statistics",
+        metavar=_FLAG,
+        help="Print how often each rule fired (also per 100 conversations) instead of "
+        "the findings; as text, or with -f json / -f jsonl.",
+        rich_help_panel=_OUTPUT,
+    ),
+]
+ColorOption = Annotated[
+    Color,
+    typer.Option(
+        "--color",
+        metavar="WHEN",
+        help="Colour: auto (on a terminal, unless NO_COLOR is set or FORCE_COLOR forces it), "
+        "always or never.",
+        rich_help_panel=_OUTPUT,
+        show_default=False,
+    ),
+]
+NoProgressOption = Annotated[
+    bool,
+    typer.Option(
+        "--no-progress",
+        metavar=_FLAG,
+        help="No progress bar on stderr (it only shows on a terminal).",
+        rich_help_panel=_OUTPUT,
+    ),
+]
+ConfigOption = Annotated[
+    str | None,
+    typer.Option(
+        "--config",
+        metavar="FILE",
+        help="Read settings from FILE (a pyproject.toml, or a TOML file with the keys of "
+        "\\[tool.auditor] at its top) instead of the nearest pyproject.toml.",
+        rich_help_panel=_CI,
+    ),
+]
+BaselineOption = Annotated[
+    str | None,
+    typer.Option(
+        "--baseline",
+        metavar="FILE",
+        help="Leave out the findings recorded in FILE: only new findings are shown and "
+        "count for the exit status.",
+        rich_help_panel=_CI,
+    ),
+]
+WriteBaselineOption = Annotated[
+    str | None,
+    typer.Option(
+        "--write-baseline",
+        metavar="FILE",
+        help="Record every finding of this run in FILE, to pass to --baseline later; "
+        "exits 0 unless something could not be audited.",
+        rich_help_panel=_CI,
+    ),
+]
+ShowFilesOption = Annotated[
+    bool,
+    typer.Option(
+        "--show-files",
+        metavar=_FLAG,
+        help="List the files a run would read, with the log format of each, and exit.",
+        rich_help_panel=_INFO,
+    ),
+]
+ShowSettingsOption = Annotated[
+    bool,
+    typer.Option(
+        "--show-settings",
+        metavar=_FLAG,
+        help="Print the resolved settings, and where each came from, and exit.",
+        rich_help_panel=_INFO,
+    ),
+]
+RulesOption = Annotated[
+    bool,
+    typer.Option(
+        "--rules",
+        metavar=_FLAG,
+        help="List the rules the selection enables (all by default; -f json for JSON) and exit.",
+        rich_help_panel=_INFO,
+    ),
+]
+FormatsOption = Annotated[
+    bool,
+    typer.Option(
+        "--formats",
+        metavar=_FLAG,
+        help="List the log formats --input-format accepts and exit.",
+        rich_help_panel=_INFO,
+    ),
+]
+ExplainOption = Annotated[
+    str | None,
+    typer.Option(
+        "--explain",
+        metavar="CODE",
+        help="Explain a rule (code or name) and exit.",
+        rich_help_panel=_INFO,
+    ),
+]
+VersionOption = Annotated[
+    bool,
+    typer.Option(
+        "--version",
+        metavar=_FLAG,
+        help="Print the version and exit.",
+        rich_help_panel=_INFO,
+    ),
+]
+JobsOption = Annotated[
+    str,
+    typer.Option(
+        "--jobs",
+        "-j",
+        metavar="N",
+        help="Audit in N processes (`auto`: one per core). Large JSON Lines files are "
+        "split; the report is the same as with one.",
+        rich_help_panel=_MISC,
+        show_default=False,
+    ),
+]
+DebugOption = Annotated[
+    bool, typer.Option("--debug", help="Show a traceback on internal errors.", hidden=True)
+]
+
+
+def _help(context: typer.Context, value: bool) -> None:
+    if value:
+        print(context.get_help())
+        raise typer.Exit(0)
+
+
+HelpOption = Annotated[
+    bool,
+    typer.Option(
+        "--help",
+        "-h",
+        metavar=_FLAG,
+        help="Show this message and exit.",
+        rich_help_panel=_INFO,
+        is_eager=True,
+        expose_value=False,
+        callback=_help,
+    ),
+]
+
+
+@app.command(epilog=EXAMPLES, no_args_is_help=False, cls=_Command, add_help_option=False)
 def audit(
-    paths: Annotated[
-        list[str] | None,
-        typer.Argument(
-            metavar="PATHS...",
-            help="Log files or directories (searched for *.jsonl, *.ndjson, *.json, *.traj, "
-            "*.txt, also .gz); - reads standard input.",
-            show_default=False,
-        ),
-    ] = None,
-    output_format: Annotated[
-        OutputFormat,
-        typer.Option("--format", "-f", help="How to print findings.", rich_help_panel=_OUTPUT),
-    ] = OutputFormat.table,
-    output: Annotated[
-        str | None,
-        typer.Option(
-            "--output",
-            "-o",
-            metavar="FILE",
-            help="Write the report to FILE instead of stdout.",
-            rich_help_panel=_OUTPUT,
-        ),
-    ] = None,
-    input_format: Annotated[
-        str,
-        typer.Option(
-            "--input-format",
-            metavar="NAME",
-            help="Read every record as this log format instead of detecting each record's "
-            "own; `audit --formats` lists them.",
-        ),
-    ] = "auto",
-    select: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--select",
-            metavar="CODES",
-            help="Only these rules: codes, prefixes (EX, CF00) or names, comma-separated. "
-            "Replaces the configuration's select and ignore. Default: ALL.",
-            rich_help_panel=_RULES,
-        ),
-    ] = None,
-    ignore: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--ignore",
-            metavar="CODES",
-            help="Skip these rules (codes, prefixes or names), besides the configuration's ignore.",
-            rich_help_panel=_RULES,
-        ),
-    ] = None,
-    fail_on: Annotated[
-        FailOn | None,
-        typer.Option(
-            "--fail-on",
-            help="Lowest severity that makes the exit status 1. Default: warning.",
-            rich_help_panel=_RULES,
-            show_default=False,
-        ),
-    ] = None,
-    exit_zero: Annotated[
-        bool,
-        typer.Option(
-            "--exit-zero",
-            help="Exit 0 even when there are findings (2 still means an error).",
-            rich_help_panel=_RULES,
-        ),
-    ] = False,
-    config_file: Annotated[
-        str | None,
-        typer.Option(
-            "--config",
-            metavar="FILE",
-            help="Read settings from FILE (a pyproject.toml, or a TOML file with the keys of "
-            "\\[tool.auditor] at its top) instead of the nearest pyproject.toml.",
-            rich_help_panel=_CI,
-        ),
-    ] = None,
-    baseline_file: Annotated[
-        str | None,
-        typer.Option(
-            "--baseline",
-            metavar="FILE",
-            help="Leave out the findings recorded in FILE: only new findings are shown and "
-            "count for the exit status.",
-            rich_help_panel=_CI,
-        ),
-    ] = None,
-    write_baseline: Annotated[
-        str | None,
-        typer.Option(
-            "--write-baseline",
-            metavar="FILE",
-            help="Record every finding of this run in FILE, to pass to --baseline later; "
-            "exits 0 unless something could not be audited.",
-            rich_help_panel=_CI,
-        ),
-    ] = None,
-    statistics: Annotated[
-        bool,
-        typer.Option(
-            "--statistics",
-            help="Print how often each rule fired (also per 100 conversations) instead of "
-            "the findings; as text, or with -f json / -f jsonl.",
-            rich_help_panel=_OUTPUT,
-        ),
-    ] = False,
-    jobs: Annotated[
-        str,
-        typer.Option(
-            "--jobs",
-            "-j",
-            metavar="N",
-            help="Audit in N processes (`auto`: one per core). Large JSON Lines files are "
-            "split; the report is the same as with one.",
-        ),
-    ] = "1",
-    no_progress: Annotated[
-        bool,
-        typer.Option("--no-progress", help="No progress bar on stderr.", rich_help_panel=_OUTPUT),
-    ] = False,
-    quiet: Annotated[
-        bool,
-        typer.Option(
-            "--quiet",
-            "-q",
-            help="Print findings only: no summary, no progress.",
-            rich_help_panel=_OUTPUT,
-        ),
-    ] = False,
-    list_rules: Annotated[
-        bool,
-        typer.Option(
-            "--rules",
-            help="List the rules (as a table, or JSON with -f json) and exit.",
-            rich_help_panel=_INFO,
-        ),
-    ] = False,
-    list_formats: Annotated[
-        bool,
-        typer.Option(
-            "--formats",
-            help="List the log formats --input-format accepts and exit.",
-            rich_help_panel=_INFO,
-        ),
-    ] = False,
-    explain: Annotated[
-        str | None,
-        typer.Option(
-            "--explain",
-            metavar="CODE",
-            help="Explain a rule (code or name) and exit.",
-            rich_help_panel=_INFO,
-        ),
-    ] = None,
-    version: Annotated[
-        bool, typer.Option("--version", help="Print the version and exit.", rich_help_panel=_INFO)
-    ] = False,
-    debug: Annotated[
-        bool, typer.Option("--debug", help="Show a traceback on internal errors.", hidden=True)
-    ] = False,
+    paths: Paths = None,
+    select: SelectOption = None,
+    extend_select: ExtendSelectOption = None,
+    ignore: IgnoreOption = None,
+    extend_ignore: ExtendIgnoreOption = None,
+    fail_on: FailOnOption = None,
+    exit_zero: ExitZeroOption = False,
+    exclude: ExcludeOption = None,
+    no_respect_gitignore: NoGitignoreOption = False,
+    input_format: InputFormatOption = "auto",
+    tools_file: ToolsOption = None,
+    allow_empty: AllowEmptyOption = False,
+    output_format: FormatOption = None,
+    output: OutputOption = None,
+    show_evidence: ShowEvidenceOption = False,
+    verbose: VerboseOption = False,
+    quiet: QuietOption = False,
+    statistics: StatisticsOption = False,
+    color: ColorOption = Color.auto,
+    no_progress: NoProgressOption = False,
+    config_file: ConfigOption = None,
+    baseline_file: BaselineOption = None,
+    write_baseline: WriteBaselineOption = None,
+    show_files: ShowFilesOption = False,
+    show_settings: ShowSettingsOption = False,
+    list_rules: RulesOption = False,
+    list_formats: FormatsOption = False,
+    explain: ExplainOption = None,
+    version: VersionOption = False,
+    jobs: JobsOption = "1",
+    show_help: HelpOption = False,
+    debug: DebugOption = False,
 ) -> None:
     """Audit the transcripts of tool-using LLM agents.
 
@@ -244,38 +477,37 @@ def audit(
     executed, approved arguments that changed before execution, and loops. Deterministic: no
     model, no network.
     """
-    try:
+    options = dict(locals())
+
+    def act() -> int:
+        from auditor import info, run
+
         if version:
             print(VERSION)
-            return
+            return 0
         if explain is not None:
-            _explain(explain)
-            return
-        if list_rules:
-            _list_rules(output_format)
-            return
+            info.explain(explain, sys.stdout)
+            return 0
         if list_formats:
-            _list_formats()
-            return
+            info.formats(sys.stdout)
+            return 0
+        invocation = _invocation(**options)
+        if list_rules or show_settings or show_files:
+            info.show(invocation, rules=list_rules, settings=show_settings, files=show_files)
+            return 0
         if not paths:
-            _usage("no paths given: try `audit logs.jsonl`, `audit logs/` or `audit -` for stdin")
-        status = _run(
-            paths,
-            output_format=output_format.value,
-            output=output,
-            input_format=input_format,
-            select=select,
-            ignore=ignore,
-            fail_on=fail_on.value if fail_on is not None else None,
-            exit_zero=exit_zero,
-            progress=not (no_progress or quiet),
-            quiet=quiet,
-            config_file=config_file,
-            baseline_file=baseline_file,
-            write_baseline=write_baseline,
-            statistics=statistics,
-            jobs=_jobs(jobs),
-        )
+            _fail("no paths given: try `audit logs.jsonl`, `audit logs/` or `audit -` for stdin")
+        return run.main(invocation)
+
+    _exit(act, debug)
+
+
+def _exit(act: Callable[[], int], debug: bool) -> NoReturn:
+    """Run a command and exit with its status; an error is one line on stderr (exit 2)."""
+    from auditor import run
+
+    try:
+        status = act()
     except typer.Exit:
         raise
     except AuditorError as exc:
@@ -284,7 +516,7 @@ def audit(
         _stderr("audit: interrupted")
         raise typer.Exit(130) from None
     except BrokenPipeError:
-        _silence_stdout()
+        run.silence_stdout()
         raise typer.Exit(1) from None
     except Exception as exc:
         if debug:
@@ -293,73 +525,36 @@ def audit(
     raise typer.Exit(status)
 
 
-def _run(
-    paths: list[str],
-    *,
-    output_format: str,
-    output: str | None,
-    input_format: str,
-    select: list[str] | None,
-    ignore: list[str] | None,
-    fail_on: str | None,
-    exit_zero: bool,
-    progress: bool,
-    quiet: bool,
-    config_file: str | None = None,
-    baseline_file: str | None = None,
-    write_baseline: str | None = None,
-    statistics: bool = False,
-    jobs: int = 1,
-) -> int:
-    from auditor import baseline, config, engine
-    from auditor import statistics as stats
-    from auditor.reporters import TIMELINES, Context, writer
+def _invocation(**o: Any) -> Any:
+    """The parsed command line as the run's typed Invocation."""
+    from auditor.run import Invocation
 
-    file = config.read(config_file) if config_file else config.discover()
-    settings = config.build(
-        select=select, ignore=ignore, fail_on=fail_on, input_format=input_format, file=file
+    return Invocation(
+        paths=tuple(o["paths"] or ()),
+        output_format=o["output_format"].value if o["output_format"] else None,
+        output=o["output"],
+        input_format=o["input_format"],
+        tools=o["tools_file"],
+        select=tuple(o["select"] or ()),
+        extend_select=tuple(o["extend_select"] or ()),
+        ignore=tuple(o["ignore"] or ()),
+        extend_ignore=tuple(o["extend_ignore"] or ()),
+        exclude=tuple(o["exclude"] or ()),
+        respect_gitignore=False if o["no_respect_gitignore"] else None,
+        fail_on=o["fail_on"].value if o["fail_on"] is not None else None,
+        exit_zero=o["exit_zero"],
+        allow_empty=o["allow_empty"],
+        progress=not o["no_progress"],
+        quiet=o["quiet"],
+        verbose=o["verbose"],
+        show_evidence=o["show_evidence"] or o["verbose"],
+        color=o["color"].value,
+        config_file=o["config_file"],
+        baseline_file=o["baseline_file"],
+        write_baseline=o["write_baseline"],
+        statistics=o["statistics"],
+        jobs=_jobs(o["jobs"]),
     )
-    if output_format in TIMELINES:
-        settings = dataclasses.replace(settings, timelines=True)
-    if statistics and output_format not in stats.FORMATS:
-        _usage(f"--statistics prints as {', '.join(stats.FORMATS)}, not as {output_format}")
-    accepted = baseline.load(baseline_file) if baseline_file else None
-    started = time.perf_counter()
-    with _Progress(enabled=progress) as on_file:
-        report = engine.audit(paths, settings, progress=on_file, jobs=jobs)
-    elapsed = time.perf_counter() - started
-    for error in report.errors:
-        _stderr(f"audit: error: {error.message}")
-    if write_baseline:
-        written = baseline.write(write_baseline, report.findings)
-        if not quiet:
-            n, kinds = len(report.findings), len(written["findings"])
-            _stderr(
-                f"audit: wrote {n} finding{'' if n == 1 else 's'} "
-                f"({kinds} fingerprint{'' if kinds == 1 else 's'}) to {write_baseline}"
-            )
-    if accepted is not None:
-        report = baseline.apply(report, accepted)
-    context = Context(elapsed=elapsed, quiet=quiet, notes=sys.stderr)
-    write = (
-        functools.partial(stats.write, output_format=output_format)
-        if statistics
-        else writer(output_format)
-    )
-    if output is None:
-        out = _stdout()
-        try:
-            write(report, out, context)
-            out.flush()
-        except BrokenPipeError:
-            _silence_stdout()
-    else:
-        try:
-            with open(output, "w", encoding="utf-8", newline="\n") as out:
-                write(report, out, context)
-        except OSError as exc:
-            raise AuditorError(f"cannot write {output}: {exc.strerror or exc}") from exc
-    return exit_status(report, settings, exit_zero or bool(write_baseline))
 
 
 def _jobs(value: str) -> int:
@@ -375,127 +570,15 @@ def _jobs(value: str) -> int:
     return jobs
 
 
-def exit_status(report, settings, exit_zero: bool) -> int:  # type: ignore[no-untyped-def]
-    """2 when something could not be audited; else 1 when a finding reaches --fail-on."""
-    if report.errors:
-        return 2
-    if exit_zero or settings.fail_on is None:
-        return 0
-    threshold = settings.fail_on.rank
-    return 1 if any(f.severity.rank >= threshold for f in report.findings) else 0
-
-
-class _Progress:
-    """A rich progress line on stderr, only on a terminal; stdout is never redirected (SPEC §9)."""
-
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled and sys.stderr.isatty()
-        self._progress = None
-        self._task = None
-
-    def __enter__(self):  # type: ignore[no-untyped-def]
-        if not self.enabled:
-            return None
-        from rich.console import Console
-        from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-
-        self._progress = Progress(
-            SpinnerColumn(),
-            TextColumn("{task.description}", markup=False),
-            TimeElapsedColumn(),
-            console=Console(stderr=True, highlight=False, markup=False),
-            transient=True,
-            redirect_stdout=False,
-            redirect_stderr=False,
-        )
-        self._progress.start()
-        self._task = self._progress.add_task("auditing", total=None)
-
-        def on_file(path: str) -> None:
-            from auditor.reporters._escape import safe
-
-            self._progress.update(self._task, description=f"auditing {safe(path)}")  # type: ignore[union-attr]
-
-        return on_file
-
-    def __exit__(self, *exc: object) -> None:
-        if self._progress is not None:
-            self._progress.stop()
-
-
-def _stdout() -> TextIO:
-    stream = sys.stdout
-    if hasattr(stream, "reconfigure"):
-        stream.reconfigure(encoding="utf-8", errors="replace")  # type: ignore[union-attr]
-    return stream
-
-
-def _silence_stdout() -> None:
-    """After a broken pipe, point stdout at /dev/null so the interpreter's final flush is quiet."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):
-        pass
-
-
 def _stderr(line: str) -> None:
     from auditor.reporters._escape import safe
 
     print(safe(line), file=sys.stderr)
 
 
-def _usage(message: str) -> NoReturn:
-    _stderr(f"audit: error: {message}")
-    raise typer.Exit(2)
-
-
 def _fail(message: str) -> NoReturn:
     _stderr(f"audit: error: {message}")
     raise typer.Exit(2)
-
-
-def _explain(selector: str) -> None:
-    from auditor.rules import lookup
-
-    rule = lookup(selector)
-    if rule is None:
-        _usage(f"unknown rule `{selector}`: `audit --rules` lists them")
-    print(f"# {rule.code} {rule.name} ({rule.severity.value})\n")
-    print(rule.summary + "\n")
-    print(rule.doc)
-
-
-def _list_rules(output_format: OutputFormat) -> None:
-    from auditor.rules import RULES
-
-    if output_format in (OutputFormat.json, OutputFormat.jsonl):
-        import orjson
-
-        rows = [
-            {
-                "code": r.code,
-                "name": r.name,
-                "severity": r.severity.value,
-                "family": r.family,
-                "summary": r.summary,
-                "requires": list(r.requires),
-            }
-            for r in RULES
-        ]
-        print(orjson.dumps(rows, option=orjson.OPT_INDENT_2).decode())
-        return
-    width = max(len(r.name) for r in RULES)
-    for r in RULES:
-        print(f"{r.code}  {r.name:<{width}}  {r.severity.value:<7}  {r.summary}")
-
-
-def _list_formats() -> None:
-    from auditor.formats import FORMATS
-
-    for name, module in FORMATS.items():
-        summary = (module.__doc__ or "").strip().splitlines()[0]
-        print(f"{name:<12} {summary}")
 
 
 # -- audit compare ------------------------------------------------------------------------------
@@ -512,7 +595,7 @@ BASE and NEW are each the `-f json` report of a run, or a path to audit. Limits 
 from `fail-on-increase = { LP001 = 10 }` in \\[tool.auditor]; the command line replaces them.
 
 Exit status: 0 no limit exceeded; 1 a rule's rate grew past its limit; 2 usage error, bad
-configuration, unreadable path or internal error.
+configuration, unreadable path, no conversation read or internal error.
 """
 
 
@@ -522,27 +605,46 @@ class CompareFormat(StrEnum):
     html = "html"
 
 
+class _CompareCommand(_Command):
+    help_hint = "audit compare -h"
+
+
 compare_app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
     rich_markup_mode="rich",
-    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+    context_settings={"max_content_width": 100},
 )
 
 
-@compare_app.command(epilog=COMPARE_EXAMPLES)
+@compare_app.command(epilog=COMPARE_EXAMPLES, cls=_CompareCommand, add_help_option=False)
 def compare(
     base: Annotated[
         str, typer.Argument(metavar="BASE", help="The earlier run: a report or a path.")
     ],
     new: Annotated[str, typer.Argument(metavar="NEW", help="The later run: a report or a path.")],
     output_format: Annotated[
-        CompareFormat, typer.Option("--format", "-f", help="How to print the comparison.")
+        CompareFormat,
+        typer.Option(
+            "--format",
+            "-f",
+            metavar="FORMAT",
+            help="table, json or html (one self-contained page). Default: table.",
+            rich_help_panel=_OUTPUT,
+            show_default=False,
+        ),
     ] = CompareFormat.table,
-    output: Annotated[
-        str | None,
-        typer.Option("--output", "-o", metavar="FILE", help="Write to FILE instead of stdout."),
-    ] = None,
+    output: OutputOption = None,
+    quiet: Annotated[
+        bool,
+        typer.Option(
+            "--quiet",
+            "-q",
+            metavar=_FLAG,
+            help="The table and limits only, no header.",
+            rich_help_panel=_OUTPUT,
+        ),
+    ] = False,
     fail_on_increase: Annotated[
         list[str] | None,
         typer.Option(
@@ -551,104 +653,32 @@ def compare(
             help="Exit 1 when the rule's findings per 100 conversations grow by more than PCT "
             "percent (a code, prefix, name or ALL; repeat or separate with commas). A rule "
             "that did not fire in BASE and fires in NEW exceeds any limit.",
+            rich_help_panel=_CI,
         ),
     ] = None,
-    config_file: Annotated[
-        str | None,
-        typer.Option("--config", metavar="FILE", help="Read settings from FILE."),
-    ] = None,
-    jobs: Annotated[
-        str, typer.Option("--jobs", "-j", metavar="N", help="Audit paths in N processes.")
-    ] = "1",
-    quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", help="The table and limits only, no header.")
-    ] = False,
-    debug: Annotated[
-        bool, typer.Option("--debug", help="Show a traceback on internal errors.", hidden=True)
-    ] = False,
+    config_file: ConfigOption = None,
+    jobs: JobsOption = "1",
+    show_help: HelpOption = False,
+    debug: DebugOption = False,
 ) -> None:
     """Compare two runs: findings per 100 conversations for each rule, and the conversations
     (matched by id) that gained or lost findings."""
-    try:
-        status = _compare(
-            base,
-            new,
+
+    def act() -> int:
+        from auditor import run
+        from auditor.run import Invocation
+
+        invocation = Invocation(
+            paths=(base, new),
             output_format=output_format.value,
             output=output,
-            fail_on_increase=fail_on_increase,
             config_file=config_file,
-            jobs=_jobs(jobs),
             quiet=quiet,
+            jobs=_jobs(jobs),
         )
-    except typer.Exit:
-        raise
-    except AuditorError as exc:
-        _fail(str(exc))
-    except KeyboardInterrupt:
-        _stderr("audit: interrupted")
-        raise typer.Exit(130) from None
-    except BrokenPipeError:
-        _silence_stdout()
-        raise typer.Exit(1) from None
-    except Exception as exc:
-        if debug:
-            raise
-        _fail(f"internal error: {type(exc).__name__}: {exc} (run with --debug for a traceback)")
-    raise typer.Exit(status)
+        return run.compare(invocation, tuple(fail_on_increase or ()))
 
-
-def _compare(
-    base: str,
-    new: str,
-    *,
-    output_format: str,
-    output: str | None,
-    fail_on_increase: list[str] | None,
-    config_file: str | None,
-    jobs: int,
-    quiet: bool,
-) -> int:
-    from auditor import compare as comparing
-    from auditor import config, engine
-
-    file = config.read(config_file) if config_file else config.discover()
-    if fail_on_increase:
-        limits = comparing.parse_limits(fail_on_increase)
-    else:
-        limits = comparing.config_limits(file.values, file.error) if file is not None else {}
-    settings = config.build(file=file)
-    errors = []
-
-    def audit(path: str):  # type: ignore[no-untyped-def]
-        report = engine.audit([path], settings, jobs=jobs)
-        errors.extend(report.errors)
-        return report
-
-    result = comparing.compare(comparing.load(base, audit), comparing.load(new, audit), limits)
-    for error in errors:
-        _stderr(f"audit: error: {error.message}")
-    writers = {
-        "json": comparing.write_json,
-        "html": comparing.write_html,
-        "table": functools.partial(comparing.write_text, quiet=quiet),
-    }
-    write = writers[output_format]
-    if output is None:
-        out = _stdout()
-        try:
-            write(result, out)
-            out.flush()
-        except BrokenPipeError:
-            _silence_stdout()
-    else:
-        try:
-            with open(output, "w", encoding="utf-8", newline="\n") as out:
-                write(result, out)
-        except OSError as exc:
-            raise AuditorError(f"cannot write {output}: {exc.strerror or exc}") from exc
-    if errors:
-        return 2
-    return 1 if result.failed else 0
+    _exit(act, debug)
 
 
 def main() -> None:

@@ -468,7 +468,9 @@ def document(c: Comparison) -> dict[str, Any]:
 
 
 def write_json(c: Comparison, out: TextIO) -> None:
-    out.write(orjson.dumps(document(c), option=orjson.OPT_INDENT_2).decode() + "\n")
+    from auditor.reporters._escape import dumps
+
+    out.write(dumps(document(c), indent=True) + "\n")
 
 
 def write_html(c: Comparison, out: TextIO) -> None:
@@ -499,8 +501,14 @@ def _html_view(c: Comparison) -> dict[str, Any]:
             for row in c.rows
         ],
         "left_out": _left_out_lines(c),
+        "quiet_text": quiet_text(c),
         "limit_text": limit_text,
     }
+
+
+def quiet_text(c: Comparison) -> str:
+    n = c.quiet_rules
+    return f"{n:,} more rule{'' if n == 1 else 's'} ran in both and fired in neither."
 
 
 def _left_out_lines(c: Comparison) -> list[str]:
@@ -562,7 +570,7 @@ def text_lines(c: Comparison, quiet: bool = False) -> list[str]:
     else:
         lines.append("No finding in either run.")
     if c.quiet_rules:
-        lines.append(f"{c.quiet_rules} more rules ran in both and fired in neither.")
+        lines.append(quiet_text(c))
     lines.append("")
     lines.extend(_conversation_lines(c, safe))
     lines.extend(limit_text(limit) for limit in c.limits)

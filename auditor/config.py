@@ -31,13 +31,25 @@ from auditor import rules as registry
 from auditor.errors import ConfigError
 from auditor.findings import Severity
 from auditor.formats import FORMATS
+from auditor.model import ToolSpec
 from auditor.rules import FAMILIES, Rule
-from auditor.sources import MAX_RECORD_BYTES
+from auditor.sources import MAX_RECORD_BYTES, Exclude
 
 FAIL_ON = ("error", "warning", "note", "never")
 DEFAULT_FAIL_ON = "warning"
 PYPROJECT = "pyproject.toml"
-KEYS = ("select", "ignore", "fail-on", "exclude", "severity", "max-record-mb", "fail-on-increase")
+KEYS = (
+    "select",
+    "ignore",
+    "fail-on",
+    "exclude",
+    "severity",
+    "per-file-ignores",
+    "respect-gitignore",
+    "max-record-mb",
+    "tools",
+    "fail-on-increase",
+)
 """`fail-on-increase` is read by `audit compare` (`auditor.compare.config_limits`)."""
 TABLES = {name: prefix for prefix, name in FAMILIES.items()}
 """Option table name -> rule family prefix (`loops` -> `LP`)."""
@@ -59,9 +71,23 @@ class Settings:
     exclude: tuple[str, ...] = ()
     """Globs of paths not to read (see `sources.Exclude`)."""
     root: str = "."
-    """The directory `exclude` globs are relative to: the configuration file's own."""
+    """The directory `exclude` and `per-file-ignores` globs are relative to: the configuration
+    file's own."""
     max_record_bytes: int = MAX_RECORD_BYTES
     """A line or document larger than this is IN001, skipped unread (`max-record-mb`)."""
+    extend_exclude: tuple[str, ...] = ()
+    """`--exclude` globs, relative to the working directory."""
+    respect_gitignore: bool = True
+    """A directory walk leaves out what .gitignore files list."""
+    per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
+    """(glob, rule codes) pairs: findings of those rules in matching files are dropped."""
+    config_file: str | None = None
+    """The configuration file read, as errors name it; None when there is none."""
+    origins: dict[str, str] = field(default_factory=dict)
+    """Where each setting came from: `default`, the file's name or `command line`."""
+    tools: tuple[ToolSpec, ...] | None = None
+    """Tools declared from outside the logs (`--tools`, `tools`), for conversations that
+    declare none; None when no file was given."""
     timelines: bool = False
     """Also build a bounded timeline of each conversation with findings (`auditor.timeline`),
     for reporters that show one (`-f html`); the command line sets it, no configuration key."""
@@ -76,6 +102,18 @@ class Settings:
     def enabled(self, code: str) -> bool:
         return any(r.code == code for r in self.rules)
 
+    def excluder(self) -> Exclude:
+        """What `exclude` and `--exclude` leave out, each relative to its own directory."""
+        return Exclude(self.exclude, self.root).extend(self.extend_exclude, ".")
+
+    def ignored_in(self, path: str) -> frozenset[str]:
+        """The codes `per-file-ignores` drops for findings in `path`."""
+        codes: set[str] = set()
+        for glob, ignored in self.per_file_ignores:
+            if Exclude([glob], self.root)(path):
+                codes.update(ignored)
+        return frozenset(codes)
+
 
 @dataclass(frozen=True)
 class FileConfig:
@@ -88,12 +126,7 @@ class FileConfig:
 
     @property
     def name(self) -> str:
-        """The path as errors show it: relative to the current directory when that is shorter."""
-        try:
-            relative = os.path.relpath(self.path)
-        except ValueError:  # another drive on Windows
-            return str(self.path)
-        return relative if len(relative) <= len(str(self.path)) else str(self.path)
+        return shown(self.path)
 
     def table(self, sub: str | None = None) -> str:
         """How a table is named in an error: `[tool.auditor.loops] `, or `[loops] ` standalone."""
@@ -102,6 +135,15 @@ class FileConfig:
 
     def error(self, message: str, sub: str | None = None) -> ConfigError:
         return ConfigError(f"invalid config in {self.name}: {self.table(sub)}{message}")
+
+
+def shown(path: Path) -> str:
+    """A path as errors show it: relative to the current directory when that is shorter."""
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:  # another drive on Windows
+        return str(path)
+    return relative if len(relative) <= len(str(path)) else str(path)
 
 
 def discover(start: Path | None = None) -> FileConfig | None:
@@ -141,7 +183,11 @@ def _parse(path: Path) -> dict[str, Any]:
         reason = (exc.strerror or str(exc)).lower()
         raise ConfigError(f"cannot read config {path}: {reason}") from exc
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"invalid config in {path}: not valid TOML: {exc}") from exc
+        raise ConfigError(f"invalid config in {shown(path)}: not valid TOML: {exc}") from exc
+    except RecursionError as exc:  # tomllib recurses once per level of nesting
+        raise ConfigError(
+            f"invalid config in {shown(path)}: not valid TOML: arrays or tables nested too deeply"
+        ) from exc
 
 
 def _checked(config: FileConfig) -> FileConfig:
@@ -165,11 +211,18 @@ def _suggest(key: str, known: Sequence[str]) -> str:
     return f" (did you mean `{hint[0]}`?)" if hint else ""
 
 
-def split_codes(values: Iterable[str] | None) -> list[str]:
-    """`--select EX001,EX002 --select LP` -> ["EX001", "EX002", "LP"]."""
+def split_codes(values: Iterable[str] | None, option: str = "--select") -> list[str]:
+    """`--select EX001,EX002 --select LP` -> ["EX001", "EX002", "LP"].
+
+    A trailing comma is forgiven; a value with no code at all (`--select ""`) is an error,
+    as it would otherwise mean "no --select" and quietly fall back to the configuration.
+    """
     out: list[str] = []
     for value in values or ():
-        out.extend(part.strip() for part in value.split(",") if part.strip())
+        parts = [part.strip() for part in value.split(",") if part.strip()]
+        if not parts:
+            raise ConfigError(f'invalid {option} "{value}": it names no rule')
+        out.extend(parts)
     return out
 
 
@@ -177,27 +230,32 @@ def build(
     *,
     select: Iterable[str] | None = None,
     ignore: Iterable[str] | None = None,
+    extend_select: Iterable[str] | None = None,
+    extend_ignore: Iterable[str] | None = None,
     fail_on: str | None = None,
     input_format: str | None = None,
+    exclude: Iterable[str] | None = None,
+    respect_gitignore: bool | None = None,
     file: FileConfig | None = None,
+    tools: str | None = None,
 ) -> Settings:
     """Settings from the configuration file and the command line, which wins.
 
     Raises ConfigError naming what is wrong, and where.
     """
     values = file.values if file is not None else {}
-    file_select = _strings(file, values, "select")
-    file_ignore = _strings(file, values, "ignore")
-    if file is not None:
-        _check_selectors(file, "select", file_select)
-        _check_selectors(file, "ignore", file_ignore)
-    cli_select = split_codes(select)
-    if cli_select:
-        # As in ruff, the command line's --select starts the selection over.
-        selected, ignored = cli_select, []
-    else:
-        selected, ignored = file_select or ["ALL"], file_ignore
-    rules = registry.select(selected, ignored + split_codes(ignore))
+    origins: dict[str, str] = {}
+
+    def origin(key: str, from_command_line: bool) -> None:
+        origins[key] = (
+            "command line" if from_command_line else file.name if key in values else "default"
+        )
+
+    rules = _selection(file, select, ignore, extend_select, extend_ignore)
+    origin("select", bool(select))
+    origin("ignore", bool(ignore))
+    origins["extend-select"] = "command line" if extend_select else "default"
+    origins["extend-ignore"] = "command line" if extend_ignore else "default"
 
     level = fail_on
     if level is None and file is not None and "fail-on" in values:
@@ -207,12 +265,24 @@ def build(
     level = (level or DEFAULT_FAIL_ON).lower()
     if level not in FAIL_ON:
         raise ConfigError(f"invalid --fail-on `{fail_on}`: use one of {', '.join(FAIL_ON)}")
+    origin("fail-on", fail_on is not None)
 
     forced = None if input_format in (None, "", "auto") else input_format
     if forced is not None and forced not in FORMATS:
         raise ConfigError(
             f"unknown --input-format `{input_format}`: use auto or one of {', '.join(FORMATS)}"
         )
+    origins["input-format"] = "command line" if forced else "default"
+
+    gitignore = values.get("respect-gitignore", True)
+    if file is not None and not isinstance(gitignore, bool):
+        raise file.error(f"respect-gitignore must be true or false, got {_show(gitignore)}")
+    origin("respect-gitignore", respect_gitignore is not None)
+    origin("exclude", False)
+    origins["extend-exclude"] = "command line" if exclude else "default"
+    for key in ("severity", "per-file-ignores", *TABLES):
+        origin(key, False)
+    origin("tools", bool(tools))
     return Settings(
         rules=rules,
         fail_on=None if level == "never" else Severity(level),
@@ -221,8 +291,96 @@ def build(
         options=rule_options(file, registry.RULES) if file is not None else {},
         exclude=tuple(_strings(file, values, "exclude")),
         root=str(file.path.parent) if file is not None else ".",
+        extend_exclude=tuple(e for e in exclude or () if e.strip()),
+        respect_gitignore=gitignore if respect_gitignore is None else respect_gitignore,
+        per_file_ignores=_per_file_ignores(file) if file is not None else (),
+        config_file=file.name if file is not None else None,
+        origins=origins,
         max_record_bytes=_record_limit(file),
+        tools=_tools(tools, file, values),
     )
+
+
+def _tools(
+    given: str | None, file: FileConfig | None, values: Mapping[str, Any]
+) -> tuple[ToolSpec, ...] | None:
+    """The tools `--tools FILE` declares, else the configuration's `tools = "FILE"` (a path
+    relative to the configuration file)."""
+    from auditor import toolsfile
+
+    if given:
+        return toolsfile.read(given)
+    if file is None or "tools" not in values:
+        return None
+    path = values["tools"]
+    if not isinstance(path, str) or not path:
+        raise file.error(f"tools must be the path of a file, got {_show(path)}")
+    return toolsfile.read(file.path.parent / path, origin=f"tools file (from {file.name})")
+
+
+def _selection(
+    file: FileConfig | None,
+    select: Iterable[str] | None,
+    ignore: Iterable[str] | None,
+    extend_select: Iterable[str] | None,
+    extend_ignore: Iterable[str] | None,
+) -> tuple[Rule, ...]:
+    """The rules to run, in ruff's layers: the file's `select` minus its `ignore` (or, when
+    given, the command line's `--select` alone), plus `--extend-select`, minus `--ignore` and
+    `--extend-ignore`. IN001 always stays (`rules.ALWAYS`)."""
+    values = file.values if file is not None else {}
+    file_select = _strings(file, values, "select")
+    file_ignore = _strings(file, values, "ignore")
+    if file is not None:
+        _check_selectors(file, "select", file_select)
+        _check_selectors(file, "ignore", file_ignore)
+        for selector in file_ignore:
+            _in_file(file, "ignore", registry.check_ignorable, selector)
+    cli_select = split_codes(select, "--select")
+    added = split_codes(extend_select, "--extend-select")
+    removed = split_codes(ignore, "--ignore") + split_codes(extend_ignore, "--extend-ignore")
+    for selector in removed:
+        registry.check_ignorable(selector)
+    if cli_select:
+        # As in ruff, the command line's --select starts the selection over.
+        enabled = _codes(cli_select)
+    else:
+        enabled = _codes(file_select or ["ALL"]) - _codes(file_ignore)
+    enabled = (enabled | _codes(added)) - _codes(removed)
+    return registry.select(sorted(enabled))
+
+
+def _codes(selectors: Iterable[str]) -> set[str]:
+    return {rule.code for selector in selectors for rule in registry.matching(selector)}
+
+
+def _in_file(file: FileConfig, key: str, check: Any, *args: Any, sub: str | None = None) -> Any:
+    """`check(*args)`, its ConfigError restated as an error of `key` in the file."""
+    try:
+        return check(*args)
+    except ConfigError as exc:
+        raise file.error(f"{key}: {exc}", sub) from exc
+
+
+def _per_file_ignores(file: FileConfig) -> tuple[tuple[str, frozenset[str]], ...]:
+    """`[tool.auditor.per-file-ignores]`: glob = [rules], as `exclude` matches globs."""
+    table = file.values.get("per-file-ignores", {})
+    if not isinstance(table, dict):
+        raise file.error(f"per-file-ignores must be a table of glob = [rules], got {_show(table)}")
+    entries = []
+    for glob, selectors in table.items():
+        if not _is_strings(selectors):
+            raise file.error(
+                f"{glob} must be a list of rule codes, prefixes or names, got {_show(selectors)}",
+                "per-file-ignores",
+            )
+        codes: set[str] = set()
+        for selector in selectors:
+            _in_file(file, glob, registry.check_ignorable, selector, sub="per-file-ignores")
+            matched = _in_file(file, glob, registry.matching, selector, sub="per-file-ignores")
+            codes.update(rule.code for rule in matched)
+        entries.append((glob, frozenset(codes)))
+    return tuple(entries)
 
 
 def _record_limit(file: FileConfig | None) -> int:
@@ -243,10 +401,7 @@ def _strings(file: FileConfig | None, values: Mapping[str, Any], key: str) -> li
 
 def _check_selectors(file: FileConfig, key: str, selectors: Sequence[str]) -> None:
     for selector in selectors:
-        try:
-            registry.matching(selector)
-        except ConfigError as exc:
-            raise file.error(f"{key}: {exc}") from exc
+        _in_file(file, key, registry.matching, selector)
 
 
 def _severities(file: FileConfig) -> dict[str, Severity]:
@@ -347,7 +502,7 @@ def _is_strings(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
-def _show(value: Any) -> str:
+def _show(value: Any, depth: int = 0) -> str:
     """A value as an error shows it: strings quoted, tables and lists by their TOML look."""
     if isinstance(value, str):
         return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
@@ -356,5 +511,8 @@ def _show(value: Any) -> str:
     if isinstance(value, dict):
         return "a table"
     if isinstance(value, list):
-        return "[" + ", ".join(_show(v) for v in value[:5]) + (", …]" if len(value) > 5 else "]")
+        if depth >= 3:
+            return "[…]"
+        shown = ", ".join(_show(v, depth + 1) for v in value[:5])
+        return "[" + shown + (", …]" if len(value) > 5 else "]")
     return str(value)

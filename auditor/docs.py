@@ -20,7 +20,7 @@ DEMO_BEGIN = (
 )
 DEMO_END = "<!-- demo:end -->"
 DEMO = "fixtures/demo/"
-DEMO_WIDTH = 96
+DEMO_WIDTH = 80
 
 
 def rule_table() -> str:
@@ -32,25 +32,20 @@ def rule_table() -> str:
 
 
 def demo_output(root: Path) -> str:
-    """What `audit fixtures/demo/` prints in a 96-column terminal without colour."""
+    """What `make run` (`audit fixtures/demo/ -f table`) prints in an 80-column terminal
+    without colour."""
     from auditor import config, engine
     from auditor.report import Context
     from auditor.reporters import writer
 
     cwd = os.getcwd()
     os.chdir(root)
-    old = os.environ.get("COLUMNS")
-    os.environ["COLUMNS"] = str(DEMO_WIDTH)
     try:
         report = engine.audit([DEMO], config.build())
         out = io.StringIO()
-        writer("table")(report, out, Context())
+        writer("table")(report, out, Context(width=DEMO_WIDTH, color=False))
     finally:
         os.chdir(cwd)
-        if old is None:
-            del os.environ["COLUMNS"]
-        else:
-            os.environ["COLUMNS"] = old
     return "```\n" + out.getvalue() + "```"
 
 

@@ -1,4 +1,18 @@
-"""read -> normalise -> replay -> rules -> sorted findings; a rule that crashes is reported."""
+"""read -> normalise -> replay -> rules -> sorted findings; a rule that crashes is reported.
+
+Tool sets: a conversation's own declarations win; else the tools of `--tools` (`Settings.tools`);
+else its tools are inferred from its input file: every tool some conversation of the file
+called and got a result from that was not an error (and, for what no tool of the file does,
+those of the run's other logs of the same format: one run often spreads a benchmark's tasks
+over files; never another format's). Those sets are known only once every file was read,
+which with `--jobs` happens in several worker processes, so a rule that needs them (FB003)
+yields its findings with `deferred` data instead of deciding them; each source reports its
+tools and those findings (keyed by fingerprint, as lines are resolved and unread records
+regrouped in place), and `audit_plan` decides them (`Rule.resolve`) after merging every source
+in input order. The report is thus the same with any number of jobs, memory holds sets of
+tool names and the few undecided findings, and rules stay functions of one replayed
+conversation.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +23,10 @@ import os
 import re
 from bisect import insort
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
+from typing import IO, Any, Protocol
 
 from auditor import sources, timeline
 from auditor.config import Settings
@@ -21,12 +36,23 @@ from auditor.formats import detect as detect_format
 from auditor.jsonpos import pointer_lines
 from auditor.model import Conversation, validate
 from auditor.replay import ApprovalOptions, replay
-from auditor.report import Counts, Gap, Report, RunError
+from auditor.report import Counts, FileSummary, Gap, Report, RunError, Unread
 from auditor.rules import BY_CODE, REQUIREMENTS, Rule
 from auditor.rules import invalid_record as in001
 from auditor.rules import unrecognized_record as in002
 
-Progress = Callable[[str], None]
+
+class Progress(Protocol):
+    """What the engine tells a progress display (`auditor.progress.Bar`)."""
+
+    def opened(self, raw: IO[bytes]) -> None:
+        """A file being read in this process: how far it got is `raw.tell()`."""
+
+    def step(self, conversations: int, findings: int) -> None:
+        """A record of the file being read in this process was audited (counts so far)."""
+
+    def finished(self, source: sources.Source, conversations: int, findings: int) -> None:
+        """A source (or a span of one) is done, here or in a worker."""
 
 
 @dataclass
@@ -38,22 +64,24 @@ class _Result:
     skipped: dict[tuple[str, str], int] = field(default_factory=lambda: defaultdict(int))
     """(rule code, reason) -> conversations that rule could not examine."""
     errors: list[RunError] = field(default_factory=list)
-    unread: dict[tuple[str, str], _Unread] = field(default_factory=dict)
+    unread: list[Unread] = field(default_factory=list)
+    """Files a directory walk found and did not audit."""
+    formats: dict[str, int] = field(default_factory=dict)
+    """Records read per log format."""
+    repeats: dict[tuple[str, str], _Repeats] = field(default_factory=dict)
     """IN001/IN002 findings by (code, shape): reported one by one up to a limit, then counted."""
     deferred: list[int] = field(default_factory=list)
     """Lines of a span (`--jobs`) holding records of a format whose conversations span lines:
     the parent reads them after every span of the file, so no conversation is cut."""
+    tools: dict[str, set[str]] = field(default_factory=dict)
+    """Log format -> the tools that answered a call with something other than an error."""
+    untooled: dict[str, int] = field(default_factory=dict)
+    """Log format -> conversations with neither declared nor given tools."""
+    undecided: dict[str, tuple[str, Any]] = field(default_factory=dict)
+    """Fingerprint -> (log format, data) of findings a rule decides once the tools inferred
+    from the file are known (`Violation.deferred`)."""
     timelines: list[timeline.Timeline] = field(default_factory=list)
     """With `Settings.timelines`: one per conversation that got findings."""
-
-    def absorb(self, other: _Result) -> None:
-        """Add another result's findings, counts, gaps, errors and timelines (not its groups)."""
-        self.findings.extend(other.findings)
-        self.timelines.extend(other.timelines)
-        self.counts += other.counts
-        for key, n in other.skipped.items():
-            self.skipped[key] += n
-        self.errors.extend(other.errors)
 
 
 class _FileMerge:
@@ -67,32 +95,36 @@ class _FileMerge:
         self.settings = settings
         self.source = source
         self.path = source.path if source is not None else None
-        self.unread: dict[tuple[str, str], _Unread] = {}
+        self.repeats: dict[tuple[str, str], _Repeats] = {}
         self.deferred: list[int] = []
 
     def add(self, result: _Result) -> None:
-        for key, group in result.unread.items():
-            mine = self.unread.get(key)
-            if mine is None:
-                self.unread[key] = group
-            else:
-                mine.absorb(group)
+        _join(self.repeats, result.repeats)
         self.deferred.extend(result.deferred)
 
-    def finish(self) -> _Result:
+    def finish(self) -> _Result | None:
+        """What the file still holds: its deferred lines audited, its groups as findings."""
+        if self.source is None or not (self.repeats or self.deferred):
+            return None
         result = _Result()
-        if self.deferred and self.source is not None:
+        if self.deferred:
             whole = replace(self.source, span=None)
             result = audit_source(whole, self.settings, only=self.deferred)
-            for key, group in result.unread.items():
-                mine = self.unread.get(key)
-                if mine is None:
-                    self.unread[key] = group
-                else:
-                    mine.absorb(group)
-        for group in self.unread.values():
-            result.findings.extend(group.findings())
+            _join(self.repeats, result.repeats)
+        settings = self.settings
+        dropped = settings.ignored_in(self.source.path) if settings.per_file_ignores else ()
+        for (code, _), group in self.repeats.items():
+            if code not in dropped:
+                result.findings.extend(group.findings())
         return result
+
+
+def _join(mine: dict[tuple[str, str], _Repeats], theirs: dict[tuple[str, str], _Repeats]) -> None:
+    for key, group in theirs.items():
+        if key in mine:
+            mine[key].absorb(group)
+        else:
+            mine[key] = group
 
 
 def audit(
@@ -101,34 +133,80 @@ def audit(
     progress: Progress | None = None,
     jobs: int = 1,
 ) -> Report:
-    """Audit every path and return the sorted report.
+    """Audit every path and return the sorted report."""
+    return audit_plan(plan(paths, settings), settings, progress, jobs)
+
+
+def audit_plan(
+    planned: Iterable[Planned],
+    settings: Settings,
+    progress: Progress | None = None,
+    jobs: int = 1,
+) -> Report:
+    """Audit what `plan` found and return the sorted report.
 
     With `jobs` > 1, files (and large JSON Lines files cut into spans of whole lines) are
     audited in worker processes; their results are merged in input order, so the report is
     the same, byte for byte, as with one job.
     """
-    run = _Result()
+    findings: list[Finding] = []
+    counts = Counts()
+    skipped: dict[tuple[str, str], int] = defaultdict(int)
+    errors: list[RunError] = []
+    unread: list[Unread] = []
+    files: list[FileSummary] = []
+    timelines: list[timeline.Timeline] = []
+    tooled: dict[str, _Result] = {}  # input file -> its inferred tools and undecided findings
+    if jobs > 1:
+        planned = _split(planned, settings, jobs)
     file = _FileMerge(settings, None)
-    for item in _results(_plan(paths, settings, jobs), settings, jobs):
+
+    def take(source: sources.Source, result: _Result, continued: bool) -> None:
+        nonlocal counts
+        if not result.unread:
+            _summarise(files, source, result, continued)
+        merged = tooled.setdefault(source.path, _Result())
+        for fmt, names in result.tools.items():
+            merged.tools.setdefault(fmt, set()).update(names)
+        for fmt, n in result.untooled.items():
+            merged.untooled[fmt] = merged.untooled.get(fmt, 0) + n
+        merged.undecided.update(result.undecided)
+        findings.extend(result.findings)
+        counts += result.counts
+        for key, n in result.skipped.items():
+            skipped[key] += n
+        errors.extend(result.errors)
+        unread.extend(result.unread)
+        timelines.extend(result.timelines)
+
+    def close(file: _FileMerge) -> None:
+        rest = file.finish()
+        if rest is not None and file.source is not None:
+            take(file.source, rest, True)
+
+    for item in _results(iter(planned), settings, jobs, progress):
         if isinstance(item, RunError):
-            run.errors.append(item)
+            errors.append(item)
             continue
         if isinstance(item, Counts):
-            run.counts += item
+            counts += item
+            continue
+        if isinstance(item, Unread):
+            unread.append(item)
             continue
         source, result = item
-        if source.path != file.path:
-            run.absorb(file.finish())
+        if source.path != file.path or source.span is None or source.span.start == 0:
+            close(file)
             file = _FileMerge(settings, source)
         if progress is not None:
-            progress(source.path)
+            progress.finished(source, result.counts.conversations, len(result.findings))
         file.add(result)
-        run.absorb(result)
-    run.absorb(file.finish())
-    findings, counts, skipped, errors = run.findings, run.counts, run.skipped, run.errors
+        take(source, result, source.span is not None and source.span.start > 0)
+    close(file)
+    findings = _decide(findings, tooled, skipped, settings)
     findings.sort(key=Finding.sort_key)
-    # Sorted, not in completion order: spans defer some conversations to the end of their file.
-    run.timelines.sort(key=timeline.Timeline.sort_key)
+    if timelines:
+        timelines = _shown(timelines, findings)
     return Report(
         tuple(findings),
         counts,
@@ -136,23 +214,113 @@ def audit(
         _gaps(skipped),
         tuple(errors),
         severity=dict(settings.severity),
-        timelines=tuple(run.timelines),
+        unread=tuple(unread),
+        files=tuple(files),
+        timelines=tuple(timelines),
     )
 
 
-Planned = sources.Source | RunError | Counts
+def _shown(timelines: list[timeline.Timeline], findings: list[Finding]) -> list[timeline.Timeline]:
+    """The timelines of conversations that still have findings once the undecided ones are
+    decided (a rule may drop them), sorted, not in completion order: spans defer some
+    conversations to the end of their file."""
+    kept = {(f.path, f.conversation) for f in findings if f.conversation is not None}
+    shown = [t for t in timelines if (t.path, t.conversation) in kept]
+    shown.sort(key=timeline.Timeline.sort_key)
+    return shown
 
 
-def _plan(paths: Iterable[str], settings: Settings, jobs: int) -> Iterator[Planned]:
-    """What to audit, in input order: sources (large files cut into spans when jobs > 1),
-    errors for unreadable paths, and counts for excluded ones."""
-    exclude = sources.Exclude(settings.exclude, settings.root)
-    for item in sources.discover(paths, exclude):
+def _summarise(
+    files: list[FileSummary], source: sources.Source, result: _Result, continued: bool
+) -> None:
+    """One line of `-v` per file; what the spans of a file cut for --jobs found, and what its
+    groups and deferred lines add at its end (`continued`), are added together."""
+    formats = dict(result.formats)
+    c = result.counts
+    if files and continued:
+        last = files.pop()
+        for name, n in last.formats:
+            formats[name] = formats.get(name, 0) + n
+        c = c + Counts(records=last.records, conversations=last.conversations)
+        found = last.findings + len(result.findings)
+    else:
+        found = len(result.findings)
+    files.append(
+        FileSummary(source.name, tuple(formats.items()), c.records, c.conversations, found)
+    )
+
+
+UNTOOLED = "no tools declared, given with --tools, or inferred from the calls of its logs"
+
+
+def _decide(
+    findings: list[Finding],
+    tooled: dict[str, _Result],
+    skipped: dict[tuple[str, str], int],
+    settings: Settings,
+) -> list[Finding]:
+    """The findings with each undecided one decided by its rule, given the inferred tools."""
+    run: dict[str, set[str]] = defaultdict(set)  # log format -> tools, over every file
+    undecided: dict[str, tuple[frozenset[str], frozenset[str], str, Any]] = {}
+    for merged in tooled.values():
+        for fmt, names in merged.tools.items():
+            run[fmt] |= names
+    for merged in tooled.values():
+        for key, (fmt, data) in merged.undecided.items():
+            own = frozenset(merged.tools.get(fmt, ()))
+            undecided[key] = (own, frozenset(run[fmt]), fmt, data)
+        for fmt, n in merged.untooled.items():
+            if n and not run[fmt]:
+                for rule in settings.rules:
+                    if rule.resolve is not None:
+                        skipped[(rule.code, UNTOOLED)] += n
+    if not undecided:
+        return findings
+    kept = []
+    for finding in findings:
+        entry = undecided.get(finding.fingerprint)
+        resolve = BY_CODE[finding.code].resolve
+        if entry is None or resolve is None:
+            kept.append(finding)
+            continue
+        own, kin, fmt, data = entry
+        # the tools of its file first; then those of the run's other logs of its format (one
+        # benchmark run spread over files), never another format's (SWE-agent's `create`
+        # says nothing of a multi-agent chat)
+        outcome = resolve(data, own, "this file")
+        if outcome is None and kin != own:
+            outcome = resolve(data, kin, f"another {fmt} log of this run")
+        if outcome is not None:
+            message, tool = outcome
+            kept.append(replace(finding, message=message, tool=tool))
+    return kept
+
+
+Planned = sources.Source | RunError | Counts | Unread
+
+
+def plan(paths: Iterable[str], settings: Settings) -> Iterator[Planned]:
+    """What to audit, in input order: sources, errors for unreadable paths, counts for
+    excluded and gitignored ones, and the files of other types a walk found. Nothing is read
+    yet."""
+    exclude = settings.excluder()
+    for item in sources.discover(paths, exclude, gitignore=settings.respect_gitignore):
         if isinstance(item, sources.PathError):
             yield RunError("path", f"{item.path}: {item.reason}", item.path)
         elif isinstance(item, sources.Excluded):
             yield Counts(excluded=1)
-        elif jobs > 1:
+        elif isinstance(item, sources.Ignored):
+            yield Counts(gitignored=1)
+        elif isinstance(item, sources.Skipped):
+            yield Unread(item.path, "type")
+        else:
+            yield item
+
+
+def _split(planned: Iterable[Planned], settings: Settings, jobs: int) -> Iterator[Planned]:
+    """The plan with large files cut into spans, for `jobs` worker processes."""
+    for item in planned:
+        if isinstance(item, sources.Source):
             yield from _spans(item, settings, jobs)
         else:
             yield item
@@ -160,25 +328,33 @@ def _plan(paths: Iterable[str], settings: Settings, jobs: int) -> Iterator[Plann
 
 def _spans(source: sources.Source, settings: Settings, jobs: int) -> list[sources.Source]:
     """The spans a file may be audited in, in parallel; the file whole when a span starts with
-    a format whose conversations span lines (spans defer such lines to the parent)."""
+    a format whose conversations span lines (spans defer such lines to the parent, which would
+    then read them all), or when it may be a side-car (decided on the whole file)."""
     parts = sources.split(source, jobs * 4)
     if len(parts) == 1:
         return parts
     reader = FileReader(settings.input_format)
-    for part in parts:
-        first = next(iter(sources.read(part, settings.max_record_bytes)), None)
-        if isinstance(first, sources.Record) and _grouped(reader, first):
-            return [source]  # a stream of sessions: its spans would defer every line
+    for i, part in enumerate(parts):
+        first = next(iter(sources.read(part, limit=settings.max_record_bytes)), None)
+        if not isinstance(first, sources.Record):
+            continue
+        if _grouped(reader, first):
+            return [source]
+        if i == 0 and _may_be_sidecar(source, settings) and _format(reader, first) is None:
+            return [source]
     return parts
 
 
 def _results(
-    plan: Iterator[Planned], settings: Settings, jobs: int
-) -> Iterator[RunError | Counts | tuple[sources.Source, _Result]]:
+    plan: Iterator[Planned], settings: Settings, jobs: int, progress: Progress | None = None
+) -> Iterator[Planned | tuple[sources.Source, _Result]]:
     """Each planned item with its result, in plan order."""
     if jobs <= 1:
         for item in plan:
-            yield (item, audit_source(item, settings)) if isinstance(item, sources.Source) else item
+            if isinstance(item, sources.Source):
+                yield item, audit_source(item, settings, progress)
+            else:
+                yield item
         return
     items = list(plan)
     parallel = [i for i in items if isinstance(i, sources.Source) and i.path != "-"]
@@ -193,7 +369,7 @@ def _results(
             if not isinstance(item, sources.Source):
                 yield item
             elif item.path == "-":  # stdin belongs to this process
-                yield item, audit_source(item, settings)
+                yield item, audit_source(item, settings, progress)
             else:
                 yield item, next(done)
 
@@ -211,36 +387,55 @@ def _work(source: sources.Source) -> _Result:
     return audit_source(source, _worker_settings)
 
 
+def _may_be_sidecar(source: sources.Source, settings: Settings) -> bool:
+    """A file found by walking a directory, read whole, with no format forced: it may be a
+    side-car (`package.json`, `tools.json`, a `.txt` of notes) rather than a log."""
+    return not source.explicit and source.span is None and settings.input_format is None
+
+
 def audit_source(
-    source: sources.Source, settings: Settings, only: list[int] | None = None
+    source: sources.Source,
+    settings: Settings,
+    progress: Progress | None = None,
+    only: list[int] | None = None,
 ) -> _Result:
     """Audit one file (or stdin), or a span of it; with `only`, just those lines of it.
 
+    A side-car file (see `_may_be_sidecar`) none of whose records has the shape of any log is
+    not audited: it is listed as unread, with no IN002 for each of its records. A file named
+    on the command line, or holding one record of a known shape, gets IN002 for the others.
     In a span (`--jobs`), records of a format whose conversations run over several lines are
     not read but deferred (`_Result.deferred`): the parent reads them all, in order, with
     `only`, once every span of the file is done.
     """
     result = _Result()
-    auditor = _Auditor(settings, result)
+    dropped = settings.ignored_in(source.path) if settings.per_file_ignores else frozenset()
+    auditor = _Auditor(settings, result, dropped)
     reader = FileReader(settings.input_format, _rereader(source, settings, only))
-    walked_text = source.kind == "text" and not source.explicit
-    records = 0
+    records = invalid = 0
+    sidecar = _may_be_sidecar(source, settings) and only is None
+    kind = "no log shape"
+    limit = settings.max_record_bytes
     try:
-        limit = settings.max_record_bytes
-        stream = sources.read(source, limit) if only is None else sources.read_only(source, only)
+        if only is None:
+            stream = sources.read(source, progress.opened if progress else None, limit)
+        else:
+            stream = sources.read_only(source, only)
         for record in stream:
             records += 1
+            if progress is not None:
+                progress.step(result.counts.conversations, len(result.findings))
             if isinstance(record, sources.InvalidRecord):
-                if walked_text:  # found by a walk and not even text: not a transcript
-                    result.counts += Counts(skipped_files=1)
-                    records -= 1
+                if sidecar and source.kind == "text":
+                    kind = "no transcript"  # not even text: a walk found no transcript here
                     continue
+                invalid += 1
                 auditor.invalid(record)
                 continue
-            if _foreign(record, source) and detect_format(record) is None:
-                result.counts += Counts(skipped_files=1)
-                records -= 1
-                continue
+            if sidecar and detect_format(record) is not None:
+                sidecar = False
+            elif sidecar and record.kind == "text":
+                kind = "no transcript"
             if source.span is not None and _grouped(reader, record):
                 result.deferred.append(record.location.line or 0)
                 continue
@@ -254,16 +449,20 @@ def audit_source(
         auditor.route_unread(start)
     except OSError as exc:
         result.errors.append(
-            RunError("path", f"{source.path}: {sources.os_reason(exc)}", source.path)
+            RunError("path", f"{source.name}: {sources.os_reason(exc)}", source.name)
         )
+    if sidecar and records and not invalid and not result.errors:
+        return _Result(unread=[Unread(source.path, kind)])
+    if dropped:
+        result.findings = [f for f in result.findings if f.code not in dropped]
     # A file cut into spans for --jobs is one file: its first span counts it; deferred lines
     # were counted by their span.
-    spanned = source.span is not None and source.span.start > 0
     if only is not None:
-        records, files = 0, 0
+        records = files = 0
     else:
-        files = 0 if spanned else 1
-    result.counts += Counts(files=files, records=records)
+        files = 0 if source.span is not None and source.span.start > 0 else 1
+    result.counts = result.counts + Counts(files=files, records=records)
+    result.formats = reader.seen
     return result
 
 
@@ -282,30 +481,31 @@ def _rereader(
             return None
     except OSError:
         return None
-    return lambda: sources.read(source, settings.max_record_bytes)
+    return lambda: sources.read(source, limit=settings.max_record_bytes)
+
+
+def _format(reader: FileReader, record: sources.Record) -> object | None:
+    try:
+        return reader.format_of(record)
+    except Exception:  # the record boundary reports it when the record is read
+        return None
 
 
 def _grouped(reader: FileReader, record: sources.Record) -> bool:
     """The record is of a format whose conversations span records (it has a Collector)."""
-    try:
-        fmt = reader.format_of(record)
-    except Exception:  # the record boundary reports it when the record is read
-        return False
-    return fmt is not None and hasattr(fmt, "Collector")
-
-
-def _foreign(record: sources.Record, source: sources.Source) -> bool:
-    """A whole file found by walking a directory, which may hold no transcript at all (a `.txt`
-    of prose, a `package.json`): skipped and counted when no format knows it, not reported."""
-    return not source.explicit and (record.kind == "text" or record.document is not None)
+    return hasattr(_format(reader, record), "Collector")
 
 
 class _Auditor:
     """Turns the items a format yields into findings, running the rules on each conversation."""
 
-    def __init__(self, settings: Settings, result: _Result) -> None:
+    def __init__(
+        self, settings: Settings, result: _Result, ignored: Collection[str] = frozenset()
+    ) -> None:
         self.settings = settings
         self.result = result
+        self.ignored = ignored
+        """Codes `per-file-ignores` drops in this file: no timeline marks their findings."""
         self.in001 = BY_CODE[in001.CODE] if settings.enabled(in001.CODE) else None
         self.in002 = BY_CODE[in002.CODE] if settings.enabled(in002.CODE) else None
         self.checks = [
@@ -339,9 +539,9 @@ class _Auditor:
 
     def _unread(self, finding: Finding) -> None:
         key = (finding.code, _shape(finding.message))
-        group = self.result.unread.get(key)
+        group = self.result.repeats.get(key)
         if group is None:
-            group = self.result.unread[key] = _Unread()
+            group = self.result.repeats[key] = _Repeats()
         group.add(finding)
 
     def feed(self, items: Iterable[Conversation | Problem], record: sources.Record | None) -> None:
@@ -373,6 +573,9 @@ class _Auditor:
 
     def conversation(self, conversation: Conversation) -> None:
         result = self.result
+        given = conversation.tools is None and self.settings.tools is not None
+        if given:
+            conversation = replace(conversation, tools=self.settings.tools)
         try:
             validate(conversation)
             rep = replay(conversation, self.approvals)
@@ -381,7 +584,22 @@ class _Auditor:
             reason = f"conversation {excerpt(conversation.id, 60)} {unreadable(exc)}"
             self._problem(Problem(where, reason, conversation.id))
             return
-        result.counts = result.counts + Counts(conversations=1, assistant_turns=len(rep.turns))
+        if given:
+            tools = Counts(tools_given=1)
+        elif conversation.tools is not None:
+            tools = Counts(tools_declared=1)
+        else:
+            tools = Counts(tools_inferred=1)
+            fmt = conversation.format
+            result.untooled[fmt] = result.untooled.get(fmt, 0) + 1
+        result.counts = (
+            result.counts + Counts(conversations=1, assistant_turns=len(rep.turns)) + tools
+        )
+        result.tools.setdefault(conversation.format, set()).update(
+            e.call.name
+            for e in rep.exchanges
+            if e.caller == "assistant" and e.result is not None and not e.failed
+        )
         start = len(result.findings)
         key: str | None = None
         for rule, options in self.checks:
@@ -393,7 +611,13 @@ class _Auditor:
                 for violation in rule.check(rep, options):  # type: ignore[misc]
                     if key is None:
                         key = conversation_key(conversation)
-                    result.findings.append(self._finding(rule, violation, conversation.id, key))
+                    finding = self._finding(rule, violation, conversation.id, key)
+                    if violation.deferred is not None:
+                        result.undecided[finding.fingerprint] = (
+                            conversation.format,
+                            violation.deferred,
+                        )
+                    result.findings.append(finding)
             except Exception as exc:  # a crashing rule is reported and the run goes on
                 result.errors.append(
                     RunError(
@@ -405,10 +629,17 @@ class _Auditor:
                     )
                 )
         if self.settings.timelines and len(result.findings) > start:
-            hits = [(f.turn, f.evidence) for f in result.findings[start:]]
-            # A page without this timeline (it says so) beats no page.
-            with contextlib.suppress(Exception):
-                result.timelines.append(timeline.build(conversation, hits))
+            self._timeline(conversation, result.findings[start:])
+
+    def _timeline(self, conversation: Conversation, findings: list[Finding]) -> None:
+        """The conversation's bounded timeline, its findings marked (not those `per-file-ignores`
+        drops: a conversation left with none gets no timeline)."""
+        hits = [(f.turn, f.evidence) for f in findings if f.code not in self.ignored]
+        if not hits:
+            return
+        # A page without this timeline (it says so) beats no page.
+        with contextlib.suppress(Exception):
+            self.result.timelines.append(timeline.build(conversation, hits))
 
     def _severity(self, rule: Rule, v: Violation) -> Severity:
         """The configured severity of the rule, else the finding's own, else the rule's default."""
@@ -448,7 +679,7 @@ def _shape(message: str) -> str:
     return _NUMBERS.sub("#", message)
 
 
-class _Unread:
+class _Repeats:
     """The IN findings of one kind in one file: the first `UNREAD_SHOWN` in file order, and how
     many more there are with the first few of them, so that a megabyte of `{}` lines is one
     screen, not a million findings. Joining two groups gives what one group would have been
@@ -480,7 +711,7 @@ class _Unread:
             insort(sample, finding, key=Finding.sort_key)
             sample.pop()
 
-    def absorb(self, other: _Unread) -> None:
+    def absorb(self, other: _Repeats) -> None:
         for finding in other.shown:
             self.add(finding)
         self.more += other.more - len(other.sample)

@@ -83,6 +83,10 @@ class Violation:
     severity: Severity | None = None
     """A severity other than the rule's default for this finding (LP001 escalates long loops);
     a severity configured for the rule still wins."""
+    deferred: Any = None
+    """Set when the finding holds only if the tools inferred from the whole input file agree:
+    what the rule's `resolve(deferred, tools)` needs to decide it once every conversation of
+    the file was read (picklable: a worker process may yield it)."""
 
 
 @dataclass(frozen=True, slots=True)

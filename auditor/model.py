@@ -156,6 +156,9 @@ class Conversation:
     """True when `id` comes from the log itself, so it survives edits to the file around it."""
     complete: bool = True
     """False for snapshots (a gateway exchange) where a trailing pending call is normal."""
+    instructions: str = ""
+    """What the agent was told that the log keeps beside its messages, not as a system message
+    (tau2's domain policy); empty when the messages hold it."""
 
 
 class ModelError(TypeError):
@@ -172,6 +175,8 @@ def validate(conversation: Conversation) -> None:
     """
     if type(conversation.id) is not str or type(conversation.messages) is not tuple:
         raise ModelError("conversation id or messages of the wrong type")
+    if type(conversation.instructions) is not str:
+        raise ModelError("conversation instructions are not a string")
     for message in conversation.messages:
         if type(message) is not Message:
             raise ModelError(f"message of type {type(message).__name__}")

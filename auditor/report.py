@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -23,10 +24,16 @@ class Counts:
     """Non-blank JSON Lines lines plus whole documents and text files, readable or not."""
     conversations: int = 0
     assistant_turns: int = 0
-    skipped_files: int = 0
-    """Files found by walking a directory that hold no transcript (a `.txt` of prose)."""
     excluded: int = 0
-    """Paths (files or whole directories) left unread by the configuration's `exclude`."""
+    """Paths (files or whole directories) left unread by `exclude`."""
+    gitignored: int = 0
+    """Paths (files or whole directories) a directory walk left unread because of a .gitignore."""
+    tools_declared: int = 0
+    """Conversations whose log declares their tools."""
+    tools_given: int = 0
+    """Conversations whose tools came from `--tools` / `[tool.auditor] tools`."""
+    tools_inferred: int = 0
+    """Conversations whose tools are inferred from the calls in their input file (or run)."""
 
     def __add__(self, other: Counts) -> Counts:
         return Counts(
@@ -34,9 +41,61 @@ class Counts:
             self.records + other.records,
             self.conversations + other.conversations,
             self.assistant_turns + other.assistant_turns,
-            self.skipped_files + other.skipped_files,
             self.excluded + other.excluded,
+            self.gitignored + other.gitignored,
+            self.tools_declared + other.tools_declared,
+            self.tools_given + other.tools_given,
+            self.tools_inferred + other.tools_inferred,
         )
+
+
+@dataclass(frozen=True)
+class Unread:
+    """A file a directory walk found and did not audit."""
+
+    path: str
+    reason: str
+    """`type` (its name promises no log: `notes.md`), `no log shape` (JSON none of whose
+    records is a log: `package.json`) or `no transcript` (a `.txt` of prose)."""
+
+    @property
+    def kind(self) -> str:
+        """How a summary groups it: `*.md`, `JSON of no log shape`, `text of no transcript`."""
+        if self.reason == "type":
+            name = os.path.basename(self.path)
+            suffix = os.path.splitext(name)[1].lower()
+            return f"*{suffix}" if suffix else name
+        return "text of no transcript" if self.reason == "no transcript" else "JSON of no log shape"
+
+
+def plural(n: int, word: str, words: str | None = None) -> str:
+    """`1 file`, `2 files`, `1,204 conversations`."""
+    return f"{n:,} {word if n == 1 else words or word + 's'}"
+
+
+@dataclass(frozen=True)
+class Stale:
+    """A baseline entry no finding matched: what it recorded, and how many are gone."""
+
+    fingerprint: str
+    count: int
+    code: str | None = None
+    path: str | None = None
+    conversation: str | None = None
+    turn: int | None = None
+    message: str | None = None
+
+
+@dataclass(frozen=True)
+class FileSummary:
+    """What one file held (`-v`)."""
+
+    path: str
+    formats: tuple[tuple[str, int], ...]
+    """(format name, records read as that format), in order of first appearance."""
+    records: int
+    conversations: int
+    findings: int
 
 
 @dataclass(frozen=True)
@@ -69,7 +128,18 @@ class Context:
     quiet: bool = False
     """Findings only: no summary, no coverage."""
     notes: TextIO | None = None
-    """Where a format that has no room for coverage (jsonl) writes it instead: stderr."""
+    """Where a format that has no room for coverage (jsonl, concise) writes it instead: stderr."""
+    color: bool | None = None
+    """Colour the output; None: when it goes to a terminal (the `--color` default)."""
+    width: int | None = None
+    """Columns for the table; None: the terminal's, else COLUMNS, else 120."""
+    show_evidence: bool = False
+    """The table shows each finding's evidence (`--show-evidence`, `-v`)."""
+    whole: bool = False
+    """The table shows whole messages instead of at most two lines of each (`-v`)."""
+    root: str | None = None
+    """The directory relative paths are relative to in SARIF and GitLab reports (the
+    repository's root); None: the working directory."""
 
 
 @dataclass(frozen=True)
@@ -84,11 +154,25 @@ class Report:
     errors: tuple[RunError, ...] = ()
     severity: Mapping[str, Severity] = field(default_factory=dict)
     """The configuration's severity overrides, by code."""
-    baselined: int = 0
-    """Findings left out because the baseline holds them."""
+    accepted: tuple[Finding, ...] = ()
+    """Findings left out of `findings` because the baseline holds them (SARIF keeps them, as
+    `unchanged`)."""
+    baseline: str | None = None
+    """The baseline file applied, if any."""
+    stale: tuple[Stale, ...] = ()
+    """Entries of the baseline that no finding matched in the files this run read."""
+    unread: tuple[Unread, ...] = ()
+    """Files a directory walk found and did not audit, in walk order."""
+    files: tuple[FileSummary, ...] = ()
+    """What each file audited held, in input order."""
     timelines: tuple[Timeline, ...] = ()
     """Bounded summaries of the conversations with findings, when the settings asked for them
     (`Settings.timelines`, set for `-f html`); empty otherwise. Sorted by file and place."""
+
+    @property
+    def baselined(self) -> int:
+        """Findings left out because the baseline holds them."""
+        return len(self.accepted)
 
     def by_severity(self) -> dict[str, int]:
         counts = Counter(f.severity for f in self.findings)
@@ -104,10 +188,12 @@ class Report:
             "records": c.records,
             "conversations": c.conversations,
             "assistant_turns": c.assistant_turns,
-            "skipped_files": c.skipped_files,
+            "skipped_files": len(self.unread),
             "excluded": c.excluded,
+            "gitignored": c.gitignored,
             "findings": len(self.findings),
             "baselined": self.baselined,
+            "stale_baseline_entries": sum(s.count for s in self.stale),
             "by_severity": self.by_severity(),
             "by_rule": self.by_rule(),
             "errors": len(self.errors),
@@ -134,25 +220,65 @@ class Report:
         ]
 
     def notes(self) -> list[str]:
-        """What the findings alone do not say: how many the baseline hid, and coverage gaps."""
-        hidden = (
-            [
-                f"{self.baselined:,} finding{'' if self.baselined == 1 else 's'} in the baseline "
-                "not shown"
-            ]
-            if self.baselined
-            else []
+        """What the findings alone do not say: the baseline's work, files skipped, coverage."""
+        skipped = self.skipped_note()
+        return (
+            self.baseline_notes()
+            + ([skipped] if skipped else [])
+            + [f"coverage: {note}" for note in self.coverage_notes()]
         )
-        return hidden + [f"coverage: {note}" for note in self.coverage_notes()]
+
+    def baseline_notes(self) -> list[str]:
+        """How many findings the baseline hid, and how many of its entries matched nothing."""
+        notes = []
+        if self.baselined:
+            notes.append(f"{plural(self.baselined, 'finding')} in the baseline not shown")
+        stale = sum(s.count for s in self.stale)
+        if stale:
+            notes.append(
+                f"{plural(stale, 'baseline entry', 'baseline entries')} matched no finding "
+                "(fixed, or changed): --write-baseline rewrites the baseline without them"
+            )
+        return notes
+
+    def skipped_note(self) -> str | None:
+        """The files a walk did not audit, grouped: `skipped 4 files: 2 *.md, 1 *.png, 1 JSON
+        of no log shape (package.json)`; side-car JSON and text files are named."""
+        if not self.unread:
+            return None
+        kinds = Counter(u.kind for u in self.unread)
+        parts = []
+        for kind, n in sorted(kinds.items(), key=lambda item: (-item[1], item[0])):
+            part = f"{n:,} {kind}"
+            if not kind.startswith("*") and "no " in kind:
+                named = [u.path for u in self.unread if u.kind == kind]
+                part += f" ({', '.join(named[:3])}{', …' if len(named) > 3 else ''})"
+            parts.append(part)
+        return f"skipped {plural(len(self.unread), 'file')}: {', '.join(parts)}"
 
     def coverage_notes(self) -> list[str]:
-        """Coverage in words, one line per gap: what could not be examined, and why."""
+        """Coverage in words, one line per gap: what could not be examined, and why; and, when
+        a rule that reads tools ran, where the tool sets came from if not all from the logs."""
         total = self.counts.conversations
-        return [
+        notes = [
             f"{', '.join(gap.rules)} could not examine {gap.conversations:,} of {total:,} "
             f"conversations: {gap.reason}"
             for gap in self.gaps
         ]
+        sets = self.tool_sets()
+        uses = any("tools" in r.requires or r.resolve is not None for r in self.rules)
+        if uses and (sets["file"] or sets["inferred"]):
+            notes.append(
+                f"tool sets: {sets['declared']:,} declared by the log, {sets['file']:,} from "
+                f"--tools, {sets['inferred']:,} inferred from the calls in their file or run "
+                "(enough for FB003, not for EX005/EX007)"
+            )
+        return notes
+
+    def tool_sets(self) -> dict[str, int]:
+        """Conversations by where their tool set came from."""
+        c = self.counts
+        return {"declared": c.tools_declared, "file": c.tools_given, "inferred": c.tools_inferred}
 
     def coverage(self) -> dict[str, Any]:
         """Per rule family: the rules that ran, and the conversations some could not examine."""
@@ -172,4 +298,9 @@ class Report:
                         "conversations": gap.conversations,
                     }
                 )
-        return {"conversations": self.counts.conversations, "families": families}
+        return {
+            "conversations": self.counts.conversations,
+            "tool_sets": self.tool_sets(),
+            "families": families,
+            "skipped_files": [{"path": u.path, "reason": u.reason} for u in self.unread],
+        }

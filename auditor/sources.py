@@ -14,13 +14,17 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
-from typing import IO, Any, Literal
+from typing import IO, TYPE_CHECKING, Any, Literal
 
 import orjson
 
 from auditor.model import Location
 
+if TYPE_CHECKING:
+    from auditor.gitignore import Ignore
+
 Kind = Literal["jsonl", "document", "text", "sniff", "archive"]
+STDIN = "<stdin>"
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 DOCUMENT_SUFFIXES = (".json", ".traj")
@@ -50,6 +54,13 @@ class Source:
     """Named on the command line, not found by walking a directory."""
     span: Span | None = None
     """A part of a JSON Lines file, for `--jobs`; None for the whole source."""
+    size: int | None = None
+    """Bytes on disk (compressed, for a .gz) when known: what the progress bar counts."""
+
+    @property
+    def name(self) -> str:
+        """The path as findings name it: `<stdin>` for `-`, in every output format."""
+        return STDIN if self.path == "-" else self.path
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +107,23 @@ class Excluded:
     path: str
 
 
+@dataclass(frozen=True, slots=True)
+class Ignored:
+    """A path (file or directory) a directory walk leaves out because a .gitignore says so."""
+
+    path: str
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """A file a directory walk found whose name promises no log (`notes.md`, `plot.png`)."""
+
+    path: str
+
+
+Found = Source | PathError | Excluded | Ignored | Skipped
+
+
 class Exclude:
     """The `exclude` globs of a configuration, matched as ruff matches its own.
 
@@ -103,40 +131,51 @@ class Exclude:
     any depth; a glob with `/` (`logs/archive/**`, `logs/*.json`) matches the path relative to
     `root`, the directory of the configuration file (paths outside it are matched as given).
     A directory that matches is not entered. `*` also crosses `/`, as in fnmatch; a leading
-    `**/` may match nothing.
+    `**/` may match nothing. `extend` adds globs relative to another root (`--exclude`, to
+    the working directory).
     """
 
     def __init__(self, patterns: Iterable[str], root: str = ".") -> None:
-        self.names: list[str] = []
-        self.paths: list[str] = []
+        self.groups: list[tuple[str, list[str], list[str]]] = []
+        self.extend(patterns, root)
+
+    def extend(self, patterns: Iterable[str], root: str) -> Exclude:
+        names: list[str] = []
+        paths: list[str] = []
         for pattern in patterns:
             pattern = pattern.replace(os.sep, "/").removeprefix("./").rstrip("/")
             if not pattern:
                 continue
             if "/" in pattern:
-                self.paths.append(pattern)
+                paths.append(pattern)
                 if pattern.startswith("**/"):
-                    self.paths.append(pattern[3:])
+                    paths.append(pattern[3:])
                 if pattern.endswith("/**"):
-                    self.paths.append(pattern[:-3])  # the directory itself: not even entered
+                    paths.append(pattern[:-3])  # the directory itself: not even entered
             else:
-                self.names.append(pattern)
-        self.root = os.path.abspath(root)
+                names.append(pattern)
+        if names or paths:
+            self.groups.append((os.path.abspath(root), names, paths))
+        return self
 
     def __bool__(self) -> bool:
-        return bool(self.names or self.paths)
+        return bool(self.groups)
 
     def __call__(self, path: str) -> bool:
         if path == "-" or not self:
             return False
-        relative = os.path.relpath(os.path.abspath(path), self.root)
-        if relative == ".." or relative.startswith(".." + os.sep):
-            relative = os.path.normpath(path)
-        parts = [p for p in relative.replace(os.sep, "/").split("/") if p not in ("", ".")]
-        if any(fnmatchcase(part, name) for part in parts for name in self.names):
-            return True
-        prefixes = ["/".join(parts[: i + 1]) for i in range(len(parts))]
-        return any(fnmatchcase(p, glob) for p in prefixes for glob in self.paths)
+        return any(_excluded(path, *group) for group in self.groups)
+
+
+def _excluded(path: str, root: str, names: list[str], paths: list[str]) -> bool:
+    relative = os.path.relpath(os.path.abspath(path), root)
+    if relative == ".." or relative.startswith(".." + os.sep):
+        relative = os.path.normpath(path)
+    parts = [p for p in relative.replace(os.sep, "/").split("/") if p not in ("", ".")]
+    if any(fnmatchcase(part, name) for part in parts for name in names):
+        return True
+    prefixes = ["/".join(parts[: i + 1]) for i in range(len(parts))]
+    return any(fnmatchcase(p, glob) for p in prefixes for glob in paths)
 
 
 def kind_of(path: str) -> tuple[Kind, bool]:
@@ -160,15 +199,26 @@ def _walkable(name: str) -> bool:
     return kind_of(name)[0] != "sniff"
 
 
+# Directories that hold installed software, never agent logs: not entered by a walk. A
+# virtualenv is recognised by its `pyvenv.cfg` (whatever its name), a conda environment by
+# its `conda-meta`; hidden directories (`.venv`, `.git`, `.tox`) are not entered anyway.
+_ENVIRONMENT_MARKERS = frozenset({"pyvenv.cfg", "conda-meta"})
+_PACKAGE_DIRECTORIES = frozenset({"node_modules", "site-packages", "__pypackages__"})
+
+
 def discover(
-    paths: Iterable[str], exclude: Exclude | None = None
-) -> Iterator[Source | PathError | Excluded]:
+    paths: Iterable[str], exclude: Exclude | None = None, gitignore: bool = True
+) -> Iterator[Found]:
     """Sources for the given paths, directories walked recursively in sorted order.
 
     A directory reached twice (through a symlink, or a symlink loop) is walked once. Hidden
-    directories (`.git`, `.venv`) are not entered unless named. Paths that `exclude` matches,
-    named or walked, are not read.
+    files and directories (`.git`, `.venv`), virtualenvs, conda environments and
+    `node_modules` are not entered unless named, nor what a .gitignore lists (with
+    `gitignore`; see `auditor.gitignore`). Paths that `exclude` matches, named or walked, are
+    not read. A walked file whose name promises no log is reported as Skipped.
     """
+    from auditor.gitignore import Ignore
+
     seen: set[tuple[int, int]] = set()
     exclude = exclude or Exclude(())
     for path in paths:
@@ -184,18 +234,24 @@ def discover(
             yield PathError(path, os_reason(exc))
             continue
         if stat.S_ISDIR(st.st_mode):
-            yield from _walk(path, st, seen, exclude)
+            ignore = Ignore.above(path) if gitignore else None
+            yield from _walk(path, st, seen, exclude, ignore, named=True)
         elif not stat.S_ISREG(st.st_mode):
             # /dev/zero never ends and a FIFO may never open: only files and stdin are read.
             yield PathError(path, f"is {_special(st.st_mode)}, not a file (pipe it in: `audit -`)")
         else:
             kind, compressed = kind_of(path)
-            yield Source(path, kind, compressed, True)
+            yield Source(path, kind, compressed, True, size=st.st_size)
 
 
 def _walk(
-    directory: str, st: os.stat_result, seen: set[tuple[int, int]], exclude: Exclude
-) -> Iterator[Source | PathError | Excluded]:
+    directory: str,
+    st: os.stat_result,
+    seen: set[tuple[int, int]],
+    exclude: Exclude,
+    ignore: Ignore | None,
+    named: bool = False,
+) -> Iterator[Found]:
     if (st.st_dev, st.st_ino) in seen:
         return
     seen.add((st.st_dev, st.st_ino))
@@ -205,7 +261,14 @@ def _walk(
     except OSError as exc:
         yield PathError(directory, os_reason(exc))
         return
+    names = {entry.name for entry in entries}
+    if not named and names & _ENVIRONMENT_MARKERS:
+        return
+    if ignore is not None:
+        ignore = ignore.below(directory, names)
     for entry in entries:
+        if entry.name.startswith("."):
+            continue
         path = os.path.join(directory, entry.name)
         try:
             entry_stat = entry.stat()  # follows symlinks; a dangling link raises
@@ -214,19 +277,21 @@ def _walk(
             if entry.is_symlink():
                 continue  # a dangling link inside a tree is not the user's input
             raise
-        if is_dir:
-            if entry.name.startswith("."):
-                continue
-            if exclude(path):
-                yield Excluded(path)
-            else:
-                yield from _walk(path, entry_stat, seen, exclude)
-        elif stat.S_ISREG(entry_stat.st_mode) and _walkable(entry.name):
-            if exclude(path):
-                yield Excluded(path)
-                continue
+        if not is_dir and not stat.S_ISREG(entry_stat.st_mode):
+            continue  # sockets, FIFOs and devices found in a tree are nobody's logs
+        if is_dir and entry.name in _PACKAGE_DIRECTORIES:
+            continue
+        if ignore is not None and ignore(path, is_dir):
+            yield Ignored(path)
+        elif exclude(path):
+            yield Excluded(path)
+        elif is_dir:
+            yield from _walk(path, entry_stat, seen, exclude, ignore)
+        elif _walkable(entry.name):
             kind, compressed = kind_of(entry.name)
-            yield Source(path, kind, compressed, False)
+            yield Source(path, kind, compressed, False, size=entry_stat.st_size)
+        else:
+            yield Skipped(path)
 
 
 def _special(mode: int) -> str:
@@ -241,14 +306,21 @@ def os_reason(exc: OSError) -> str:
     return (exc.strerror or str(exc)).lower()
 
 
-def read(source: Source, limit: int = MAX_RECORD_BYTES) -> Iterator[Record | InvalidRecord]:
+def read(
+    source: Source,
+    opened: Callable[[IO[bytes]], None] | None = None,
+    limit: int = MAX_RECORD_BYTES,
+) -> Iterator[Record | InvalidRecord]:
     """The records of one source, in order. Raises OSError only when it cannot be opened.
 
+    `opened` is handed the raw file once it is open (the progress bar asks it how far it got).
     A line or document longer than `limit` bytes is an InvalidRecord, skipped without being
     held; reading goes on after it.
     """
     if source.span is not None:
         with open(source.path, "rb") as raw:
+            if opened is not None:
+                opened(raw)
             lines = _span_lines(raw, source.span, limit)
             yield from read_lines(source.path, lines, source.span.first_line)
         return
@@ -257,6 +329,8 @@ def read(source: Source, limit: int = MAX_RECORD_BYTES) -> Iterator[Record | Inv
         yield from _read_stream(source, raw, source.kind, limit)
         return
     with open(source.path, "rb") as raw:
+        if opened is not None:
+            opened(raw)
         if source.kind == "archive" or (source.kind == "sniff" and raw.peek(4)[:4] == _ZIP_MAGIC):
             yield from _read_archive(source.path, raw, limit)
             return
@@ -299,13 +373,13 @@ def _read_stream(
     if source.compressed or head == _GZIP_MAGIC:
         fp = gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[assignment]
     if kind == "sniff":
-        yield from _read_sniffed(source.path, fp, limit)
+        yield from _read_sniffed(source.name, fp, limit)
     elif kind == "jsonl":
-        yield from read_lines(source.path, bounded_lines(fp, limit))
+        yield from read_lines(source.name, bounded_lines(fp, limit))
     elif kind == "document":
-        yield from _read_whole(source.path, fp, limit, parse_document)
+        yield from _read_whole(source.name, fp, limit, parse_document)
     else:
-        yield from _read_whole(source.path, fp, limit, _text)
+        yield from _read_whole(source.name, fp, limit, _text)
 
 
 class Overlong(bytes):

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 from typing import Any, TextIO
 
-import orjson
-
 from auditor.report import Context, Report
 from auditor.reporters import json as json_reporter
 from auditor.reporters import jsonl as jsonl_reporter
+from auditor.reporters._escape import dumps
 
 FORMATS = ("table", "json", "jsonl")
 HEADINGS = ("count", "code", "name", "severity", "per 100 conversations")
@@ -27,9 +26,9 @@ def write(report: Report, out: TextIO, context: Context, output_format: str) -> 
             ("statistics" if key == "findings" else key): (rows if key == "findings" else value)
             for key, value in json_reporter.document(report).items()
         }
-        out.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode() + "\n")
+        out.write(dumps(doc, indent=True) + "\n")
     elif output_format == "jsonl":
-        out.writelines(orjson.dumps(row).decode() + "\n" for row in rows)
+        out.writelines(dumps(row) + "\n" for row in rows)
         jsonl_reporter.write_notes(report, context)
     else:
         out.writelines(line + "\n" for line in table(report, rows, context))

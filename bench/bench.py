@@ -2,7 +2,8 @@
 
 Generates a synthetic OpenAI-format JSON Lines log shaped like tau-bench's airline
 trajectories (about 16 KB and 26 messages a conversation: a 6 KB system prompt, short user
-and assistant turns, tool results of ~650 characters, tools declared with schemas), with a few
+and assistant turns, the user giving the user and reservation ids the agent looks up, tool
+results of ~650 characters, tools declared with schemas), with a few
 percent of conversations carrying injected failures (a call without result, an orphan result,
 a repeated failing call, a call written as text, leaked harmony tokens, an approval followed by
 a different call). Then measures, in one run:
@@ -137,7 +138,10 @@ def conversation(i: int, rng: random.Random, system: str) -> dict:
         ["lost", "orphan", "loop", "text", "harmony", "drift"]
     )
     for step in range(rng.randint(5, 8)):
-        messages.append({"role": "user", "content": words(rng, 16)})
+        said = words(rng, 16)
+        if step == 0:  # as tau-bench users do, the user gives the ids the agent looks up
+            said = f"I am user_{i}, my reservation is R{i:06d}. {said}"
+        messages.append({"role": "user", "content": said})
         for k in range(rng.randint(0, 2)):
             cid = f"call_{i}_{step}_{k}"
             name = rng.choice(
@@ -391,7 +395,7 @@ def bench_otel(megabytes: int) -> None:
 def main() -> None:
     megabytes = int(os.environ.get("BENCH_MB", "200"))
     OUT.mkdir(exist_ok=True)
-    path = OUT / f"synthetic-v2-{megabytes}mb.jsonl"
+    path = OUT / f"synthetic-v3-{megabytes}mb.jsonl"
     if not path.exists():
         print(f"generating {path.name} …", flush=True)
         generate(path, megabytes)

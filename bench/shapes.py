@@ -6,7 +6,9 @@ by `make bench` (BENCH_SHAPES=0 skips it); never asserted, since tests do not ti
 - replay-waiting: one conversation whose assistant keeps calling and never gets a result;
 - replay-unordered: results that arrive in the reverse order of their calls;
 - exchange-threads: a gateway log of many one-exchange conversations;
-- stream-sessions: a session stream (peak memory too: sessions close at their last line).
+- stream-sessions: a session stream (peak memory too: sessions close at their last line);
+- approval-requests: one session asking approval for n different calls of one tool, each
+  approved and none run yet (each request was compared with every earlier approved one).
 """
 
 from __future__ import annotations
@@ -63,11 +65,23 @@ def stream_sessions(n: int) -> bytes:
     return b"\n".join(lines) + b"\n"
 
 
+def approval_requests(n: int) -> bytes:
+    lines = [{"session_id": "s", "role": "user", "content": "Shorten these links."}]
+    for i in range(n):
+        arguments = {"url": f"https://example.com/{i}", "max_clicks": i}
+        request = {"type": "approval_request", "id": f"r{i}", "call_id": None}
+        request |= {"name": "create_short_url", "arguments": arguments}
+        decision = {"type": "approval_response", "request_id": f"r{i}", "approved": True}
+        lines += [{"session_id": "s", **request}, {"session_id": "s", **decision}]
+    return b"\n".join(orjson.dumps(line) for line in lines) + b"\n"
+
+
 SHAPES: dict[str, tuple[Callable[[int], bytes], int]] = {
     "replay-waiting": (replay_waiting, 20_000),
     "replay-unordered": (replay_unordered, 40_000),
     "exchange-threads": (exchange_threads, 40_000),
     "stream-sessions": (stream_sessions, 4_000),
+    "approval-requests": (approval_requests, 4_000),
 }
 
 

@@ -8,12 +8,15 @@ that live elsewhere: these tests build the normalised model those formats produc
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 
 import orjson
 import pytest
 
 from auditor import config, engine
 from auditor.approvals import ApprovalOptions, asks_to_confirm, verdict
+from auditor.approvals.policy import read as read_policy
+from auditor.approvals.replies import instructed
 from auditor.errors import ConfigError
 from auditor.model import (
     ApprovalDecision,
@@ -23,6 +26,7 @@ from auditor.model import (
     Message,
     ToolCall,
     ToolResult,
+    ToolSpec,
 )
 from auditor.replay import replay
 from auditor.rules import REQUIREMENTS
@@ -236,7 +240,7 @@ def test_a_claude_code_rejection_is_an_approval_seen_and_not_an_execution():
 def test_require_approval_makes_unconfirmed_calls_cf003_and_a_yes_approves_them():
     options = ApprovalOptions(require_approval=("cancel_*",))
     booking = (
-        msg(0, "user", "Cancel K1NW8N"),
+        msg(0, "user", "I want to cancel my trip."),
         msg(1, "assistant", calls=[call("c1", name="cancel_reservation", raw='{"id": "K1NW8N"}')]),
         result(2, "c1"),
     )
@@ -295,10 +299,79 @@ def test_options_accept_lists_merge_across_rules_and_reject_bad_patterns():
         ("No, move me to HAT137 instead.", None),
         ("No, please proceed without insurance.", None),
         ("I'll use the Visa ending in 6437.", None),
+        # a grudging yes: the complaint first, then the yes that ends it
+        ("No way, that is not what I hoped for! But fine, go ahead.", True),
+        ("No problem, go ahead.", True),
+        # "go ahead" inside a longer turn
+        ("It is a change of plan. I'd still like you to go ahead with the cancellation.", True),
     ],
 )
 def test_verdict(reply, expected):
     assert verdict(reply) is expected
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        ("Please cancel both of these reservations.", {"cancel"}),
+        ("I would like to cancel all of these reservations, s'il vous plaît.", {"cancel"}),
+        ("Thanks! Before we finish, could you also add 1 checked bag?", {"add"}),
+        ("No, move me to HAT137 on May 21 instead.", {"change"}),
+        ("Let's go ahead and book the JFK to SFO flight.", {"book"}),
+        ("Please make that change for me.", set()),
+        ("I don't want to cancel it.", None),
+        ("If you could cancel it, what would the refund be?", None),
+        ("How do we proceed with that?", None),
+        ("Can you tell me the baggage policy?", None),
+    ],
+)
+def test_instructed(reply, expected):
+    found = instructed(reply)
+    assert (None if found is None else set(found)) == expected
+
+
+def test_the_logs_own_policy_requires_approval_where_it_says_so():
+    prompt = (
+        "# Airline Agent Policy\n\nBefore taking any actions that update the booking database "
+        "(booking, modifying flights, editing baggage, changing cabin class, or updating "
+        "passenger information), you must list the action details and obtain explicit user "
+        "confirmation (yes) to proceed.\n\nYou should deny requests against this policy."
+    )
+    policy = read_policy(conv(msg(0, "system", prompt)))
+    quoted = (
+        "the log's policy requires it (system prompt: “you must list the action details and "
+        "obtain explicit user confirmation (yes) to proceed”)"
+    )
+    assert policy.requires("update_reservation_flights") == quoted
+    assert policy.requires("cancel_reservation") == quoted  # it updates the booking database
+    assert policy.requires("book_reservation") == quoted
+    assert policy.requires("send_certificate") == ""  # adds a record, named by no verb
+    assert policy.requires("get_reservation_details") == ""
+    # a rule that names its writes covers those only
+    named = read_policy(conv(msg(0, "system", "Obtain explicit user confirmation before booking.")))
+    assert named.requires("book_flight") and not named.requires("cancel_flight")
+    # tau2 keeps the policy beside the messages
+    kept = dataclasses.replace(conv(msg(0, "user", "hi")), instructions=prompt)
+    assert (
+        read_policy(kept)
+        .requires("cancel_reservation")
+        .startswith("the log's policy requires it (policy: “you must list")
+    )
+    # a tool's own description
+    tool = ToolSpec(
+        "cancel_pending_order",
+        "Cancel a pending order. The agent needs to explain the cancellation detail and ask "
+        "for explicit user confirmation (yes/no) to proceed. Refunds take 5 days.",
+    )
+    described = read_policy(dataclasses.replace(conv(), tools=(tool, ToolSpec("modify_order"))))
+    assert described.requires("cancel_pending_order") == (
+        "the description of `cancel_pending_order` requires it (“The agent needs to explain the "
+        "cancellation detail and ask for explicit user confirmation (yes/no) to proceed.”)"
+    )
+    assert described.requires("modify_order") == ""
+    assert (
+        read_policy(conv(msg(0, "system", "You are a helpful agent."))).requires("cancel_x") == ""
+    )
 
 
 def test_asks_to_confirm():
@@ -315,7 +388,6 @@ def test_the_engine_gives_replay_the_cf_rules_options():
     good = FIXTURES / "rules" / "CF003" / "good_approved_or_answered.jsonl"
     report = engine.audit([str(good)], settings)
     assert [(f.conversation, f.turn, f.code) for f in report.findings] == [
-        ("nl-no-with-new-instruction", 3, "CF003"),
         ("no-config-no-confirmation", 1, "CF003"),
     ]
 
@@ -336,8 +408,27 @@ def test_the_demo_log_shows_bad_arguments_and_approval_drift():
     ]
     assert report.findings[3].message == (
         "`book_reservation` ran with arguments that differ from what the user confirmed "
-        "(asked at turn 2, yes at turn 3): `payment_id` is `gift_card_7710`, never named there "
-        "(it names `credit_card_4421`)"
+        "(asked at turn 2, yes at turn 3): `payment_id` “credit_card_4421” → `gift_card_7710`"
+    )
+
+
+def test_ragbits_loop_reports_the_reformatted_call_as_the_cause_beside_the_loop():
+    # ragbits keys its confirmation on a hash of the arguments: the model re-emits the approved
+    # call with its keys reordered, the hash no longer matches, and it asks again. CF004 is the
+    # symptom; CF002 on the re-emitted call is what the user must fix.
+    report = engine.audit(
+        [str(FIXTURES / "rules" / "CF004" / "bad_pattern_reask.jsonl")], config.build(select=["CF"])
+    )
+    assert [(f.turn, f.code, f.call_id) for f in report.findings] == [
+        (4, "CF002", "c2"),
+        (5, "CF004", "c2"),
+        (7, "CF002", "c3"),
+        (8, "CF004", "c3"),
+    ]
+    assert report.findings[0].message == (
+        "`send_email` was sent again with the approved arguments (turn 2) written differently: "
+        "key order; a confirmation keyed on the text of the arguments no longer matches, and "
+        "asked for approval again at turn 5"
     )
 
 
@@ -357,3 +448,72 @@ def test_claude_code_rejections_are_denied_approvals_not_executions():
     denied = [a for a in replay(conversation).approvals if a.approved is False]
     assert [a.name for a in denied] == ["Bash", "Glob"]
     assert all(a.execution is None for a in denied)
+
+
+def test_each_approval_request_is_keyed_once_not_against_every_earlier_one(monkeypatch):
+    # 860 KB of approved requests of one tool took 118 s when each new request re-canonicalised
+    # every earlier approved one (issue 14). The work must grow with the requests, not their
+    # square: count the canonical keys computed, never the time.
+    from auditor import canonical
+
+    computed = 0
+    real_key = canonical.key
+
+    def counting_key(value):
+        nonlocal computed
+        computed += 1
+        return real_key(value)
+
+    monkeypatch.setattr(canonical, "key", counting_key)
+
+    def keys_for(n: int) -> int:
+        nonlocal computed
+        messages = []
+        for i in range(n):
+            raw = f'{{"url": "https://example.com/{i}", "max_clicks": {i}}}'
+            messages += [ask(2 * i, f"r{i}", raw=raw), answer(2 * i + 1, rid=f"r{i}")]
+        computed = 0
+        r = replay(conv(*messages))
+        assert all(a.approved and a.asked_again is None for a in r.approvals)
+        return computed
+
+    assert keys_for(200) <= 2 * 200
+    assert keys_for(800) <= 2 * 800
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("re2") is not None, reason="google-re2 runs any pattern linearly"
+)
+@pytest.mark.parametrize(
+    ("pattern", "why"),
+    [
+        # 37 s on a 29-character result before (issue 14): exponential backtracking
+        ("(a+)+$", "a quantifier over a group that repeats or alternates"),
+        ("(a|ab)*c", "a quantifier over a group that repeats or alternates"),
+        (r"(\w+) \1", "a backreference"),
+        (".*.*x", "its repeats multiply"),
+        (r"awaiting\s+(user\s+)?approval", "its repeats multiply"),
+    ],
+)
+def test_pending_patterns_that_could_backtrack_are_refused(pattern, why):
+    with pytest.raises(ConfigError) as raised:
+        ApprovalOptions(pending_patterns=[pattern])
+    message = str(raised.value)
+    assert message.startswith(f"pending-patterns entry `{pattern}` could take more than linear")
+    assert why in message and "install google-re2" in message
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        "confirmation_required",
+        "awaiting (user )?approval",
+        r"requires? (user )?confirmation",
+        r"awaiting\s+(user\s{1,4})?approval",
+        r"status.{0,40}pending",
+        "pending.*approval",
+        "(?:please )+confirm",
+    ],
+)
+def test_pending_patterns_that_run_in_linear_time_are_accepted(pattern):
+    assert ApprovalOptions(pending_patterns=[pattern]).pending_patterns == (pattern,)

@@ -61,7 +61,10 @@ def test_pyproject_ignore_silences_a_rule_when_run_from_that_folder(tmp_path):
     assert (proc.returncode, proc.stdout) == (0, b"")
     # No finding, but not a clean bill either: stderr says what could not be examined.
     notes = proc.stderr.decode().splitlines()
-    gap = "EX005, EX007 could not examine 2 of 2 conversations: no tools declared"
+    gap = (
+        "EX005, EX007 could not examine 2 of 2 conversations: "
+        "no tools declared or given with --tools"
+    )
     assert f"audit: coverage: {gap}" in notes
     assert all(note.startswith("audit: coverage: ") for note in notes)
     # From a folder below, the same pyproject.toml is found.
@@ -125,6 +128,29 @@ def test_bad_config_is_exit_2_with_one_line(tmp_path):
     )
 
 
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (
+            "[tool.auditor]\nselect = " + "[" * 3000 + "]" * 3000 + "\n",
+            "not valid TOML: arrays or tables nested too deeply",
+        ),
+        ('[tool.auditor]\nselect = [""]\n', 'select: blank rule selector ""'),
+    ],
+)
+def test_config_that_breaks_the_parser_or_selects_nothing_is_invalid_config(
+    tmp_path, body, message
+):
+    (tmp_path / "pyproject.toml").write_text(body)
+    shutil.copy(LOST, tmp_path / "runs.jsonl")
+    proc = audit_process("runs.jsonl", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stdout == b""
+    (line,) = proc.stderr.decode().splitlines()
+    assert line.startswith("audit: error: invalid config in pyproject.toml: ")
+    assert message in line
+
+
 def test_exclude_in_the_config_leaves_paths_unread(tmp_path):
     (tmp_path / "logs" / "archive").mkdir(parents=True)
     shutil.copy(LOST, tmp_path / "logs" / "archive" / "old.jsonl")
@@ -174,7 +200,10 @@ def test_github_annotations_and_exit_status():
         "(conversation unknown-id, turn 1)"
     )
     # The log declares no tools: the rules that need them say so, on the run's summary page.
-    gap = "EX005, EX007 could not examine 1 of 1 conversations: no tools declared"
+    gap = (
+        "EX005, EX007 could not examine 1 of 1 conversations: "
+        "no tools declared or given with --tools"
+    )
     assert f"::notice title=auditor::coverage: {gap}" in notices
     assert all(n.startswith("::notice title=auditor::coverage: ") for n in notices)
     assert audit_process(ORPHAN, "-f", "github", "--fail-on", "error").returncode == 0
@@ -202,10 +231,15 @@ def test_statistics_table():
         "    2  EX001  unanswered-tool-call  error                      66.7",
         "    1  EX002  orphan-tool-result    warning                    33.3",
         "3 findings in 3 conversations",
+        # the orphan result's conversation makes no call: EX001 had nothing to examine there
+        "Coverage: EX001 could not examine 1 of 3 conversations: no tool calls",
     ]
     # With every rule, coverage follows: these logs declare no tools.
     lines = audit_process(LOST, ORPHAN, "--statistics").stdout.decode().splitlines()
-    gap = "EX005, EX007 could not examine 3 of 3 conversations: no tools declared"
+    gap = (
+        "EX005, EX007 could not examine 3 of 3 conversations: "
+        "no tools declared or given with --tools"
+    )
     assert f"Coverage: {gap}" in lines
 
 
@@ -262,7 +296,9 @@ def test_baseline_written_today_silences_todays_findings_tomorrow(tmp_path):
     )
     proc = audit_process("today/runs.jsonl", "--write-baseline", "baseline.json", cwd=tmp_path)
     assert proc.returncode == 0  # the findings are accepted
-    assert proc.stderr == b"audit: wrote 2 findings (2 fingerprints) to baseline.json\n"
+    assert (
+        proc.stderr.splitlines()[0] == b"audit: wrote 2 findings (2 fingerprints) to baseline.json"
+    )
     written = json.loads((tmp_path / "baseline.json").read_text())
     assert [(e["code"], e["conversation"], e["turn"], e["count"]) for e in written["findings"]] == [
         ("EX001", "run-alpha", 1, 1),
@@ -295,7 +331,7 @@ def test_baseline_written_today_silences_todays_findings_tomorrow(tmp_path):
     (tomorrow / "renamed.jsonl").write_text(
         "\n\n" + conversation("nameless", own_id=False) + conversation("alpha")
     )
-    proc = audit_process(*args, cwd=tmp_path)
+    proc = audit_process(*args, "-f", "table", cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout
     assert b"No new findings." in proc.stdout
     assert b"2 findings in the baseline not shown" in proc.stdout
@@ -369,3 +405,49 @@ def test_baseline_survives_items_inserted_above_in_a_json_document(tmp_path):
         ("IN002", "/1", None, '{"metric":"latency"}'),
     ]
     assert proc.stderr.decode().splitlines()[0] == "audit: 2 findings in the baseline not shown"
+
+
+# -o and --write-baseline never destroy what the run reads.
+
+
+@pytest.mark.parametrize("option", ["-o", "--write-baseline"])
+@pytest.mark.parametrize("target", ["logs/runs.jsonl", "./logs/../logs/runs.jsonl", "link.jsonl"])
+def test_an_output_naming_an_input_log_is_refused_before_anything_is_written(
+    tmp_path, option, target
+):
+    (tmp_path / "logs").mkdir()
+    log = tmp_path / "logs" / "runs.jsonl"
+    shutil.copy(LOST, log)
+    (tmp_path / "link.jsonl").symlink_to(log)
+    before = log.read_bytes()
+    for named in ("logs", "logs/runs.jsonl"):  # found by the walk, or named
+        proc = audit_process(named, option, target, "-f", "json", cwd=tmp_path)
+        assert proc.returncode == 2
+        assert proc.stdout == b""
+        assert proc.stderr.decode() == (
+            f"audit: error: {option} {target} would overwrite logs/runs.jsonl, which this run "
+            "reads: write it somewhere else\n"
+        )
+        assert log.read_bytes() == before
+
+
+def test_o_naming_the_baseline_or_the_written_baseline_is_refused(tmp_path):
+    shutil.copy(LOST, tmp_path / "runs.jsonl")
+    assert audit_process("runs.jsonl", "--write-baseline", "b.json", cwd=tmp_path).returncode == 0
+    before = (tmp_path / "b.json").read_bytes()
+    proc = audit_process("runs.jsonl", "--baseline", "b.json", "-o", "b.json", cwd=tmp_path)
+    assert (proc.returncode, proc.stderr) == (
+        2,
+        b"audit: error: -o b.json would overwrite the baseline this run reads\n",
+    )
+    proc = audit_process("runs.jsonl", "--write-baseline", "c.json", "-o", "c.json", cwd=tmp_path)
+    assert (proc.returncode, proc.stderr) == (
+        2,
+        b"audit: error: -o and --write-baseline name the same file c.json\n",
+    )
+    assert (tmp_path / "b.json").read_bytes() == before
+    # Rewriting the baseline that is read is how a baseline is refreshed: allowed.
+    proc = audit_process(
+        "runs.jsonl", "--baseline", "b.json", "--write-baseline", "b.json", cwd=tmp_path
+    )
+    assert proc.returncode == 0, proc.stderr

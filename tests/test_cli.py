@@ -146,7 +146,7 @@ def test_internal_error_is_one_line_and_exit_2(monkeypatch):
     def boom(*args, **kwargs):
         raise RuntimeError("kaput")
 
-    monkeypatch.setattr("auditor.engine.audit", boom)
+    monkeypatch.setattr("auditor.engine.audit_plan", boom)
     result = invoke(CLEAN)
     assert result.exit_code == 2
     assert result.stderr == (
@@ -158,7 +158,7 @@ def test_internal_error_is_one_line_and_exit_2(monkeypatch):
 
 
 def test_exit_0_when_clean():
-    proc = audit_process(CLEAN)
+    proc = audit_process(CLEAN, "-f", "table")
     assert proc.returncode == 0, proc.stderr
     assert b"No findings." in proc.stdout
 
@@ -196,7 +196,8 @@ def test_stdin():
     proc = audit_process("-", "-f", "jsonl", stdin=LOST.read_bytes())
     assert proc.returncode == 1
     first = json.loads(proc.stdout.splitlines()[0])
-    assert (first["path"], first["line"], first["code"]) == ("-", 1, "EX001")
+    # One name for standard input in every format (`-` is how it is asked for, not a file).
+    assert (first["path"], first["line"], first["code"]) == ("<stdin>", 1, "EX001")
 
 
 def test_broken_pipe_is_quiet():
@@ -221,8 +222,11 @@ def test_broken_pipe_is_quiet():
 
 def test_garbage_input_never_tracebacks():
     proc = audit_process("-", "-f", "jsonl", stdin=b"\x00\xff{{{\n[1,2\n\xde\xad\xbe\xef\n")
-    assert proc.returncode == 1
-    assert proc.stderr == b""
+    assert proc.returncode == 2  # no conversation could be read
+    assert proc.stderr.decode() == (
+        "audit: error: no conversation found in standard input: 1 file read; 3 records. "
+        "Check the paths, or pass --allow-empty if that is expected\n"
+    )
     found = [json.loads(line) for line in proc.stdout.splitlines()]
     assert [(f["code"], f["line"], f["message"]) for f in found] == [
         ("IN001", 1, "not valid UTF-8: byte 0xff at column 2"),
@@ -235,9 +239,9 @@ def test_garbage_input_never_tracebacks():
     ]
 
 
-def test_table_is_the_default_and_has_a_summary():
-    proc = audit_process("fixtures/demo")
+def test_table_has_a_summary():
+    proc = audit_process("fixtures/demo", "-f", "table")
     assert proc.returncode == 1
     text = proc.stdout.decode()
     assert text.startswith("fixtures/demo/agent-runs.jsonl\n")
-    assert "Read 1 file, 16 records, 16 conversations" in text
+    assert "Read 1 file, 19 records, 19 conversations" in text

@@ -69,17 +69,17 @@ def test_rates_per_rule_and_conversations_that_gained_or_lost(runs):
     assert result.returncode == 0, result.stderr
     lines = result.stdout.decode().splitlines()
     assert lines[:2] == [
-        "BASE base.json: 16 conversations, 20 findings (auditor 0.1.0)",
-        "NEW  new.json: 16 conversations, 20 findings (auditor 0.1.0)",
+        "BASE base.json: 19 conversations, 23 findings (auditor 0.1.0)",
+        "NEW  new.json: 19 conversations, 23 findings (auditor 0.1.0)",
     ]
     table = lines[3:]
     assert table[0].split() == ["code", "name", "BASE", "per", "100", "NEW", "per", "100", "change"]
     rows = {line.split()[0]: line.split()[2:] for line in table[1:] if line[:2] in ("EX", "LP")}
-    assert rows["EX003"] == ["2", "12.5", "1", "6.2", "-6.2", "-50%"]
-    assert rows["LP004"] == ["1", "6.2", "2", "12.5", "+6.2", "+100%"]
-    assert rows["LP001"] == ["1", "6.2", "1", "6.2", "+0.0", "+0%"]
+    assert rows["EX003"] == ["2", "10.5", "1", "5.3", "-5.3", "-50%"]
+    assert rows["LP004"] == ["1", "5.3", "2", "10.5", "+5.3", "+100%"]
+    assert rows["LP001"] == ["1", "5.3", "1", "5.3", "+0.0", "+0%"]
     text = result.stdout.decode()
-    assert "Conversations (by id): 14 with findings in both runs, 1 gained findings, 1 lost" in text
+    assert "Conversations (by id): 17 with findings in both runs, 1 gained findings, 1 lost" in text
     assert "  clean-weather-001  +LP004\n" in text
     assert "  text-call-003  -EX003\n" in text
     assert "2 more rules ran in both and fired in neither." in text  # IN001, IN002
@@ -91,8 +91,8 @@ def test_json_document(runs):
     assert doc["base"] == {
         "label": "base.json",
         "auditor_version": "0.1.0",
-        "conversations": 16,
-        "findings": 20,
+        "conversations": 19,
+        "findings": 23,
     }
     lp004 = next(r for r in doc["rules"] if r["code"] == "LP004")
     assert lp004 == {
@@ -100,9 +100,9 @@ def test_json_document(runs):
         "name": "repeated-assistant-message",
         "base": 1,
         "new": 2,
-        "base_per_100_conversations": 6.25,
-        "new_per_100_conversations": 12.5,
-        "change_per_100_conversations": 6.25,
+        "base_per_100_conversations": 5.26,
+        "new_per_100_conversations": 10.53,
+        "change_per_100_conversations": 5.26,
         "change_percent": 100.0,
     }
     assert doc["conversations"]["changed"] == [
@@ -133,14 +133,14 @@ def test_json_document(runs):
 @pytest.mark.parametrize(
     ("limits", "status", "line"),
     [
-        (["LP004=50"], 1, "limit LP004 +50%: 6.2 -> 12.5 per 100 conversations (+100%): EXCEEDED"),
-        (["LP004=100"], 0, "limit LP004 +100%: 6.2 -> 12.5 per 100 conversations (+100%): ok"),
-        (["EX003=0"], 0, "limit EX003 +0%: 12.5 -> 6.2 per 100 conversations (-50%): ok"),
-        (["LP=150,EX=10"], 0, "limit LP004 +150%: 6.2 -> 12.5 per 100 conversations (+100%): ok"),
+        (["LP004=50"], 1, "limit LP004 +50%: 5.3 -> 10.5 per 100 conversations (+100%): EXCEEDED"),
+        (["LP004=100"], 0, "limit LP004 +100%: 5.3 -> 10.5 per 100 conversations (+100%): ok"),
+        (["EX003=0"], 0, "limit EX003 +0%: 10.5 -> 5.3 per 100 conversations (-50%): ok"),
+        (["LP=150,EX=10"], 0, "limit LP004 +150%: 5.3 -> 10.5 per 100 conversations (+100%): ok"),
         (
             ["ALL=10", "repeated-assistant-message=200"],
             0,
-            "limit LP004 +200%: 6.2 -> 12.5 per 100 conversations (+100%): ok",
+            "limit LP004 +200%: 5.3 -> 10.5 per 100 conversations (+100%): ok",
         ),
     ],
 )
@@ -156,7 +156,7 @@ def test_fail_on_increase_from_the_configuration_and_the_command_line_replaces_i
     result = compare("base.json", "new.json", cwd=runs)
     assert result.returncode == 1
     assert (
-        "limit LP004 +20%: 6.2 -> 12.5 per 100 conversations (+100%): EXCEEDED"
+        "limit LP004 +20%: 5.3 -> 10.5 per 100 conversations (+100%): EXCEEDED"
         in result.stdout.decode()
     )
     result = compare("base.json", "new.json", "--fail-on-increase", "EX003=5", cwd=runs)
@@ -193,6 +193,23 @@ def test_a_missing_path_exits_2(runs):
     assert "nothing-here" in result.stderr.decode()
 
 
+def test_a_side_with_no_conversation_exits_2_in_one_line(runs):
+    (runs / "empty").mkdir()
+    result = compare("base.json", "empty", "-q", cwd=runs)
+    assert result.returncode == 2
+    assert result.stderr.decode() == (
+        "audit: error: no conversation found in empty: 0 files read. Check the paths\n"
+    )
+
+
+def test_output_naming_a_compared_report_is_refused(runs):
+    before = (runs / "base.json").read_bytes()
+    result = compare("base.json", "new.json", "-o", "./base.json", cwd=runs)
+    assert result.returncode == 2
+    assert "-o ./base.json would overwrite base.json" in result.stderr.decode()
+    assert (runs / "base.json").read_bytes() == before
+
+
 def test_reports_of_other_versions_and_rule_sets_compare_on_what_both_hold(runs):
     narrow = run(
         app, "base.jsonl", "--select", "EX,LP", "-f", "json", "-o", "narrow.json", cwd=runs
@@ -206,13 +223,14 @@ def test_reports_of_other_versions_and_rule_sets_compare_on_what_both_hold(runs)
     result = compare("narrow.json", "future.json", "--fail-on-increase", "ZZ001=1", cwd=runs)
     assert result.returncode == 0
     text = result.stdout.decode()
-    assert "NEW  future.json: 16 conversations, 21 findings (auditor 9.9.9)" in text
+    assert "NEW  future.json: 19 conversations, 24 findings (auditor 9.9.9)" in text
     assert (
         "left out: rules that ran only in NEW: CF001, CF002, CF003, CF004, FB001, FB002, "
-        "FB003, IN001, IN002, ZZ001 (8 findings left out)"
+        "FB003, FB004, FB005, FB006, IN002, ZZ001 (11 findings left out)"
     ) in text
     assert "note: the reports were written by different auditor versions (0.1.0 and 9.9.9)" in text
     assert "note: the limit on ZZ001 was not checked: the rule did not run in both" in text
+    assert "\n1 more rule ran in both and fired in neither.\n" in text  # IN001 always runs
     rows = [line.split()[0] for line in text.splitlines() if line[:2] in ("EX", "LP", "FB", "CF")]
     assert all(code[:2] in ("EX", "LP") for code in rows)
 
@@ -246,7 +264,7 @@ def test_the_console_entry_point_runs_compare(runs):
     )
     assert result.returncode == 1
     assert (
-        "limit LP004 +5%: 6.2 -> 12.5 per 100 conversations (+100%): EXCEEDED"
+        "limit LP004 +5%: 5.3 -> 10.5 per 100 conversations (+100%): EXCEEDED"
         in result.stdout.decode()
     )
     assert b"Usage: audit compare [OPTIONS]" in audit_process("compare", "--help").stdout

@@ -69,9 +69,9 @@ def test_config_file_may_be_a_pyproject_or_a_standalone_toml(tmp_path):
         (
             '[tool.auditor]\nfail_on = "error"\n',
             "[tool.auditor] unknown key `fail_on` (did you mean `fail-on`?); the keys are "
-            "select, ignore, fail-on, exclude, severity, max-record-mb, fail-on-increase and the "
-            "option tables "
-            "input, fabrication, execution, approvals, loops",
+            "select, ignore, fail-on, exclude, severity, per-file-ignores, respect-gitignore, "
+            "max-record-mb, tools, fail-on-increase and the option tables input, "
+            "fabrication, execution, approvals, loops",
         ),
         (
             '[tool.auditor]\nfail-on = "sometimes"\n',
@@ -93,6 +93,19 @@ def test_config_file_may_be_a_pyproject_or_a_standalone_toml(tmp_path):
         ),
         ("[tool.auditor]\nloops = 3\n", "[tool.auditor] `loops` must be a table of options, got 3"),
         ("[tool.auditor]\nselect = [\n", "not valid TOML: "),
+        # A blank selector selects nothing: it would turn every rule off without a word.
+        ('[tool.auditor]\nselect = [""]\n', '[tool.auditor] select: blank rule selector ""'),
+        ('[tool.auditor]\nignore = ["EX001", " "]\n', 'ignore: blank rule selector ""'),
+        ('[tool.auditor.severity]\n"" = "note"\n', 'severity: blank rule selector ""'),
+        # tomllib recurses once per level: deep nesting is a config error, not a crash.
+        (
+            "[tool.auditor]\nselect = " + "[" * 2000 + "]" * 2000 + "\n",
+            "not valid TOML: arrays or tables nested too deeply",
+        ),
+        (
+            "[tool.auditor]\nx = " + "{a = " * 2000 + "1" + "}" * 2000 + "\n",
+            "not valid TOML: arrays or tables nested too deeply",
+        ),
     ],
 )
 def test_invalid_config_is_one_clear_error_naming_the_key(tmp_path, body, message):
@@ -120,7 +133,24 @@ def test_unreadable_config_file(tmp_path):
 
 def test_file_select_and_ignore_apply(tmp_path):
     file = config.read(pyproject(tmp_path, '[tool.auditor]\nselect = ["EX"]\nignore = ["EX002"]'))
-    assert codes(config.build(file=file)) == [c for c in EX if c != "EX002"]
+    assert codes(config.build(file=file)) == ["IN001"] + [c for c in EX if c != "EX002"]
+
+
+@pytest.mark.parametrize("option", ["select", "ignore"])
+@pytest.mark.parametrize("value", ["", " ", ",", " , "])
+def test_a_command_line_selector_naming_no_rule_is_an_error(option, value):
+    with pytest.raises(ConfigError, match=f'invalid --{option} "{value}": it names no rule'):
+        config.build(**{option: [value]})
+    # A trailing comma is forgiven.
+    assert codes(config.build(select=["EX001,"])) == ["IN001", "EX001"]
+
+
+def test_values_shown_in_errors_stop_at_three_levels(tmp_path):
+    path = pyproject(tmp_path, "[tool.auditor]\nexclude = " + "[" * 50 + "]" * 50 + "\n")
+    with pytest.raises(
+        ConfigError, match=r"exclude must be a list of strings, got \[\[\[\[…\]\]\]\]"
+    ):
+        config.build(file=config.read(path))
 
 
 def test_cli_select_starts_over_and_cli_ignore_adds(tmp_path):
@@ -128,10 +158,108 @@ def test_cli_select_starts_over_and_cli_ignore_adds(tmp_path):
     # --select replaces the file's select *and* its ignore.
     assert codes(config.build(select=["EX002,IN"], file=file)) == ["IN001", "IN002", "EX002"]
     # --ignore extends the file's ignore.
-    assert codes(config.build(ignore=["EX001"], file=file)) == [c for c in EX if c > "EX002"]
-    everything = config.read(pyproject(tmp_path / "b", '[tool.auditor]\nignore = ["IN001"]'))
-    left = [r.code for r in RULES if r.code != "IN001" and r.family != "EX"]
+    assert codes(config.build(ignore=["EX001"], file=file)) == ["IN001"] + [
+        c for c in EX if c > "EX002"
+    ]
+    everything = config.read(pyproject(tmp_path / "b", '[tool.auditor]\nignore = ["IN002"]'))
+    left = [r.code for r in RULES if r.code != "IN002" and r.family != "EX"]
     assert codes(config.build(ignore=["EX"], file=everything)) == left
+
+
+def test_extend_select_adds_to_the_selection_and_ignores_come_last(tmp_path):
+    file = config.read(pyproject(tmp_path, '[tool.auditor]\nselect = ["EX"]\nignore = ["EX002"]'))
+    # --extend-select adds to the file's selection (and beats the file's ignore), as in ruff.
+    assert codes(config.build(extend_select=["LP001,EX002"], file=file)) == [
+        "IN001",
+        *EX,
+        "LP001",
+    ]
+    # The command line's ignores come after: --ignore and --extend-ignore alike.
+    assert codes(config.build(extend_select=["LP"], extend_ignore=["LP00,EX"], file=file)) == [
+        "IN001"
+    ]
+    assert codes(config.build(select=["FB001"], extend_select=["FB002"])) == [
+        "IN001",
+        "FB001",
+        "FB002",
+    ]
+
+
+@pytest.mark.parametrize(
+    "selection", [{"select": ["FB"]}, {"select": ["EX001"]}, {"ignore": ["IN"]}]
+)
+def test_in001_is_always_on(selection):
+    # An unreadable record is why the other rules saw nothing: no selection hides it.
+    assert "IN001" in codes(config.build(**selection))
+
+
+@pytest.mark.parametrize("option", ["ignore", "extend_ignore"])
+@pytest.mark.parametrize("selector", ["IN001", "invalid-record", "in001"])
+def test_ignoring_in001_by_name_is_an_error_that_says_what_to_do(option, selector):
+    with pytest.raises(
+        ConfigError, match=r"IN001 \(invalid-record\) cannot be ignored: .*severity"
+    ):
+        config.build(**{option: [selector]})
+
+
+def test_ignoring_in001_in_the_file_is_an_error_naming_the_key(tmp_path):
+    path = pyproject(tmp_path, '[tool.auditor]\nignore = ["IN001"]\n')
+    with pytest.raises(ConfigError, match=r"\[tool.auditor\] ignore: IN001 \(invalid-record\)"):
+        config.build(file=config.read(path))
+    path = pyproject(tmp_path, '[tool.auditor.per-file-ignores]\n"*.jsonl" = ["IN001"]\n')
+    with pytest.raises(
+        ConfigError, match=r"\[tool.auditor.per-file-ignores\] \*.jsonl: IN001 \(invalid-record\)"
+    ):
+        config.build(file=config.read(path))
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ('per-file-ignores = ["a"]\n', "per-file-ignores must be a table of glob = [rules]"),
+        (
+            '[per-file-ignores]\n"a/*" = "EX001"\n',
+            '[per-file-ignores] a/* must be a list of rule codes, prefixes or names, got "EX001"',
+        ),
+        ('[per-file-ignores]\n"a/*" = ["XX"]\n', "[per-file-ignores] a/*: unknown rule selector"),
+        ('[per-file-ignores]\n"a/*" = [""]\n', '[per-file-ignores] a/*: blank rule selector ""'),
+    ],
+)
+def test_bad_per_file_ignores(tmp_path, body, message):
+    path = pyproject(tmp_path, body, name="audit.toml")
+    with pytest.raises(ConfigError) as error:
+        config.build(file=config.read(path))
+    assert message in str(error.value)
+
+
+def test_per_file_ignores_drop_those_findings_in_those_files_only(tmp_path):
+    (tmp_path / "logs" / "legacy").mkdir(parents=True)
+    for name in ("logs/legacy/old.jsonl", "logs/new.jsonl"):
+        (tmp_path / name).write_bytes(LOST.read_bytes() + ORPHAN.read_bytes())
+    file = config.read(
+        pyproject(
+            tmp_path,
+            '[tool.auditor.per-file-ignores]\n"logs/legacy/**" = ["EX001"]\n"new.*" = ["EX002"]\n',
+        )
+    )
+    settings = config.build(file=file, select=["EX001,EX002"])
+    report = engine.audit([str(tmp_path / "logs")], settings)
+    found = [(Path(f.path).name, f.code, f.line) for f in report.findings]
+    assert found == [
+        ("old.jsonl", "EX002", 3),  # logs/legacy/ sorts before logs/new.jsonl
+        ("new.jsonl", "EX001", 1),
+        ("new.jsonl", "EX001", 2),
+    ]
+
+
+def test_respect_gitignore_from_the_file_and_the_command_line(tmp_path):
+    assert config.build().respect_gitignore is True
+    file = config.read(pyproject(tmp_path, "[tool.auditor]\nrespect-gitignore = false\n"))
+    assert config.build(file=file).respect_gitignore is False
+    assert config.build(file=file, respect_gitignore=True).respect_gitignore is True
+    bad = pyproject(tmp_path / "b", '[tool.auditor]\nrespect-gitignore = "no"\n')
+    with pytest.raises(ConfigError, match='respect-gitignore must be true or false, got "no"'):
+        config.build(file=config.read(bad))
 
 
 def test_cli_fail_on_wins_over_the_file(tmp_path):

@@ -22,6 +22,9 @@ EXPECTED = {
     "reformatted-approval-014": ["CF002"],
     "unapproved-015": ["CF003"],
     "confirmation-loop-016": ["CF004"],
+    "placeholder-key-017": ["FB005"],
+    "ungrounded-id-018": ["FB004"],
+    "simulated-data-019": ["FB006"],
 }
 
 

@@ -326,3 +326,106 @@ def test_tool_call_and_response_blocks():
 def test_plain_answer_reads_empty():
     reading = read("It is sunny in Paris.", WEATHER)
     assert reading.calls == reading.segments == reading.tokens == reading.frames == ()
+
+
+# -- dialects seen in the wild (model-server bug reports) ------------------------------------
+
+KIMI_SECTION = "<|tool_calls_section_begin|>"
+KIMI_END = "<|tool_calls_section_end|>"
+KIMI_CALL = "<|tool_call_begin|>"
+KIMI_ARGS = "<|tool_call_argument_begin|>"
+KIMI_CALL_END = "<|tool_call_end|>"
+
+
+def test_kimi_sections_are_recovered_as_calls_with_the_name_from_the_id():
+    text = (
+        f"Checking both.{KIMI_SECTION}{KIMI_CALL}functions.get_weather:0{KIMI_ARGS}"
+        f'{{"city": "Paris"}}{KIMI_CALL_END}{KIMI_CALL}get_weather:1{KIMI_ARGS}{{"city": "Oslo"}}'
+        f"{KIMI_CALL_END}{KIMI_END}"
+    )
+    reading = read(text)
+    assert [(c.name, c.arguments, c.dialect) for c in reading.calls] == [
+        ("get_weather", {"city": "Paris"}, "kimi"),
+        ("get_weather", {"city": "Oslo"}, "kimi"),
+    ]
+    # the section's tokens belong to the calls: EX004 leaves them to EX003
+    assert reading.calls[0].span[0] == text.index(KIMI_SECTION)
+    assert reading.calls[-1].span[1] == len(text)
+
+
+def test_kimi_openai_style_ids_cut_off_arguments_and_unwrapped_sections():
+    openai_id = f'{KIMI_SECTION}{KIMI_CALL}call_0{KIMI_ARGS}{{"name": "list_files", "path": "/h"}}'
+    call = only_call(openai_id)
+    assert (call.name, call.arguments, call.repaired) == ("list_files", {"path": "/h"}, False)
+    cut = f'{KIMI_SECTION}{KIMI_CALL}functions.search:3{KIMI_ARGS}{{"q": "weather in Pa'
+    call = only_call(cut)
+    assert (call.name, call.arguments, call.repaired) == ("search", {"q": "weather in Pa"}, True)
+    bare = f'{KIMI_SECTION}functions.search:0{KIMI_ARGS}{{"q": "x"}}{KIMI_END}'
+    assert only_call(bare).arguments == {"q": "x"}
+
+
+def test_kimi_tokens_quoted_or_naming_no_declared_tool_are_no_call():
+    quoted = f"The model writes `{KIMI_CALL}functions.search:0{KIMI_ARGS}{{}}` for a call."
+    assert read(quoted).calls == ()
+    undeclared = f"{KIMI_SECTION}{KIMI_CALL}functions.deploy:0{KIMI_ARGS}{{}}{KIMI_CALL_END}"
+    assert read(undeclared, WEATHER).calls == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "arguments"),
+    [
+        (
+            "<tool_call>\n<name>task\n<parameter=description>\nFix it\n</parameter>\n</function>",
+            "task",
+            {"description": "Fix it"},
+        ),
+        (
+            "<tool_call>\n<parameter=bash>\n<parameter=command>\nls\n</parameter>\n</function>",
+            "bash",
+            {"command": "ls"},
+        ),
+        (
+            "Go.\nfunction=Glob>\n<parameter=pattern>\n*.md\n</parameter>\n</function>",
+            "Glob",
+            {"pattern": "*.md"},
+        ),
+    ],
+)
+def test_qwen3_coder_calls_with_a_mangled_opening_tag(text, name, arguments):
+    call = only_call(text)
+    assert (call.name, call.arguments, call.dialect) == (name, arguments, "function-tag")
+    assert "mangled" in call.form
+
+
+def test_qwen3_coder_closing_tags_without_parameters_or_a_declared_name_are_no_call():
+    assert read("Close the call with </function> and the block with </tool_call>.").calls == ()
+    mangled = "<tool_call>\n<name>deploy\n<parameter=env>\nprod\n</parameter>\n</function>"
+    assert read(mangled, frozenset({"bash"})).calls == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "tokens"),
+    [
+        (
+            "Hi!<end_of_turn>\n<start_of_turn>model\nMore?<eos>",
+            ["<end_of_turn>", "<start_of_turn>", "<eos>"],
+        ),
+        ("<bos>Hello", ["<bos>"]),
+        ("analysisThe user wants a greeting.assistantfinalHello!", ["analysis", "assistantfinal"]),
+        ("Done.assistantcommentary to=functions.search", ["assistantcommentary"]),
+        ("The analysis shows growth; the final figures come Friday.", []),
+        ("analysis: the data is fine", []),
+        ("analysisResult = compute()", []),
+        ("Gemma ends with `<eos>`.", ["<eos>"]),  # found, but quoted
+    ],
+)
+def test_gemma_tokens_and_gpt_oss_channel_words_glued_to_the_text(text, tokens):
+    found = read(text).tokens
+    assert [t.text for t in found] == tokens
+    assert all(t.quoted == ("`" in text) for t in found)
+
+
+def test_llama_index_answer_label_is_a_final_answer_only_in_react_messages():
+    react = read("Thought: I can answer without tools.\nAnswer: 42")
+    assert [s.value for s in react.answers()] == ["42"]
+    assert read("Question: What is six times seven?\nAnswer: 42").answers() == ()

@@ -10,7 +10,7 @@ from auditor import docs
 from auditor.rules import CLOSING_SECTIONS, RULES, SECTIONS
 from tests.conftest import ROOT, audit
 
-FENCE = re.compile(r"```jsonl\n(.*?)```", re.DOTALL)
+FENCE = re.compile(r"^```jsonl\n(.*?)^```$", re.DOTALL | re.MULTILINE)  # a fence on its own line
 
 
 @pytest.mark.parametrize("rule", RULES, ids=[r.code for r in RULES])

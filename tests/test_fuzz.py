@@ -148,7 +148,7 @@ def audit_records(records: list[sources.Record]) -> engine._Result:
 
 def check(result: engine._Result, path: str) -> None:
     assert result.errors == [], result.errors
-    findings = result.findings + [f for g in result.unread.values() for f in g.findings()]
+    findings = result.findings + [f for g in result.repeats.values() for f in g.findings()]
     for finding in findings:
         assert finding.path == path and finding.message
         orjson.dumps(finding.to_dict())  # every finding can be written

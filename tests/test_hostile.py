@@ -52,9 +52,13 @@ def invalid_lines(doc: dict) -> list[int]:
 
 
 def test_empty_file(tmp_path):
-    status, doc, _ = audit_bytes(tmp_path, b"")
-    assert status == 0
+    # Nothing read is not a clean bill: exit 2 with one line, unless --allow-empty.
+    status, doc, stderr = audit_bytes(tmp_path, b"")
+    assert status == 2
+    assert stderr.startswith("audit: error: no conversation found in ")
     assert doc["summary"]["records"] == 0 and doc["findings"] == []
+    status, _, _ = run(str(tmp_path / "input.jsonl"), "--allow-empty")
+    assert status == 0
 
 
 def test_only_blank_lines_bom_and_crlf(tmp_path):
@@ -201,7 +205,7 @@ def test_random_binary(tmp_path):
 def test_corrupt_gzip(tmp_path, cut):
     data = gzip.compress(b"".join(GOOD + b"\n" for _ in range(2000)))
     status, doc, _ = audit_bytes(tmp_path, data[: int(len(data) * cut)], name="input.jsonl.gz")
-    assert status == 1
+    assert status == (1 if doc["summary"]["conversations"] else 2)
     (broken,) = [f for f in doc["findings"] if f["code"] == "IN001"]
     assert broken["message"].startswith("compressed stream is corrupt or truncated")
     assert doc["summary"]["conversations"] == broken["line"] - 1
@@ -209,7 +213,7 @@ def test_corrupt_gzip(tmp_path, cut):
 
 def test_gzip_that_is_not_gzip(tmp_path):
     status, doc, _ = audit_bytes(tmp_path, GOOD + b"\n", name="input.jsonl.gz")
-    assert status == 1
+    assert status == 2  # nothing but the broken stream: no conversation was read
     assert doc["findings"][0]["message"].startswith("compressed stream is corrupt or truncated")
 
 
@@ -306,6 +310,15 @@ BAIT = {
     "final": "Final Answer: Action: " * 50_000,
     "spaces": " " * 1_000_000 + "x",
     "error_words": "Error: " * 150_000,
+    "kimi": "<|tool_calls_section_begin|><|tool_call_begin|>f:0<|tool_call_argument_begin|>{"
+    * 30_000,
+    "qwen_closers": "<parameter=a></function>" * 60_000,
+    "glued_channels": "assistantfinal" * 80_000,
+    "answers": "Thought: x\nAnswer: " * 60_000,
+    "path_segments": "/a1" * 300_000,
+    "long_id": "a1" * 500_000,
+    "placeholders": "YOUR_KEY <API_KEY> /path/to/x 2206.XXXXX " * 25_000,
+    "mock_words": "mock data simulated numbers hypothetical values " * 20_000,
 }
 
 
@@ -330,6 +343,34 @@ def test_megabytes_of_redos_bait_in_every_text_field(tmp_path, kind):
         ],
     }
     status, doc, stderr = audit_bytes(tmp_path, json.dumps(record).encode() + b"\n")
+    assert doc["errors"] == [], stderr
+    assert doc["summary"]["conversations"] == 1
+    assert status in (0, 1)
+
+
+MULTIAGENT_BAIT = {
+    "unclosed_fences": "```python\n" * 100_000,
+    "closed_fences": "```sh\nx\n```\n" * 80_000,
+    "indented_closers": "x\n   ```" * 120_000,
+    "web_action": "I typed '" * 100_000 + "' into 'x'.\n\nHere is a screenshot of [x](y)",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(MULTIAGENT_BAIT))
+def test_megabytes_of_code_fences_in_a_multi_agent_chat(tmp_path, kind):
+    text = MULTIAGENT_BAIT[kind]
+    history = [
+        {"role": "human", "content": text},
+        {"name": "Coder", "content": text},
+        {"name": "Computer_terminal", "content": "exitcode: 1 (execution failed)\n" + text},
+        {"name": "WebSurfer", "content": text},
+        {"name": "Coder", "content": text},
+        {
+            "name": "ComputerTerminal",
+            "content": "The script ran, then exited with Unix exit code: 0",
+        },
+    ]
+    status, doc, stderr = audit_bytes(tmp_path, json.dumps({"history": history}).encode() + b"\n")
     assert doc["errors"] == [], stderr
     assert doc["summary"]["conversations"] == 1
     assert status in (0, 1)

@@ -237,7 +237,7 @@ def test_quiet_stretches_fold_and_the_page_says_what_it_left_out(tmp_path):
 def test_a_report_without_timelines_still_lists_every_finding():
     text = html_of(DEMO, timelines=False)
     page = Page(text)
-    assert len(_finding_rows(page)) == 20
+    assert len(_finding_rows(page)) == 23
     assert not [a for t, a in page.elements if t == "li" and "turn" in (a.get("class") or "")]
 
 
@@ -248,6 +248,38 @@ def test_jobs_give_the_same_page(tmp_path):
     one = html_of(tmp_path / "fixtures", jobs=1)
     two = html_of(tmp_path / "fixtures", jobs=2)
     assert one == two
+
+
+def test_jobs_give_the_same_page_when_spans_defer_a_session(tmp_path, monkeypatch):
+    """A file cut into spans (`--jobs`) whose session-stream lines are deferred to the end of
+    the file: the session still gets its timeline, and the page is the same, byte for byte."""
+    import json
+
+    from auditor import sources
+
+    monkeypatch.setattr(sources, "SPLIT_AT_LEAST", 2_000)  # workers are forked: they see it
+    demo = (DEMO / "agent-runs.jsonl").read_text().splitlines()
+    call = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+    session = [
+        {"session_id": "s", "role": "user", "content": "run f"},
+        {"session_id": "s", "role": "assistant", "content": None, "tool_calls": [call]},
+    ]
+    lines = []
+    for i in range(40):
+        lines.append(demo[i % len(demo)].replace('"id": "', f'"id": "copy{i}-', 1))
+        if i in (3, 30):  # in the middle of a span, not at its start
+            lines.append(json.dumps(session[i == 30]))
+    log = tmp_path / "mixed.jsonl"
+    log.write_text("\n".join(lines) + "\n")
+    source = sources.Source(str(log), "jsonl", False, True)
+    assert len(engine._spans(source, config.build(), 2)) > 1, "the file must be cut"
+    assert html_of(log, jobs=1) == html_of(log, jobs=2)
+    settings = dataclasses.replace(config.build(), timelines=True)
+    report = engine.audit([str(log)], settings, jobs=2)
+    (unanswered,) = [f for f in report.findings if f.conversation == "s"]
+    assert unanswered.code == "EX001"
+    (timeline,) = [t for t in report.timelines if t.conversation == "s"]
+    assert [e.role for e in timeline.entries] == ["user", "assistant"]
 
 
 @requires_realdata

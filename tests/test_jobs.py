@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import shutil
@@ -38,7 +39,8 @@ def render(report, name: str) -> str:
 
 
 def test_reports_are_byte_identical(logs):
-    settings = config.build()
+    # With timelines, as `-f html` asks: the page holds each conversation's timeline.
+    settings = dataclasses.replace(config.build(), timelines=True)
     one = engine.audit([str(logs)], settings, jobs=1)
     two = engine.audit([str(logs)], settings, jobs=2)
     three = engine.audit([str(logs)], settings, jobs=3)

@@ -483,7 +483,10 @@ def test_mcp_error_results(tmp_path):
 def test_walked_json_document_of_no_known_shape_is_skipped_named_one_is_reported(tmp_path):
     (tmp_path / "sources.json").write_text(json.dumps({"baseline": "v0.19.4", "features": []}))
     walked = audit([tmp_path])
-    assert walked.findings == () and walked.counts.skipped_files == 1
+    assert walked.findings == ()
+    assert [(u.path.rsplit("/", 1)[-1], u.reason) for u in walked.unread] == [
+        ("sources.json", "no log shape")
+    ]
     named = audit([tmp_path / "sources.json"])
     assert [f.code for f in named.findings] == ["IN002"]
 
@@ -499,7 +502,11 @@ def test_every_real_sample_is_read_and_these_are_its_findings():
     assert found == [("EX002", "log_tool_call_error.json", turn) for turn in range(11)] + [
         ("LP001", "log_message_deduplication.eval", 1)
     ]
-    assert report.counts.skipped_files == 2  # the two sources.json provenance lists
+    not_logs = [u.path.split("approvals/")[-1] for u in report.unread if u.reason != "type"]
+    assert [p.split("/")[0] + "/…/" + p.rsplit("/", 1)[-1] for p in sorted(not_logs)] == [
+        "openai-agents-js/…/sources.json",  # the SDKs' provenance lists
+        "openai-agents-python/…/sources.json",
+    ]
     assert report.counts.conversations == 49
 
 

@@ -61,11 +61,14 @@ def test_the_simulated_users_speed_tests_in_tau2_telecom_are_not_loops():
     assert report.findings == ()
 
 
-def test_a_tau2_conversation_stuck_in_four_replies_is_one_finding():
+def test_a_tau2_conversation_stuck_in_reworded_apologies_is_one_finding():
+    # Verbatim, the apologies form a cycle of 4 messages from turn 56; read as rewordings of
+    # two, the loop starts at turn 12.
     report = audit([REALDATA / "tau2-bench-blakeelias"], select=["LP004"])
-    (stuck,) = [f for f in report.findings if f.conversation.startswith("4d9c488b")]
-    assert stuck.turn == 56 and stuck.pointer == "/simulations/19/messages/56"
+    (stuck,) = report.findings
+    assert stuck.conversation.startswith("4d9c488b")
+    assert stuck.turn == 12 and stuck.pointer == "/simulations/19/messages/12"
     assert stuck.message.startswith(
-        "the assistant cycles through the same 4 messages, each sent at least 18 times "
-        "(turns 56 to 200)"
+        "the assistant cycles through the same 2 messages, each sent at least 20 times "
+        "(turns 12 to 200), starting with `I'm sorry to hear about your frustration, Sophia"
     )

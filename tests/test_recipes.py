@@ -157,11 +157,14 @@ def test_readme_configuration_example_is_valid(tmp_path):
         "fail-on",
         "exclude",
         "severity",
+        "respect-gitignore",
+        "per-file-ignores",
         "max-record-mb",
         "fail-on-increase",
         "loops",
         "approvals",
     }
+    assert config.build(file=read).per_file_ignores == (("logs/legacy/**", frozenset({"EX002"})),)
     from auditor import compare
 
     assert compare.config_limits(read.values, read.error) == {"LP001": 10.0, "EX": 25.0}

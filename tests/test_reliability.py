@@ -363,4 +363,8 @@ def test_walked_text_that_is_not_utf8_is_skipped_like_prose(tmp_path):
     (tmp_path / "log.jsonl").write_bytes(lines(GOOD))
     report = audit([tmp_path])
     assert report.findings == ()
-    assert report.counts.skipped_files == 2 and report.counts.conversations == 1
+    assert report.counts.conversations == 1
+    assert sorted((u.path.rsplit("/", 1)[-1], u.reason) for u in report.unread) == [
+        ("notes.txt", "no transcript"),
+        ("prose.txt", "no transcript"),
+    ]

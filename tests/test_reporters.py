@@ -17,7 +17,7 @@ from auditor.findings import Finding, Severity, fingerprint
 from auditor.report import Context, Counts, Gap, Report, RunError
 from auditor.reporters import REPORTERS, writer
 from auditor.rules import BY_CODE, RULES
-from tests.conftest import SNAPSHOTS, UPDATE
+from tests.conftest import ROOT, SNAPSHOTS, UPDATE
 
 HOSTILE = (
     "\x1b[31mred\x1b[0m [bold]markup[/bold] [link=http://x]y[/link] "
@@ -114,7 +114,7 @@ REPORT = Report(
             "EX001",
         ),
     ),
-    baselined=2,
+    accepted=FINDINGS[1:2] * 2,  # two findings the baseline hid
 )
 
 
@@ -130,8 +130,9 @@ def _fixed_width(monkeypatch):
 
 
 @pytest.mark.parametrize("name", sorted(REPORTERS))
-def test_snapshot(name):
-    text = render(name)
+def test_snapshot(name, monkeypatch):
+    monkeypatch.chdir(ROOT)  # relative paths are relative to the working directory
+    text = render(name).replace(ROOT.as_uri() + "/", "file:///checkout/")
     snapshot = SNAPSHOTS / "reporters" / f"report.{name}"
     if os.environ.get(UPDATE):
         snapshot.write_text(text, encoding="utf-8")
@@ -218,3 +219,62 @@ def test_github_says_when_annotations_exceed_what_github_shows():
 
 def test_severity_levels_map_to_sarif_levels():
     assert {s.value for s in Severity} == {"error", "warning", "note"}
+
+
+# Machine outputs: every character a terminal or a line-based reader would act on is escaped.
+INVISIBLE = "\u009b31m\u009d0;title\u0007\u0085next\u202eevil\u202c\u2066iso\u2069\u2028\u2029"
+
+
+def invisible_report() -> Report:
+    tricky = replace(
+        FINDINGS[2],
+        path="logs/\u202egnp.jsonl",
+        conversation="conv\u0085\u2028",
+        message="tool result for call `\u009b2J` answers no earlier call " + INVISIBLE,
+        evidence=INVISIBLE,
+        tool="\u2067tool",
+    )
+    return Report((tricky,), REPORT.counts, RULES)
+
+
+RAW = set("\u009b\u009d\u0085\u202e\u202c\u2066\u2067\u2069\u2028\u2029")
+
+
+@pytest.mark.parametrize("name", ["json", "jsonl", "sarif"])
+def test_machine_outputs_escape_c1_bidi_and_line_separators(name):
+    report = invisible_report()
+    text = render(name, report)
+    assert not RAW & set(text), sorted(RAW & set(text))
+    for escaped in ("\\u009b", "\\u0085", "\\u202e", "\\u2066", "\\u2028", "\\u2029"):
+        assert escaped in text
+    # Escaped, not lost: a JSON reader gets the log's text back.
+    first = json.loads(text.splitlines()[0] if name == "jsonl" else text)
+    if name == "sarif":
+        result = first["runs"][0]["results"][0]
+        assert result["properties"]["evidence"] == INVISIBLE
+        assert result["properties"]["conversation"] == "conv\u0085\u2028"
+    else:
+        finding = first if name == "jsonl" else first["findings"][0]
+        assert (finding["evidence"], finding["path"]) == (INVISIBLE, "logs/\u202egnp.jsonl")
+        assert finding["tool"] == "\u2067tool"
+
+
+def test_baseline_file_escapes_them_too(tmp_path):
+    from auditor import baseline
+
+    path = tmp_path / "b.json"
+    baseline.write(str(path), invisible_report().findings)
+    text = path.read_text(encoding="utf-8")
+    assert not RAW & set(text)
+    assert json.loads(text)["findings"][0]["conversation"] == "conv\u0085\u2028"
+
+
+def test_sarif_message_text_cannot_plant_an_embedded_link():
+    planted = "tool result for call `[click here](1)` or [x](sarif:/runs/0) or \\[y\\](2)"
+    report = Report((replace(FINDINGS[2], message=planted),), REPORT.counts, RULES)
+    text = json.loads(render("sarif", report))["runs"][0]["results"][0]["message"]["text"]
+    # SARIF §3.11.6: `\`, `[` and `]` are escaped with a backslash in plain text messages.
+    assert text == (
+        "tool result for call `\\[click here\\](1)` or \\[x\\](sarif:/runs/0) or \\\\\\[y\\\\\\](2)"
+    )
+    assert "[" not in text.replace("\\[", "")

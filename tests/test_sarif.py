@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
 from dataclasses import replace
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from auditor.report import Context, Gap
 from auditor.reporters import sarif
 from auditor.rules import RULES
 from tests.conftest import FIXTURES, audit
-from tests.test_cli import audit_process
+from tests.test_cli import LOST, ORPHAN, audit_process
 from tests.test_reporters import REPORT
 
 SCHEMA = json.loads((Path(__file__).parent / "data" / "sarif-schema-2.1.0.json").read_text())
@@ -124,7 +125,7 @@ def test_configuration_overrides_say_what_did_not_run_and_what_changed_level(val
         **{
             r.code: (index_of(r.code), {"enabled": False})
             for r in RULES
-            if not r.code.startswith("EX")
+            if not r.code.startswith("EX") and r.code != "IN001"  # IN001 always runs
         },
         "EX002": (index_of("EX002"), {"level": "error"}),
     }
@@ -169,3 +170,99 @@ def test_sarif_tools_reads_results_rules_and_locations(tmp_path):
     (rule,) = sarif_file.get_rules_by_id("EX002")
     assert rule["name"] == "orphan-tool-result"
     assert sarif_file.get_result_count() == 3
+
+
+# Locations that resolve: %SRCROOT% with originalUriBaseIds, never `../`.
+
+
+def test_locations_are_relative_to_a_source_root_that_resolves(tmp_path, monkeypatch, validator):
+    repo = tmp_path / "repo"
+    (repo / "logs").mkdir(parents=True)
+    (repo / ".git").mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    shutil.copy(LOST, repo / "logs" / "a.jsonl")
+    shutil.copy(LOST, tmp_path / "elsewhere" / "b.jsonl")
+    monkeypatch.chdir(repo / "logs")  # run from a subdirectory of the repository
+    proc = audit_process("a.jsonl", "../../elsewhere/b.jsonl", "-f", "sarif", cwd=repo / "logs")
+    doc = json.loads(proc.stdout)
+    validator.validate(doc)
+    run = doc["runs"][0]
+    assert run["originalUriBaseIds"] == {"%SRCROOT%": {"uri": repo.as_uri() + "/"}}
+    locations = [r["locations"][0]["physicalLocation"]["artifactLocation"] for r in run["results"]]
+    # Findings sort by path as given: `../../elsewhere/b.jsonl` before `a.jsonl`.
+    assert locations[0] == {"uri": (tmp_path / "elsewhere" / "b.jsonl").as_uri()}
+    assert locations[2] == {"uri": "logs/a.jsonl", "uriBaseId": "%SRCROOT%"}
+    assert not any("../" in loc["uri"] for loc in locations)
+
+
+# Baselines: every result kept, with its state; stale entries named.
+
+
+def test_a_baselined_run_keeps_every_result_with_its_state(tmp_path, validator):
+    shutil.copy(LOST, tmp_path / "runs.jsonl")
+    assert audit_process("runs.jsonl", "--write-baseline", "b.json", cwd=tmp_path).returncode == 0
+    (tmp_path / "runs.jsonl").write_bytes(LOST.read_bytes() + ORPHAN.read_bytes())
+    proc = audit_process("runs.jsonl", "--baseline", "b.json", "-f", "sarif", cwd=tmp_path)
+    assert proc.returncode == 1  # the new EX002 fails the run
+    doc = json.loads(proc.stdout)
+    validator.validate(doc)
+    results = doc["runs"][0]["results"]
+    assert [(r["ruleId"], r["baselineState"]) for r in results] == [
+        ("EX001", "unchanged"),
+        ("EX001", "unchanged"),
+        ("EX002", "new"),
+    ]
+    assert results[0]["suppressions"] == [
+        {
+            "kind": "external",
+            "status": "accepted",
+            "justification": "recorded in the baseline b.json",
+        }
+    ]
+    assert "suppressions" not in results[2]
+    summary = doc["runs"][0]["properties"]["summary"]
+    assert (summary["findings"], summary["baselined"], summary["stale_baseline_entries"]) == (
+        1,
+        2,
+        0,
+    )
+
+
+def test_stale_baseline_entries_are_reported_and_write_baseline_prunes_them(tmp_path, validator):
+    (tmp_path / "runs.jsonl").write_bytes(LOST.read_bytes())
+    assert audit_process("runs.jsonl", "--write-baseline", "b.json", cwd=tmp_path).returncode == 0
+    # One of the two findings is fixed: its conversation now has its tool result.
+    fixed = (FIXTURES / "rules" / "EX001" / "good_answered.jsonl").read_bytes().splitlines()[0]
+    lines = LOST.read_bytes().splitlines()
+    (tmp_path / "runs.jsonl").write_bytes(fixed + b"\n" + lines[1] + b"\n")
+    proc = audit_process("runs.jsonl", "--baseline", "b.json", cwd=tmp_path)
+    assert proc.returncode == 0
+    assert (
+        "audit: 1 baseline entry matched no finding (fixed, or changed): --write-baseline "
+        "rewrites the baseline without them"
+    ) in proc.stderr.decode().splitlines()
+    doc = json.loads(
+        audit_process("runs.jsonl", "--baseline", "b.json", "-f", "sarif", cwd=tmp_path).stdout
+    )
+    validator.validate(doc)
+    (stale,) = doc["runs"][0]["properties"]["baseline"]["stale"]
+    assert (stale["code"], stale["conversation"], stale["count"]) == ("EX001", "moved-on", 1)
+    # Rewriting the baseline keeps only what is still found.
+    args = ("runs.jsonl", "--baseline", "b.json", "--write-baseline", "b.json")
+    assert audit_process(*args, cwd=tmp_path).returncode == 0
+    entries = json.loads((tmp_path / "b.json").read_text())["findings"]
+    assert [e["conversation"] for e in entries] == ["parallel-one-lost"]
+    proc = audit_process("runs.jsonl", "--baseline", "b.json", "-f", "json", cwd=tmp_path)
+    assert json.loads(proc.stdout)["summary"]["stale_baseline_entries"] == 0
+
+
+def test_entries_of_files_this_run_did_not_read_are_not_stale(tmp_path):
+    shutil.copy(LOST, tmp_path / "a.jsonl")
+    shutil.copy(ORPHAN, tmp_path / "b.jsonl")
+    assert (
+        audit_process("a.jsonl", "b.jsonl", "--write-baseline", "b.json", cwd=tmp_path).returncode
+        == 0
+    )
+    # pre-commit names only the changed file
+    proc = audit_process("b.jsonl", "--baseline", "b.json", "-f", "json", cwd=tmp_path)
+    assert json.loads(proc.stdout)["summary"]["stale_baseline_entries"] == 0

@@ -109,9 +109,15 @@ def test_discover_walks_sorted_recursive_and_filters_suffixes(tmp_path):
     (tmp_path / "b" / "d.ndjson.gz").write_bytes(gzip.compress(line()))
     (tmp_path / ".hidden").mkdir()
     (tmp_path / ".hidden" / "x.jsonl").write_bytes(line())
-    found = [s.path for s in sources.discover([str(tmp_path)])]
-    rel = [os.path.relpath(p, tmp_path) for p in found]
-    assert rel == ["a.jsonl", os.path.join("b", "c.json"), os.path.join("b", "d.ndjson.gz")]
+    (tmp_path / ".hidden.jsonl").write_bytes(line())
+    found = [(type(s).__name__, s.path) for s in sources.discover([str(tmp_path)])]
+    rel = [(kind, os.path.relpath(p, tmp_path)) for kind, p in found]
+    assert rel == [
+        ("Source", "a.jsonl"),
+        ("Source", os.path.join("b", "c.json")),
+        ("Source", os.path.join("b", "d.ndjson.gz")),
+        ("Skipped", os.path.join("b", "notes.md")),  # listed, so that the summary can say so
+    ]
 
 
 def test_symlink_loop_is_walked_once(tmp_path):

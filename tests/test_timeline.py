@@ -41,6 +41,29 @@ def test_only_conversations_with_findings_get_one_and_only_when_asked():
     assert pickle.loads(pickle.dumps(report.timelines)) == report.timelines  # --jobs ships them
 
 
+def test_a_conversation_whose_findings_are_dropped_has_no_timeline(tmp_path):
+    """Findings `per-file-ignores` drops mark no timeline, and a finding its rule decides away
+    once the run's tools are known (FB003 with inferred tools) takes its timeline with it."""
+    settings = dataclasses.replace(
+        config.build(),
+        timelines=True,
+        per_file_ignores=(("agent-runs.jsonl", frozenset({"LP004", "FB001", "FB002"})),),
+    )
+    report = engine.audit([str(FIXTURES / "demo")], settings)
+    shown = {t.conversation for t in report.timelines}
+    assert "repeated-reply-013" not in shown and "react-fabricated-002" not in shown
+    assert shown == {f.conversation for f in report.findings}
+    log = tmp_path / "claims.jsonl"
+    log.write_text(
+        '{"id": "claims-only", "messages": [{"role": "user", "content": "Please cancel my '
+        'reservation ABC123."}, {"role": "assistant", "content": "Your reservation ABC123 has '
+        'been cancelled."}]}\n'
+    )
+    # No tool of the file cancels anything: FB003 is decided away, and so is the timeline.
+    report = engine.audit([str(log)], dataclasses.replace(config.build(), timelines=True))
+    assert (report.findings, report.timelines) == ((), ())
+
+
 def test_an_entry_holds_calls_results_and_approvals():
     call = ToolCall("call_1", "pay", {"amount": 100}, raw_arguments='{"amount": 100}')
     messages = [

@@ -99,6 +99,8 @@ class FileReader:
         self._forced = FORMATS[forced] if forced else None
         self._reread = reread
         self._collectors: dict[str, object] = {}
+        self.seen: dict[str, int] = {}
+        """Records read per format name, in the order the formats first appeared (`-v`)."""
         self._path: str | None = None
 
     def format_of(self, record: Record) -> ModuleType | None:
@@ -122,6 +124,7 @@ class FileReader:
         except Exception as exc:
             yield Problem(record.location, unreadable(exc))
             return
+        self.seen[fmt.NAME] = self.seen.get(fmt.NAME, 0) + 1
         collector_type = getattr(fmt, "Collector", None)
         if collector_type is None:
             yield from _guarded(fmt.parse(record), record.location)

@@ -4,7 +4,9 @@ tau-bench writes a list of `{task_id, trial, reward, info, traj}` where `traj` i
 OpenAI chat messages. tau2-bench writes `{info, tasks, simulations: [{id, task_id, trial,
 messages}]}`: calls are flat `{id, name, arguments}` with arguments as an object, tool replies
 are `{role: tool, id, error}` linked to the call by `id`, and in some domains the simulated user
-calls tools too (those calls and results stay on the user's side of the conversation).
+calls tools too (those calls and results stay on the user's side of the conversation). The
+domain policy tau2 gave the agent (`info.environment_info.policy`) is kept as each
+conversation's `instructions`.
 """
 
 from __future__ import annotations
@@ -81,6 +83,8 @@ def _simulations(value: dict, location: Location) -> Iterator[Conversation | Pro
         yield Problem(location.child("simulations"), "tau2 results hold no simulation")
         return
     tools = tool_specs(_dig(value, "info", "environment_info", "tool_defs"))
+    policy = _dig(value, "info", "environment_info", "policy")
+    instructions = policy if isinstance(policy, str) else ""
     units = containers(
         simulations,
         location.child("simulations"),
@@ -95,7 +99,13 @@ def _simulations(value: dict, location: Location) -> Iterator[Conversation | Pro
         conversation_id = cid or fallback_id(location, i)
         yield from attach(problems, conversation_id)
         yield Conversation(
-            conversation_id, NAME, here, messages, tools=tools, own_id=cid is not None
+            conversation_id,
+            NAME,
+            here,
+            messages,
+            tools=tools,
+            own_id=cid is not None,
+            instructions=instructions,
         )
 
     yield from read_each(units, simulation)

@@ -22,10 +22,13 @@ Writer = Callable[[Report, TextIO, Context], None]
 
 REPORTERS: dict[str, str] = {
     "table": "auditor.reporters.table",
+    "concise": "auditor.reporters.concise",
     "json": "auditor.reporters.json",
     "jsonl": "auditor.reporters.jsonl",
     "sarif": "auditor.reporters.sarif",
     "github": "auditor.reporters.github",
+    "gitlab": "auditor.reporters.gitlab",
+    "junit": "auditor.reporters.junit",
     "html": "auditor.reporters.html",
 }
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+import orjson
+
 # C0 controls (tab included: it breaks table cells), DEL, C1 controls, bidi embeddings,
 # overrides and isolates, zero-width and invisible marks, line and paragraph separators.
 _UNSAFE = re.compile(
@@ -45,3 +47,22 @@ _UNSAFE_KEEP_LINES = re.compile(
 def safe_lines(text: str) -> str:
     """`text` with every unsafe character but line feeds and tabs replaced by a visible escape."""
     return _UNSAFE_KEEP_LINES.sub(_visible, text)
+
+
+# What orjson leaves raw in a string: everything unsafe above except the C0 controls (which JSON
+# itself escapes). Escaped as \uXXXX, a consumer still decodes the same text, but no terminal,
+# `grep`, `less` or line-based reader of the file sees a control, a bidi override or a line break.
+_RAW_IN_JSON = re.compile(
+    "[\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]"
+)
+
+
+def _unicode_escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
+
+
+def dumps(value: object, indent: bool = False) -> str:
+    """JSON for machines (json, jsonl, sarif, gitlab, baselines): orjson, with the characters
+    above escaped as `\\uXXXX` so that the file is plain printable text."""
+    text = orjson.dumps(value, option=orjson.OPT_INDENT_2 if indent else 0).decode()
+    return _RAW_IN_JSON.sub(_unicode_escape, text)

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any, TextIO
 
-import orjson
-
 from auditor import __version__
 from auditor.report import Context, Report
+from auditor.reporters._escape import dumps
 
 SCHEMA_VERSION = 1
 
@@ -27,5 +26,5 @@ def document(report: Report) -> dict[str, Any]:
 
 
 def write(report: Report, out: TextIO, context: Context) -> None:
-    out.write(orjson.dumps(document(report), option=orjson.OPT_INDENT_2).decode())
+    out.write(dumps(document(report), indent=True))
     out.write("\n")

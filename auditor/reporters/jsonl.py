@@ -10,13 +10,13 @@ from __future__ import annotations
 from typing import TextIO
 
 import jsonlines
-import orjson
 
 from auditor.report import Context, Report
+from auditor.reporters._escape import dumps
 
 
 def write(report: Report, out: TextIO, context: Context) -> None:
-    with jsonlines.Writer(out, dumps=lambda v: orjson.dumps(v).decode(), flush=False) as writer:
+    with jsonlines.Writer(out, dumps=dumps, flush=False) as writer:
         writer.write_all(f.to_dict() for f in report.findings)
     write_notes(report, context)
 

@@ -13,15 +13,16 @@ alone would miss: rule crashes (errors, and `executionSuccessful: false`), cover
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any, TextIO
 from urllib.parse import quote
-
-import orjson
 
 from auditor import __version__
 from auditor.findings import Finding
 from auditor.report import Context, Report
+from auditor.reporters._escape import dumps
 from auditor.rules import FAMILIES, RULES, Rule
+from auditor.sources import STDIN
 
 SCHEMA_URI = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -32,22 +33,49 @@ DESCRIPTION_LIMIT = 1024  # GitHub code scanning's limit for short and full desc
 PROBLEM_SEVERITY = {"error": "error", "warning": "warning", "note": "recommendation"}
 
 
-def artifact_uri(path: str) -> str:
-    """A URI reference for a path: relative paths stay relative, with `:` and spaces escaped."""
-    if path == "-":
-        return "stdin"
-    if os.path.isabs(path):
-        return "file://" + quote(path.replace(os.sep, "/"), safe="/")
-    # `audit .` walks to `./logs/a.jsonl`; the repository file is `logs/a.jsonl`.
-    return quote(os.path.normpath(path).replace(os.sep, "/"), safe="/")
+SOURCE_ROOT = "%SRCROOT%"
 
 
-def artifact_location(path: str) -> dict[str, Any]:
-    """The file of a result; a relative path is relative to the source root, as in CodeQL's."""
-    uri = artifact_uri(path)
-    if path == "-" or os.path.isabs(path):
+def artifact_uri(path: str, root: str | None = None) -> str:
+    """A URI reference for a path below `root` (default: the working directory), relative to
+    it with `:` and spaces escaped; any other path as an absolute `file:` URI. Never `../`."""
+    if path == STDIN:
+        return quote(STDIN)
+    relative = below(path, root)
+    if relative is None:
+        return Path(os.path.abspath(path)).as_uri()
+    return quote(relative, safe="/")
+
+
+def below(path: str, root: str | None) -> str | None:
+    """`path` relative to `root`, with `/`; None when it lies outside (`../…`)."""
+    base = os.path.abspath(root or os.getcwd())
+    relative = os.path.relpath(os.path.abspath(path), base)
+    if relative == os.pardir or relative.startswith(os.pardir + os.sep):
+        return None
+    return relative.replace(os.sep, "/")
+
+
+def artifact_location(path: str, root: str | None = None) -> dict[str, Any]:
+    """The file of a result: relative to `%SRCROOT%` (the repository's root, as code scanning
+    expects) when it lies below it, else an absolute URI; stdin by its name alone."""
+    uri = artifact_uri(path, root)
+    if path == STDIN or below(path, root) is None:
         return {"uri": uri}
-    return {"uri": uri, "uriBaseId": "%SRCROOT%"}
+    return {"uri": uri, "uriBaseId": SOURCE_ROOT}
+
+
+def source_root(root: str | None) -> dict[str, Any]:
+    """`originalUriBaseIds`: where `%SRCROOT%` is, so that a viewer can resolve every result."""
+    uri = Path(os.path.abspath(root or os.getcwd())).as_uri().rstrip("/") + "/"
+    return {SOURCE_ROOT: {"uri": uri}}
+
+
+def message(text: str) -> dict[str, str]:
+    """A plain text message (SARIF §3.11.6): `\\`, `[` and `]` escaped with a backslash, so
+    that text from a log can never form an embedded link (`[click](1)`, `[x](sarif:/…)`)."""
+    escaped = text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+    return {"text": escaped}
 
 
 def _limited(text: str) -> str:
@@ -70,8 +98,8 @@ def descriptor(rule: Rule) -> dict[str, Any]:
     }
 
 
-def _result(f: Finding, index: dict[str, int]) -> dict[str, Any]:
-    physical: dict[str, Any] = {"artifactLocation": artifact_location(f.path)}
+def _result(f: Finding, index: dict[str, int], root: str | None) -> dict[str, Any]:
+    physical: dict[str, Any] = {"artifactLocation": artifact_location(f.path, root)}
     if f.line is not None:
         physical["region"] = {"startLine": f.line}
     location: dict[str, Any] = {"physicalLocation": physical}
@@ -89,7 +117,7 @@ def _result(f: Finding, index: dict[str, int]) -> dict[str, Any]:
         "ruleId": f.code,
         "ruleIndex": index[f.code],
         "level": f.severity.value,
-        "message": {"text": f.message},
+        "message": message(f.message),
         "locations": [location],
         "partialFingerprints": {FINGERPRINT_KEY: f.fingerprint},
         "properties": properties,
@@ -97,7 +125,7 @@ def _result(f: Finding, index: dict[str, int]) -> dict[str, Any]:
 
 
 def _notification(level: str, text: str, code: str | None, index: dict[str, int]) -> dict[str, Any]:
-    note: dict[str, Any] = {"level": level, "message": {"text": text}}
+    note: dict[str, Any] = {"level": level, "message": message(text)}
     if code in index:
         note["associatedRule"] = {"id": code, "index": index[code]}
     return note
@@ -134,7 +162,49 @@ def _overrides(report: Report, index: dict[str, int]) -> list[dict[str, Any]]:
     return overrides
 
 
-def document(report: Report) -> dict[str, Any]:
+def _results(report: Report, index: dict[str, int], root: str | None) -> list[dict[str, Any]]:
+    """Every finding; with a baseline, the new ones as `new` and those the baseline holds as
+    `unchanged` and suppressed (SARIF §3.27.24, §3.35), so that nothing is dropped."""
+    if report.baseline is None:
+        return [_result(f, index, root) for f in report.findings]
+    suppression = {
+        "kind": "external",
+        "status": "accepted",
+        "justification": f"recorded in the baseline {report.baseline}",
+    }
+    results = []
+    accepted = {id(f) for f in report.accepted}
+    for f in sorted((*report.findings, *report.accepted), key=Finding.sort_key):
+        result = _result(f, index, root)
+        if id(f) in accepted:
+            result["baselineState"] = "unchanged"
+            result["suppressions"] = [suppression]
+        else:
+            result["baselineState"] = "new"
+        results.append(result)
+    return results
+
+
+def _baseline(report: Report) -> dict[str, Any]:
+    """The baseline applied and its entries that matched nothing, to prune them."""
+    return {
+        "file": report.baseline,
+        "stale": [
+            {
+                "fingerprint": s.fingerprint,
+                "count": s.count,
+                "code": s.code,
+                "path": s.path,
+                "conversation": s.conversation,
+                "turn": s.turn,
+                "message": s.message,
+            }
+            for s in report.stale
+        ],
+    }
+
+
+def document(report: Report, root: str | None = None) -> dict[str, Any]:
     # Every rule is described, not only those that fired, so a viewer can explain any code.
     index = {rule.code: i for i, rule in enumerate(RULES)}
     invocation: dict[str, Any] = {
@@ -158,11 +228,13 @@ def document(report: Report) -> dict[str, Any]:
                     }
                 },
                 "invocations": [invocation],
+                "originalUriBaseIds": source_root(root),
                 "columnKind": "unicodeCodePoints",
-                "results": [_result(f, index) for f in report.findings],
+                "results": _results(report, index, root),
                 "properties": {
                     "summary": report.summary(),
                     "coverage": report.coverage(),
+                    **({"baseline": _baseline(report)} if report.baseline else {}),
                 },
             }
         ],
@@ -170,5 +242,5 @@ def document(report: Report) -> dict[str, Any]:
 
 
 def write(report: Report, out: TextIO, context: Context) -> None:
-    out.write(orjson.dumps(document(report), option=orjson.OPT_INDENT_2).decode())
+    out.write(dumps(document(report, context.root), indent=True))
     out.write("\n")

@@ -1,4 +1,9 @@
-"""The default output: findings grouped by file, coloured by severity, then a summary.
+"""The default output on a terminal: findings grouped by file, coloured by severity, a summary.
+
+Each finding takes at most three lines, however narrow the terminal: the line, code,
+severity, conversation and turn on the first (the conversation id shortened at its end if it
+must be, never wrapped), then the message in two lines at most, cut with `…`. `-v` shows
+whole messages, and `--show-evidence` or `-v` each finding's excerpt of the log.
 
 Every string that comes from a log goes through `safe()` and into a `Text`, never through
 markup: a log cannot colour, move or hyperlink anything on the reader's terminal.
@@ -11,108 +16,142 @@ import os
 from itertools import groupby
 from typing import TextIO
 
-from rich import box
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from auditor.findings import Finding, Severity
-from auditor.report import Context, Report
+from auditor.report import Context, Report, plural
 from auditor.reporters._escape import safe
 
 STYLES = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.NOTE: "cyan"}
 FILE_WIDTH = 120
+"""Columns when writing to a file or a pipe (COLUMNS wins)."""
+MESSAGE_LINES = 2
 
 
 def write(report: Report, out: TextIO, context: Context) -> None:
     terminal = out.isatty() if hasattr(out, "isatty") else False
     # Off a terminal, render to a buffer first so that lines carry no padding at their end.
     buffer = None if terminal else io.StringIO()
-    console = _console(buffer or out, terminal)
+    console = _console(buffer or out, terminal, context)
+    cut = False
     for path, group in groupby(report.findings, key=lambda f: f.path):
         console.print(Text(safe(path), style="bold underline"))
-        console.print(_table(list(group)))
+        findings = list(group)
+        digits = max((len(str(f.line)) for f in findings if f.line is not None), default=0)
+        for f in findings:
+            cut |= _finding(console, f, digits, context)
         console.print()
     if not context.quiet:
-        _summary(console, report, context)
+        _summary(console, report, context, cut)
     if buffer is not None:
         out.writelines(line.rstrip() + "\n" for line in buffer.getvalue().splitlines())
 
 
-def _console(out: TextIO, terminal: bool) -> Console:
-    width = None if terminal or os.environ.get("COLUMNS") else FILE_WIDTH
+def _console(out: TextIO, terminal: bool, context: Context) -> Console:
+    width = context.width
+    if width is None and not terminal and not os.environ.get("COLUMNS"):
+        width = FILE_WIDTH
+    color = terminal if context.color is None else context.color
     return Console(
         file=out,
         width=width,
         highlight=False,
         markup=False,
         emoji=False,
-        force_terminal=terminal,
-        no_color=not terminal or None,  # type: ignore[arg-type]
+        force_terminal=color,
+        no_color=not color or None,  # type: ignore[arg-type]
         soft_wrap=False,
     )
 
 
-def _table(findings: list[Finding]) -> Table:
-    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold")
-    table.add_column("Line", justify="right", no_wrap=True)
-    table.add_column("Conversation", overflow="fold", max_width=30)
-    table.add_column("Turn", justify="right", no_wrap=True)
-    table.add_column("Code", no_wrap=True)
-    table.add_column("Severity", no_wrap=True)
-    table.add_column("Message", overflow="fold")
-    for f in findings:
-        message = Text(safe(f.message))
-        if f.evidence:
-            message.append("\n" + safe(f.evidence), style="dim")
-        table.add_row(
-            Text("" if f.line is None else str(f.line)),
-            Text(safe(f.conversation or "")),
-            Text("" if f.turn is None else str(f.turn)),
-            Text(f.code, style=STYLES[f.severity]),
-            Text(f.severity.value, style=STYLES[f.severity]),
-            message,
-        )
-    return table
+def _finding(console: Console, f: Finding, digits: int, context: Context) -> bool:
+    """Print one finding; True when its message had to be cut."""
+    width = console.width
+    indent = digits + 1 if digits else 2  # messages always sit under the code
+    number = "" if f.line is None else str(f.line)
+    head = Text(number.rjust(digits) + (" " if digits else ""))
+    head.append(f.code, style=STYLES[f.severity])
+    head.append(" " + f.severity.value.ljust(7), style=STYLES[f.severity])
+    where = _where(f)
+    if where:
+        head.append("  " + where, style="dim")
+    head.truncate(width, overflow="ellipsis")
+    console.print(head, no_wrap=True, overflow="ellipsis")
+    room = max(width - indent, 20)
+    lines = Text(safe(f.message)).wrap(console, room)
+    cut = not context.whole and len(lines) > MESSAGE_LINES
+    if cut:
+        lines = lines[:MESSAGE_LINES]
+        last = lines[-1]
+        last.truncate(room - 1)
+        last.rstrip()
+        last.append("…")
+    for line in lines:
+        console.print(Text(" " * indent) + line, no_wrap=True)
+    if f.evidence and (context.show_evidence or context.whole):
+        for line in Text(safe(f.evidence), style="dim").wrap(console, room):
+            console.print(Text(" " * indent) + line, no_wrap=True)
+    return cut
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n:,} {word}" + ("" if n == 1 else "s")
+def _where(f: Finding) -> str:
+    """Conversation and turn, with an id made of the file's own path shortened: the path is
+    the heading above (`logs/a.jsonl:12` -> `line 12`, `logs/a.json#3` -> `#3`)."""
+    parts = []
+    conversation = f.conversation
+    if conversation is not None:
+        if conversation == f.path:
+            conversation = ""
+        elif conversation.startswith(f.path + ":"):
+            conversation = "line " + conversation[len(f.path) + 1 :]
+        elif conversation.startswith(f.path + "#"):
+            conversation = conversation[len(f.path) :]
+        if conversation:
+            parts.append(safe(conversation))
+    if f.turn is not None:
+        parts.append(f"turn {f.turn}")
+    return " · ".join(parts)
 
 
-def _summary(console: Console, report: Report, context: Context) -> None:
+def _summary(console: Console, report: Report, context: Context, cut: bool) -> None:
     c = report.counts
     read = [
-        _plural(c.files, "file"),
-        _plural(c.records, "record"),
-        _plural(c.conversations, "conversation"),
-        _plural(c.assistant_turns, "assistant turn"),
+        plural(c.files, "file"),
+        plural(c.records, "record"),
+        plural(c.conversations, "conversation"),
+        plural(c.assistant_turns, "assistant turn"),
     ]
-    if c.skipped_files:
-        read.append(f"{c.skipped_files:,} skipped (no transcript)")
     if c.excluded:
         read.append(f"{c.excluded:,} excluded by the configuration")
+    if c.gitignored:
+        read.append(f"{c.gitignored:,} ignored by .gitignore")
     console.print(Text("Read " + ", ".join(read), style="bold"))
+    skipped = report.skipped_note()
+    if skipped:
+        console.print(Text(safe(skipped[0].upper() + skipped[1:])))
     if report.findings:
         severities = report.by_severity()
-        parts = [_plural(n, s) for s, n in severities.items() if n]
-        console.print(Text(f"{_plural(len(report.findings), 'finding')}: " + ", ".join(parts)))
+        parts = [plural(n, s) for s, n in severities.items() if n]
+        console.print(Text(f"{plural(len(report.findings), 'finding')}: " + ", ".join(parts)))
         names = {r.code: r.name for r in report.rules}
         for code, n in report.by_rule().items():
             console.print(Text(f"  {code}  {names.get(code, ''):<32} {n:>6,}"))
     else:
         none = "No new findings." if report.baselined else "No findings."
         console.print(Text(none, style="green"))
-    if report.baselined:
-        console.print(Text(f"{_plural(report.baselined, 'finding')} in the baseline not shown"))
+    for note in report.baseline_notes():
+        console.print(Text(safe(note[0].upper() + note[1:])))
     for note in report.coverage_notes():
-        console.print(Text(f"Coverage: {note}", style="yellow"))
+        console.print(Text(f"Coverage: {safe(note)}", style="yellow"))
     if report.errors:
         console.print(
             Text(
-                f"{_plural(len(report.errors), 'error')} stopped part of the run (see stderr)",
+                f"{plural(len(report.errors), 'error')} stopped part of the run (see stderr)",
                 style="red",
             )
         )
+    if cut:
+        console.print(Text("Messages cut to two lines: -v shows them whole.", style="dim"))
     if context.elapsed is not None and console.is_terminal:
         console.print(Text(f"Done in {context.elapsed:.2f} s", style="dim"))

@@ -4,7 +4,10 @@ A rule module holds `CODE`, `NAME`, `SEVERITY`, optionally `REQUIRES` (what a co
 must have for the rule to examine it) and `Options` (a frozen dataclass of its settings), a
 `check(replay, options)` generator of Violations, and a docstring under fixed headings that is
 its documentation everywhere: `--explain`, the README rule table and SARIF `rules[]`. The IN
-rules have no `check`: the engine reports them while reading.
+rules have no `check`: the engine reports them while reading. A rule whose findings depend on
+the tools inferred from a whole input file also has `resolve(deferred, tools, where)`: its
+Violations carry `deferred`, and the engine decides them (a message, or None to drop) after
+the run.
 """
 
 from __future__ import annotations
@@ -33,12 +36,15 @@ from auditor.rules import (
     leaked_control_tokens,
     malformed_arguments,
     orphan_tool_result,
+    placeholder_argument,
     repeated_assistant_message,
     repeated_tool_call,
     repeated_tool_error,
+    simulated_data,
     tool_call_in_text,
     unanswered_tool_call,
     unapproved_execution,
+    ungrounded_argument,
     uninformative_tool_error,
     unknown_tool,
     unrecognized_record,
@@ -50,6 +56,9 @@ _MODULES: tuple[ModuleType, ...] = (
     fabricated_observation,
     answer_with_pending_action,
     claimed_action_without_call,
+    ungrounded_argument,
+    placeholder_argument,
+    simulated_data,
     unanswered_tool_call,
     orphan_tool_result,
     tool_call_in_text,
@@ -78,7 +87,11 @@ FAMILIES = {
 
 # What a rule may require of a conversation, and how coverage reports its absence.
 REQUIREMENTS: dict[str, tuple[Callable[[Replay], bool], str]] = {
-    "tools": (lambda r: r.conversation.tools is not None, "no tools declared"),
+    "tools": (
+        lambda r: r.conversation.tools is not None,
+        "no tools declared or given with --tools",
+    ),
+    "calls": (lambda r: bool(r.exchanges), "no tool calls"),
     "approvals": (lambda r: bool(r.approvals), "no approvals seen"),
     "jsonschema": (lambda r: _installed("jsonschema"), "jsonschema is not installed"),
 }
@@ -110,6 +123,9 @@ class Rule:
     requires: tuple[str, ...] = ()
     options: type | None = None
     sections: dict[str, str] = field(default_factory=dict)
+    resolve: Callable[[Any, frozenset[str], str], tuple[str, str | None] | None] | None = None
+    """Decides a deferred finding with inferred tools and where they were called: (message,
+    tool), or None to drop it."""
 
     @classmethod
     def from_module(cls, module: ModuleType) -> Rule:
@@ -125,6 +141,7 @@ class Rule:
             requires=tuple(getattr(module, "REQUIRES", ())),
             options=getattr(module, "Options", None),
             sections=_sections(doc),
+            resolve=getattr(module, "resolve", None),
         )
 
     @property
@@ -155,7 +172,11 @@ def matching(selector: str) -> list[Rule]:
     """The rules a selector names: `ALL`, a code, a code prefix (`EX`, `CF00`) or a name."""
     token = selector.strip()
     if not token:
-        return []
+        # A blank selector would select nothing and silently turn every rule off.
+        raise ConfigError(
+            'blank rule selector "": use a code (EX001), a prefix (EX), a name '
+            "(unanswered-tool-call) or ALL"
+        )
     if token.upper() == "ALL":
         return list(RULES)
     rule = lookup(token)
@@ -171,8 +192,26 @@ def matching(selector: str) -> list[Rule]:
     return found
 
 
+ALWAYS = (invalid_record.CODE,)
+"""Rules no selection turns off: a record that could not be read is why the other rules saw
+nothing, so it is always reported (its severity can still be lowered)."""
+
+
 def select(selectors: Iterable[str], ignores: Iterable[str] = ()) -> tuple[Rule, ...]:
-    """The rules enabled by `select` minus `ignore`, in registry order."""
+    """The rules enabled by `select` minus `ignore`, in registry order, and those in ALWAYS."""
     chosen = {r.code for s in selectors for r in matching(s)}
     ignored = {r.code for s in ignores for r in matching(s)}
+    for code in ALWAYS:
+        chosen.add(code)
+        ignored.discard(code)
     return tuple(r for r in RULES if r.code in chosen and r.code not in ignored)
+
+
+def check_ignorable(selector: str) -> None:
+    """Naming a rule of ALWAYS itself in an ignore list is an error: it would do nothing."""
+    rule = lookup(selector)
+    if rule is not None and rule.code in ALWAYS:
+        raise ConfigError(
+            f"{rule.code} ({rule.name}) cannot be ignored: an unreadable record is why the other "
+            f'rules saw nothing; set its severity instead (severity = {{ {rule.code} = "note" }})'
+        )

@@ -12,54 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import islice
 
-# Participles of actions that change something, by the verb a tool's name would use.
-VERBS = {
-    "cancel": "cancelled canceled",
-    "book": "booked rebooked",
-    "reserve": "reserved",
-    "send": "sent resent",
-    "email": "emailed",
-    "transfer": "transferred",
-    "refund": "refunded",
-    "issue": "issued",
-    "create": "created",
-    "delete": "deleted",
-    "submit": "submitted",
-    "schedule": "scheduled rescheduled",
-    "enable": "enabled",
-    "disable": "disabled",
-    "activate": "activated",
-    "deactivate": "deactivated",
-    "reset": "reset",
-    "reboot": "rebooted",
-    "restart": "restarted",
-    "toggle": "toggled",
-    "refuel": "refueled refuelled",
-    "disconnect": "disconnected",
-    "connect": "connected",
-    "order": "ordered",
-    "purchase": "purchased",
-    "pay": "paid",
-    "charge": "charged",
-    "archive": "archived",
-    "restore": "restored",
-    "approve": "approved",
-    "merge": "merged",
-    "deploy": "deployed",
-    "add": "added",
-    "change": "changed",
-    "update": "updated",
-    "modify": "modified",
-    "remove": "removed",
-    "upgrade": "upgraded",
-    "downgrade": "downgraded",
-}
-PARTICIPLES = {p: verb for verb, forms in VERBS.items() for p in forms.split()}
-PARTICIPLES_OF = {verb: forms.split() for verb, forms in VERBS.items()}
-CHANGE = frozenset(("add", "change", "update", "modify", "remove", "upgrade", "downgrade"))
-"""Verbs of change: tools are matched by what changed, too (`bags … added` → `…_baggages`)."""
-CHANGE_TOOLS = frozenset(("add", "change", "update", "modify", "edit", "set", "remove"))
-"""Words that make a tool one of change, when its other words name what it changes."""
+from auditor.actions import ACTIONS, PARTICIPLES
 
 _ADVERB = r"(?:(?:now|just|also|all|both|successfully|fully|finally)\s+)*"
 _CLAIM = re.compile(
@@ -74,7 +27,7 @@ _CLAIM = re.compile(
 # reason given for something else.
 _HEDGE = re.compile(
     r"\b(?:if|once|when|whenever|after|before|until|unless|whether|since|because|as soon as"
-    r"|would|could|should|might|may|must|will|can|cannot|not|no|never|nothing|none)\b|n[’']t\b",
+    r"|would|could|should|might|(?-i:may)|must|will|can|cannot|not|no|never|nothing|none)\b|n[’']t\b",
     re.IGNORECASE,
 )
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n")
@@ -91,6 +44,11 @@ _ID = re.compile(r"\S*\d\S*|\b[A-Z0-9]{4,}\b")
 _VAGUE = frozenset(("the", "your", "our", "their", "its", "this", "that", "these", "those", "all"))
 """Words that say nothing about what was acted on: `it has been sent` matches by verb alone."""
 _SAME = {"booking": "reservation", "bookings": "reservations", "mail": "email"}
+_DONE = frozenset(
+    ("processed", "completed", "made", "finalized", "finalised", "initiated", "placed", "executed")
+)
+"""Participles that say an action is done without naming it: "the cancellation has been
+processed", "your booking has been completed". The action is the noun they are said of."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,9 +67,13 @@ class Claim:
 def claims(text: str) -> Iterator[Claim]:
     """The completion claims in a message, in order."""
     start = 0
-    candidates = (m for m in _CLAIM.finditer(text) if m["word"].lower() in PARTICIPLES)
+    candidates = (
+        m
+        for m in _CLAIM.finditer(text)
+        if m["word"].lower() in PARTICIPLES or m["word"].lower() in _DONE
+    )
     for match in islice(candidates, _MOST_CLAIMS):
-        verb = PARTICIPLES[match["word"].lower()]
+        verb = PARTICIPLES.get(match["word"].lower(), "")
         for stop in _SENTENCE_END.finditer(text, start, match.start()):
             start = stop.end()
         start = max(start, match.start() - _REACH)  # bounded, so hostile text stays linear
@@ -125,4 +87,26 @@ def claims(text: str) -> Iterator[Claim]:
         subject = lead if match["passive"] else tail
         clause = " ".join((lead + match[0] + tail).split())
         named = WORD.findall(_ID.sub(" ", subject).lower().replace("e-mail", "email"))
+        if not verb:
+            found = _action(before if match["passive"] else after, match["passive"])
+            if found is None:
+                continue
+            action, at = found
+            verb = ACTIONS[action]
+            named = [action] if action in _SAME else []  # a booking is of a reservation
+            if match["passive"]:  # quoted from the action: "the downgrade … has been processed"
+                clause = " ".join((before[at:] + match[0] + tail).split())
         yield Claim(verb, clause, sentence, [_SAME.get(w, w) for w in named if w not in _VAGUE])
+
+
+_ACTION = re.compile(r"\b(?:" + "|".join(ACTIONS) + r")\b", re.IGNORECASE)
+
+
+def _action(text: str, last: bool) -> tuple[str, int] | None:
+    """The noun of action a participle that names none is said of ("the downgrade (…) has been
+    processed", "I've processed the cancellation"): the nearest one, and where it starts."""
+    found = list(_ACTION.finditer(text))
+    if not found:
+        return None
+    m = found[-1] if last else found[0]
+    return m.group().lower(), m.start()

@@ -123,10 +123,21 @@ def breaks(exchange: Exchange) -> bool:
 QUOTED = re.compile(r"\"[^\"\n]*\"|(?<!\w)'[^'\n]*'(?!\w)|`[^`\n]*`|“[^”\n]*”")
 _TOKEN = re.compile(r"\S+")
 _ERROR_PREFIX = 400
+_TRACEBACK = "Traceback (most recent call last)"
+_EXCEPTION = re.compile(r"^[\w.]{0,100}(?:Error|Exception)\b[^\n]{0,300}", re.MULTILINE)
+_TAIL = 4_000  # the exception line closes the traceback: only its end is searched
 
 
 def normalised_error(text: str) -> str:
-    """An error message with the values that vary between attempts masked."""
+    """An error message with the values that vary between attempts masked.
+
+    A Python traceback is its last exception line (`KeyError: 'transcript'`): the frames above
+    it quote the code, which the agent rewrites at every attempt.
+    """
+    if _TRACEBACK in text:
+        found = _EXCEPTION.findall(text[-_TAIL:])
+        if found:
+            text = found[-1]
     text = QUOTED.sub("<v>", text[:_ERROR_PREFIX].lower())
     return _TOKEN.sub(lambda m: "<n>" if any(c.isdigit() for c in m.group()) else m.group(), text)
 

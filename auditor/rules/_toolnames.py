@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 
-_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+from auditor.actions import words
+
+__all__ = ["READ_VERBS", "reads_only", "words"]
 
 _READ_VERBS = """
     get search list find read fetch lookup calculate compute check view show query describe count
@@ -13,11 +14,6 @@ _READ_VERBS = """
 """
 READ_VERBS = frozenset(_READ_VERBS.split())
 """First words of tool names that say the tool only looks something up."""
-
-
-def words(name: str) -> list[str]:
-    """The words of a tool name, lowercased."""
-    return [w.lower() for w in _WORDS.findall(name)]
 
 
 @lru_cache(maxsize=4096)  # a log calls a handful of tools, many times each

@@ -2,9 +2,10 @@ r"""An assistant turn that both requests a tool and gives its `Final Answer:`.
 
 ## What it does
 Fires on an assistant turn that requests a tool, with a structured call or a ReAct `Action:`
-naming a tool, and in the same text gives a `Final Answer:` with something after it. ReAct
-labels count only at the start of a line and outside code; a `Final Answer:` inside the
-Action Input's JSON is part of the input, not an answer.
+naming a tool, and in the same text gives a `Final Answer:` with something after it (or
+llama_index's `Answer:`, in a message with ReAct `Thought:`/`Action:` labels). ReAct labels
+count only at the start of a line and outside code; a `Final Answer:` inside the Action
+Input's JSON is part of the input, not an answer.
 
 ## Why is this bad?
 The answer was written before the tool's result existed, so it cannot rest on it. Frameworks
@@ -22,9 +23,11 @@ contradicts its result. Either way the user gets a guess.
   it sends);
 - a `Final Answer:` in a later turn, after the observation came back;
 - an `Action:` that names no declared tool (`Action: None`), or labels in backticks or fences;
+- `Answer:` in a message that is not ReAct (a "Question: … Answer: …" example);
 - reasoning text.
 ```jsonl
 {"id": "answer-inside-input", "tools": [{"type": "function", "function": {"name": "file_write", "parameters": {"type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string"}}}}}], "messages": [{"role": "user", "content": "Save the template."}, {"role": "assistant", "content": "Thought: I will save it.\nAction: file_write\nAction Input: {\"path\": \"react.txt\", \"content\": \"Thought: ...\nFinal Answer: ...\"}"}, {"role": "user", "content": "Observation: saved"}, {"role": "assistant", "content": "Final Answer: The template is saved in react.txt."}]}
+{"id": "qa-example", "tools": [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}], "messages": [{"role": "user", "content": "Show me a Q&A pair, then check Paris."}, {"role": "assistant", "content": "Question: What is 2+2?\nAnswer: 4", "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\": \"Paris\"}"}}]}, {"role": "tool", "tool_call_id": "c1", "content": "sunny"}]}
 ```
 """
 
@@ -52,11 +55,15 @@ def check(replay: Replay, options: None) -> Iterator[Violation]:
         if not requested:
             continue
         more = f" (and {len(requested) - 1} more)" if len(requested) > 1 else ""
+        start, end = answers[0].span
+        written = message.text[start:end].strip()  # `Final Answer: …`, or llama_index's `Answer: …`
+        label = written.split(":", 1)[0].strip()
         yield Violation(
-            f"the assistant {how} `{requested[0]}`{more} and gives a `Final Answer:` in the "
+            f"the assistant {how} `{requested[0]}`{more} and gives "
+            f"{'an' if label[:1] in 'AEIOU' else 'a'} `{label}:` in the "
             "same turn; the answer was written before the tool's result existed",
             message.index,
             message.location,
             tool=requested[0],
-            evidence=excerpt(f"Final Answer: {answers[0].value}"),
+            evidence=excerpt(written),
         )

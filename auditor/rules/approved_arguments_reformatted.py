@@ -47,7 +47,9 @@ Options = ApprovalOptions
 
 def check(replay: Replay, options: ApprovalOptions) -> Iterator[Violation]:
     for approval in replay.approvals:
-        executed = approval.execution
+        # The call that ran, or the one re-emitted after the yes whose result asked again: the
+        # reformatting is why it asked again (CF004 reports the loop, this the cause).
+        executed = approval.execution or approval.reissued
         if executed is None or approval.approved is not True:
             continue
         old, new = approval.raw_arguments, executed.call.raw_arguments
@@ -55,10 +57,17 @@ def check(replay: Replay, options: ApprovalOptions) -> Iterator[Violation]:
             continue
         if not canonical.same_meaning(approval.arguments, executed.call.arguments):
             continue
+        how = _how(approval.arguments, executed.call.arguments, old, new)
+        what = "ran" if executed is approval.execution else "was sent again"
+        after = (
+            ""
+            if executed is approval.execution
+            else f", and asked for approval again at turn {approval.asked_again}"
+        )
         yield on_call(
-            f"`{executed.call.name}` ran with the approved arguments (turn {approval.turn}) "
-            f"written differently: {_how(approval.arguments, executed.call.arguments, old, new)}; a "
-            "confirmation keyed on the text of the arguments no longer matches",
+            f"`{executed.call.name}` {what} with the approved arguments (turn {approval.turn}) "
+            f"written differently: {how}; a confirmation keyed on the text of the arguments no "
+            f"longer matches{after}",
             executed.call,
             executed.turn,
             replay.conversation.messages[executed.turn].location,

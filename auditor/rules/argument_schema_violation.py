@@ -48,7 +48,7 @@ from auditor.rules._quickschema import certainly_valid
 CODE = "EX007"
 NAME = "argument-schema-violation"
 SEVERITY = Severity.ERROR
-REQUIRES = ("tools", "jsonschema")
+REQUIRES = ("tools", "calls", "jsonschema")
 
 _SHOWN = 5  # problems listed in one message
 _JSON_TYPES = {dict: "object", list: "array", str: "string", bool: "boolean", int: "integer"}

@@ -2,13 +2,20 @@ r"""The assistant tells the user an action is done, but no tool that does it ran
 
 ## What it does
 Reads the assistant's messages for completion claims in the present perfect: "has been
-cancelled", "have been added", "I've booked", "we have sent". A claim is matched to the
-declared tools by its verb (`cancelled` → `cancel_reservation`, `sent` → `send_email`) and, for
-verbs of change (added, changed, updated, modified, removed, upgraded, downgraded), also by what
-changed (`checked bags have been added` → `update_reservation_baggages`). Fires when none of the
-matching tools has been called successfully since the user last asked for that action (the
-last user message that names the verb), or in the whole conversation when no user message
-does. Runs only on conversations that declare their tools.
+cancelled", "have been added", "I've booked", "we have sent", and "has been processed" or
+"completed" said of an action ("the cancellation has been processed", "your booking has been
+completed"). A claim is matched to the tools by its verb (`cancelled` → `cancel_reservation`,
+`sent` → `send_email`) and, for verbs of change (added, changed, updated, modified, removed,
+upgraded, downgraded), also by what changed (`checked bags have been added` →
+`update_reservation_baggages`). Fires when none of the matching tools has been called
+successfully since the user last asked for that action (the last user message that names the
+verb), or in the whole conversation when no user message does; when a matching call failed,
+the finding names it and its error.
+
+The tools are the ones the log declares, else those given with `--tools`, else those inferred:
+every tool some conversation of the same input file (or, failing that, of the run's other logs
+of that format) called and got a result from that was not an error. The coverage report says which conversations had
+which.
 
 ## Why is this bad?
 The user is told their reservation is cancelled or their bags are added while nothing happened:
@@ -22,53 +29,62 @@ three bags have been added" after only the cabin changed), or simply instead of 
 ```
 
 ## Does not fire on
-- a claim after a successful call of a matching tool since the user asked;
+- a claim after a successful call of a matching tool since the user asked (a failed call
+  retried with success included);
 - negated, conditional or questioned claims ("has not been cancelled", "once it has been
   cancelled", "Has it been cancelled?"), claims about an earlier state ("has already been
   cancelled", "since it has been cancelled", "was booked last week": the simple past is not read),
   and passives with an agent ("has been cancelled by the airline");
 - a claim that repeats what a tool result said since the request (`"status": "cancelled"`);
-- verbs no declared tool matches (say, "charged" where no tool charges), and verbs that only
-  look something up ("I've checked", "I have searched");
-- conversations without declared tools (tau-bench logs declare none): see the coverage report.
+- verbs no tool matches (say, "charged" where no tool charges; a cancellation in a run where no
+  cancel tool ever answered), verbs that only look something up ("I've checked", "I have
+  searched", "the search has returned"), and "has been processed" said of no action ("your
+  request has been processed");
+- a tool inferred only from calls that failed (an "unknown tool" error says it does not exist).
 ```jsonl
 {"id": "done", "tools": [{"type": "function", "function": {"name": "cancel_reservation", "parameters": {"type": "object"}}}], "messages": [{"role": "user", "content": "Please cancel my reservation ABC123."}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "cancel_reservation", "arguments": "{\"reservation_id\": \"ABC123\"}"}}]}, {"role": "tool", "tool_call_id": "c1", "content": "{\"reservation_id\": \"ABC123\", \"status\": \"cancelled\"}"}, {"role": "assistant", "content": "Your reservation ABC123 has been cancelled."}, {"role": "user", "content": "And my refund?"}, {"role": "assistant", "content": "Since your reservation has been cancelled, the refund reaches your card in 5 to 7 days. If you want the hotel cancelled too, tell me once it has been confirmed."}]}
 ```
 """
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
+from auditor.actions import PARTICIPLES_OF, VERBS, tools_for
 from auditor.findings import Severity, Violation, excerpt
-from auditor.model import ToolSpec
-from auditor.replay import Replay
-from auditor.rules._claims import (
-    CHANGE,
-    CHANGE_TOOLS,
-    PARTICIPLES_OF,
-    VERBS,
-    WORD,
-    Claim,
-    claims,
-)
-from auditor.rules._toolnames import words
+from auditor.model import Message
+from auditor.replay import Exchange, Replay
+from auditor.rules._claims import WORD, Claim, claims
 
 CODE = "FB003"
 NAME = "claimed-action-without-call"
 SEVERITY = Severity.WARNING
-REQUIRES = ("tools",)
+
+
+@dataclass(frozen=True, slots=True)
+class Unmatched:
+    """A message's claims with no successful call of a matching tool in their conversation,
+    whose tools are inferred: decided by `resolve` with the tools of the whole file."""
+
+    claims: tuple[tuple[str, tuple[str, ...], str, str], ...]
+    """(verb, what was acted on, the claim's words, since when), in the message's order."""
+    called: tuple[str, ...]
+    """The tools the conversation itself called."""
 
 
 def check(replay: Replay, options: None) -> Iterator[Violation]:
-    tools = replay.conversation.tools or ()
     said_done = {
         t.message.index: found for t in replay.turns if (found := list(claims(t.message.text)))
     }
     if not said_done:
         return  # most conversations claim nothing: skip reading every user and tool message
+    declared = replay.conversation.tools
+    called = tuple(sorted({e.call.name for e in replay.exchanges if e.caller == "assistant"}))
+    names = [t.name for t in declared] if declared is not None else list(called)
     turns = {turn.message.index: turn for turn in replay.turns}
     said: dict[str, int] = {}  # a word -> the last user message that used it
     shown: dict[str, int] = {}  # a word -> the last tool result that used it
     done: dict[str, int] = {}  # a tool -> the turn of its last call that did not fail
+    failed: dict[str, Exchange] = {}  # a tool -> its last call that failed
     walked = 0
     for message in replay.conversation.messages:
         if message.role in ("user", "tool"):
@@ -79,55 +95,93 @@ def check(replay: Replay, options: None) -> Iterator[Violation]:
             continue
         # Calls up to this turn's own count; one without a result counts as done: EX001's.
         for exchange in replay.exchanges[walked : turn.first_exchange + len(turn.exchanges)]:
-            if not exchange.failed:
+            if exchange.failed:
+                failed[exchange.call.name] = exchange
+            else:
                 done[exchange.call.name] = exchange.turn
         walked = turn.first_exchange + len(turn.exchanges)
+        unmatched = []
         for claim in said_done.get(message.index, ()):
-            matching = _matching(claim, tools)
             asked = max((said.get(form, -1) for form in FORMS[claim.verb]), default=-1)
-            if not matching or any(done.get(name, -1) > asked for name in matching):
+            matching = tools_for(claim.verb, claim.subject, names)
+            if any(done.get(name, -1) > asked for name in matching):
                 continue
             if any(shown.get(p, -1) > asked for p in PARTICIPLES_OF[claim.verb]):
                 continue  # a tool said so ("status": "cancelled"): the claim reports it
-            names = ", ".join(f"`{n}`" for n in matching[:3])
             since = f"since the user asked at turn {asked}" if asked >= 0 else "before this turn"
-            yield Violation(
-                f"the assistant says {_quote(claim.clause)}, but no matching tool ({names}) "
-                f"was called successfully {since}",
-                message.index,
-                message.location,
-                tool=matching[0],
-                evidence=excerpt(claim.sentence),
-            )
+            failure = _failure(matching, failed, asked)
+            if failure is None and declared is None:
+                unmatched.append((claim, since))
+                continue
+            if not matching:
+                continue
+            yield _violation(claim, message, matching, since, failure)
             break  # one finding per message
+        else:
+            if unmatched:
+                yield _deferred(unmatched, message, called)
 
 
-def _matching(claim: Claim, tools: tuple[ToolSpec, ...]) -> list[str]:
-    """The declared tools that could have done what the claim says: same verb (or, for a verb
-    of change, any tool of change), and a name that agrees with what the claim is about."""
-    found = []
-    for tool in tools:
-        parts = words(tool.name)
-        nouns = [p for p in parts if p not in VERBS and p not in CHANGE_TOOLS]
-        agrees = any(_names(n, claim.subject) for n in nouns)
-        if claim.verb in parts:
-            if agrees or not nouns or not claim.subject:
-                found.append(tool.name)
-        elif claim.verb in CHANGE and CHANGE_TOOLS.intersection(parts) and agrees:
-            found.append(tool.name)
-    return found
+def resolve(
+    deferred: Unmatched, tools: frozenset[str], where: str = "this file"
+) -> tuple[str, str | None] | None:
+    """The first of the message's claims that a tool called `where` could have done, or None."""
+    known = sorted(tools.union(deferred.called))
+    for verb, subject, clause, since in deferred.claims:
+        matching = tools_for(verb, subject, known)
+        if matching:
+            return _message(clause, matching, since, where), matching[0]
+    return None
 
 
-def _names(part: str, subject: list[str]) -> bool:
-    """A word of a tool's name names one of the claim's words (`baggages` ~ `bags`)."""
-    stem = part.rstrip("s")
-    if len(stem) < 3:
-        return False
-    return any(
-        w.startswith(stem) or stem.startswith(w.rstrip("s"))
-        for w in subject
-        if len(w.rstrip("s")) >= 3
+def _violation(
+    claim: Claim, message: Message, matching: list[str], since: str, failure: Exchange | None
+) -> Violation:
+    if failure is not None:
+        error = excerpt(failure.result.text if failure.result else "", 80).replace("`", "'")
+        text = (
+            f"the assistant says {_quote(claim.clause)}, but the matching call "
+            f"`{failure.call.name}` at turn {failure.turn} failed (“{error}”) and none "
+            f"succeeded {since}"
+        )
+        tool = failure.call.name
+    else:
+        text, tool = _message(claim.clause, matching, since, ""), matching[0]
+    return Violation(
+        text, message.index, message.location, tool=tool, evidence=excerpt(claim.sentence)
     )
+
+
+def _deferred(
+    unmatched: list[tuple[Claim, str]], message: Message, called: tuple[str, ...]
+) -> Violation:
+    first, since = unmatched[0]
+    data = Unmatched(
+        tuple((c.verb, tuple(c.subject), c.clause, when) for c, when in unmatched), called
+    )
+    return Violation(
+        _message(first.clause, [], since, "this file"),
+        message.index,
+        message.location,
+        evidence=excerpt(first.sentence),
+        deferred=data,
+    )
+
+
+def _message(clause: str, matching: list[str], since: str, inferred: str) -> str:
+    """The finding; `inferred` says where the tools were called when the log declares none."""
+    names = ", ".join(f"`{n}`" for n in matching[:3])
+    where = f", called in {inferred}" if inferred else ""
+    return (
+        f"the assistant says {_quote(clause)}, but no matching tool ({names}{where}) was "
+        f"called successfully {since}"
+    )
+
+
+def _failure(matching: list[str], failed: dict[str, Exchange], asked: int) -> Exchange | None:
+    """The latest failed call of a matching tool since the user asked, if any."""
+    found = [failed[n] for n in matching if n in failed and failed[n].turn > asked]
+    return max(found, key=lambda e: e.turn, default=None)
 
 
 def _forms(verb: str) -> set[str]:
@@ -142,5 +196,13 @@ FORMS = {verb: _forms(verb) for verb in VERBS}
 """How a user's request may word each verb: the last message using one starts the window."""
 
 
-def _quote(sentence: str) -> str:
-    return "“" + excerpt(sentence, 100).replace("`", "'") + "”"
+def _quote(clause: str) -> str:
+    """The claim in quotes, its middle cut when long: what and what was done to it stay."""
+    words = clause.split()
+    text = " ".join(words)
+    if len(text) > 100:
+        head, tail = words[:5], []
+        while words[len(head) : len(words) - len(tail)] and len(" ".join(tail)) < 50:
+            tail.insert(0, words[len(words) - len(tail) - 1])
+        text = " ".join(head) + " … " + " ".join(tail)
+    return "“" + text.replace("`", "'") + "”"

@@ -38,6 +38,7 @@ from auditor.rules._loops import Options, at_call, cycles, turns
 CODE = "LP003"
 NAME = "cyclic-tool-calls"
 SEVERITY = Severity.WARNING
+REQUIRES = ("calls",)
 
 
 def check(replay: Replay, options: Options) -> Iterator[Violation]:

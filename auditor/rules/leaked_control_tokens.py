@@ -5,9 +5,13 @@ Fires on an assistant turn whose text holds chat-template tokens outside backtic
 fences: harmony (`<|start|>`, `<|channel|>`, `<|message|>`, `<|constrain|>`, `<|call|>`,
 `<|end|>`, `<|return|>`), ChatML (`<|im_start|>`, `<|im_end|>`), Llama (`<|eot_id|>`,
 `<|python_tag|>`, `<|start_header_id|>`), Mistral (`[TOOL_CALLS]`, `[INST]`), DeepSeek
-(`<｜…｜>`), Gemma (`<start_of_turn>`) and any other `<|name|>` token. Tokens that are part of a
-call recovered from the text are left to EX003, which reports the call itself. One finding
-per message, naming the tokens found.
+(`<｜…｜>`), Gemma (`<start_of_turn>`, `<end_of_turn>`, `<eos>`, `<bos>`), Kimi
+(`<|tool_call_begin|>`) and any other `<|name|>` token, and the channel words a gpt-oss answer
+keeps when its harmony tokens were stripped (`analysisThe user asks…`, `…assistantfinalHello`).
+Tokens that are part of a call recovered from the text are left to EX003, which reports the
+call itself. One finding per message, naming the tokens found; and one per structured call
+whose tool name holds a token (`search<|channel|>commentary`), which EX005 alone would only
+call an unknown tool.
 
 ## Why is this bad?
 These tokens frame the model's output; the serving stack is supposed to consume them. When
@@ -23,17 +27,20 @@ parser) failed, and the user is shown scaffolding: a gpt-oss answer that starts 
 ## Does not fire on
 - tokens quoted in backticks or code fences while explaining a template;
 - tokens of a call EX003 recovered (the call is the finding);
-- reasoning text, which users are not shown.
+- English that merely holds the word "analysis" or "final" ("The analysis shows…");
+- reasoning text, which users are not shown, and user turns (a user pasting a template).
 ```jsonl
 {"id": "explaining", "messages": [{"role": "user", "content": "How does harmony end a tool call?"}, {"role": "assistant", "content": "The model ends a call with `<|call|>`, and a final answer with `<|return|>`."}]}
+{"id": "english-and-user", "messages": [{"role": "user", "content": "Here is my template: <start_of_turn>user\n{{q}}<end_of_turn>"}, {"role": "assistant", "content": "The analysis shows the template is fine; the final step is to render it."}]}
 ```
 """
 
 import bisect
 from collections.abc import Iterator
 
-from auditor.dialects import read_turns
+from auditor.dialects import read, read_turns
 from auditor.findings import Severity, Violation, excerpt
+from auditor.model import Message
 from auditor.replay import Replay
 
 CODE = "EX004"
@@ -43,6 +50,7 @@ SEVERITY = Severity.ERROR
 
 def check(replay: Replay, options: None) -> Iterator[Violation]:
     for message, reading in read_turns(replay):
+        yield from _in_tool_names(message)
         if not reading.tokens:
             continue
         spans = [c.span for c in reading.calls]
@@ -55,6 +63,8 @@ def check(replay: Replay, options: None) -> Iterator[Violation]:
         kinds = list(dict.fromkeys(t.text for t in stray))
         listed = ", ".join(f"`{k}`" for k in kinds[:4]) + (", …" if len(kinds) > 4 else "")
         count = f"{len(stray)} control tokens" if len(stray) > 1 else "a control token"
+        if all(k.isalpha() for k in kinds):
+            count = "gpt-oss channel words glued to the text"
         first = stray[0].span[0]
         yield Violation(
             f"answer text holds {count} outside code ({listed}): the chat template leaked "
@@ -63,6 +73,26 @@ def check(replay: Replay, options: None) -> Iterator[Violation]:
             message.location,
             evidence=excerpt(message.text[max(0, first - 40) : first + 120]),
         )
+
+
+def _in_tool_names(message: Message) -> Iterator[Violation]:
+    """A structured call whose tool name carries template tokens (`search<|channel|>commentary`):
+    the tool parser cut the name at the wrong place."""
+    for call in message.tool_calls:
+        if "<" not in call.name and "[" not in call.name:
+            continue
+        tokens = [t.text for t in read(call.name).tokens]
+        if tokens:
+            listed = ", ".join(f"`{t}`" for t in dict.fromkeys(tokens))
+            yield Violation(
+                f"tool name `{call.name}` holds chat-template tokens ({listed}): the template "
+                "leaked into the call, so no tool of that name can run",
+                message.index,
+                call.location or message.location,
+                tool=call.name,
+                call_id=call.id,
+                evidence=excerpt(call.name),
+            )
 
 
 def _inside(pos: int, spans: list[tuple[int, int]], starts: list[int]) -> bool:

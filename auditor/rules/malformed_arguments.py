@@ -41,6 +41,7 @@ from auditor.replay import Replay
 CODE = "EX006"
 NAME = "malformed-arguments"
 SEVERITY = Severity.ERROR
+REQUIRES = ("calls",)
 
 # json-repair is only asked to show what could be recovered, on bounded input (SPEC §9).
 _REPAIR_LIMIT = 20_000

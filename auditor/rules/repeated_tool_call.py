@@ -59,6 +59,7 @@ from auditor.rules._loops import (
 CODE = "LP001"
 NAME = "repeated-tool-call"
 SEVERITY = Severity.WARNING
+REQUIRES = ("calls",)
 ERROR_AT = 5
 """From this many repeats on, the finding is an error."""
 

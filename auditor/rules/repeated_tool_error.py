@@ -52,6 +52,7 @@ from auditor.rules._loops import (
 CODE = "LP002"
 NAME = "repeated-tool-error"
 SEVERITY = Severity.WARNING
+REQUIRES = ("calls",)
 
 
 def check(replay: Replay, options: Options) -> Iterator[Violation]:

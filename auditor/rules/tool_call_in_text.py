@@ -5,8 +5,11 @@ Reads the text of every assistant turn that has no structured tool call and reco
 written as text: JSON objects (`{"name", "arguments"}`, `{"function": {…}}`, the flat
 `{"tool": NAME, …}`, LangChain's `{"action", "action_input"}`, arrays of those, fenced JSON),
 Hermes/Qwen `<tool_call>`, Mistral `[TOOL_CALLS]`, Llama `<function=NAME>` and
-`<|python_tag|>`, harmony `to=functions.NAME … <|call|>`, and a ReAct `Action:` with no
-`Observation:` after it. Fires when nothing executed the call: the next message is not a tool
+`<|python_tag|>`, Qwen3-Coder `<function=NAME><parameter=…>` (also without its `<tool_call>`
+or with a mangled opening tag such as `<name>task`), Kimi K2 `<|tool_call_begin|>
+functions.NAME:0<|tool_call_argument_begin|>{…}` (also with a `call_0` id, or arguments cut
+off), harmony `to=functions.NAME … <|call|>`, and a ReAct `Action:` with no `Observation:`
+after it. Fires when nothing executed the call: the next message is not a tool
 result (nor a message that starts with `Observation:` or `<tool_response>`), or the transcript
 ends on it. One finding per message: it shows the first recovered call as `name(arguments)`
 and counts the others; malformed JSON is read with json-repair to show what the model meant.
@@ -35,7 +38,7 @@ parse the action).
   backticks or in a fence of another language;
 - the last turn of a gateway snapshot (`exchange`) in a dialect a client may parse itself
   (JSON, ReAct, `<tool_call>`, `<function=…>`): only special-token dialects (harmony,
-  `[TOOL_CALLS]`, `<|python_tag|>`) fire there;
+  `[TOOL_CALLS]`, `<|python_tag|>`, Kimi's sections) fire there;
 - reasoning text: models plan calls there and users do not see it.
 ```jsonl
 {"id": "react-executed", "tools": [{"type": "function", "function": {"name": "web_search", "parameters": {"type": "object", "properties": {"query": {"type": "string"}}}}}], "messages": [{"role": "user", "content": "How many people live in Oslo?"}, {"role": "assistant", "content": "Thought: I should look this up.\nAction: web_search\nAction Input: {\"query\": \"Oslo population\"}"}, {"role": "user", "content": "Observation: Oslo has 709,037 inhabitants."}, {"role": "assistant", "content": "Thought: I know it.\nFinal Answer: About 709,000."}]}
@@ -56,7 +59,7 @@ SEVERITY = Severity.ERROR
 
 # Special tokens a server strips from `content` when its parser works: even at the end of a
 # snapshot, where a client could still parse the text itself, these mean the parser failed.
-SPECIAL_TOKEN_DIALECTS = frozenset(("harmony", "mistral", "python-tag"))
+SPECIAL_TOKEN_DIALECTS = frozenset(("harmony", "mistral", "python-tag", "kimi"))
 # How a framework hands back the result of an action it parsed from text.
 RESULT_OPENINGS = ("Observation", "<tool_response>", "<|start|>functions.")
 

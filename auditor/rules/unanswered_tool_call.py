@@ -33,6 +33,7 @@ from auditor.replay import Exchange, Replay
 CODE = "EX001"
 NAME = "unanswered-tool-call"
 SEVERITY = Severity.ERROR
+REQUIRES = ("calls",)
 
 
 def check(replay: Replay, options: None) -> Iterator[Violation]:

@@ -43,6 +43,7 @@ from auditor.rules._loops import QUOTED, Options, calls, quote, turns
 CODE = "LP005"
 NAME = "uninformative-tool-error"
 SEVERITY = Severity.WARNING
+REQUIRES = ("calls",)
 
 # Words that say only that something failed. An error made of these alone (plus the tool's
 # name, quoted values, numbers and punctuation) tells the model nothing it could change.

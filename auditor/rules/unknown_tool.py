@@ -34,7 +34,7 @@ from auditor.replay import Replay
 CODE = "EX005"
 NAME = "unknown-tool"
 SEVERITY = Severity.ERROR
-REQUIRES = ("tools",)
+REQUIRES = ("tools", "calls")
 
 _LISTED = 5
 

@@ -1,0 +1,130 @@
+"""Actions in words, and the tools that carry them out.
+
+Two readers share this vocabulary: FB003 reads completion claims ("has been cancelled") and
+asks which tool could have done it; approvals read the user's instructions ("please cancel
+it") and ask which calls carry them out. A verb names the tools with that word
+(`cancel` -> `cancel_reservation`); a verb of change also names tools of change whose other
+words name what changed (`bags … added` -> `update_reservation_baggages`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+# Participles of actions that change something, by the verb a tool's name would use.
+VERBS = {
+    "cancel": "cancelled canceled",
+    "book": "booked rebooked",
+    "reserve": "reserved",
+    "send": "sent resent",
+    "email": "emailed",
+    "transfer": "transferred",
+    "refund": "refunded",
+    "issue": "issued",
+    "create": "created",
+    "delete": "deleted",
+    "submit": "submitted",
+    "schedule": "scheduled rescheduled",
+    "enable": "enabled",
+    "disable": "disabled",
+    "activate": "activated",
+    "deactivate": "deactivated",
+    "suspend": "suspended",
+    "resume": "resumed",
+    "reset": "reset",
+    "reboot": "rebooted",
+    "restart": "restarted",
+    "toggle": "toggled",
+    "refuel": "refueled refuelled",
+    "disconnect": "disconnected",
+    "connect": "connected",
+    "order": "ordered",
+    "purchase": "purchased",
+    "pay": "paid",
+    "charge": "charged",
+    "archive": "archived",
+    "restore": "restored",
+    "approve": "approved",
+    "merge": "merged",
+    "deploy": "deployed",
+    "exchange": "exchanged",
+    "return": "returned",
+    "add": "added",
+    "change": "changed",
+    "update": "updated",
+    "modify": "modified",
+    "remove": "removed",
+    "upgrade": "upgraded",
+    "downgrade": "downgraded",
+}
+PARTICIPLES = {p: verb for verb, forms in VERBS.items() for p in forms.split()}
+PARTICIPLES_OF = {verb: forms.split() for verb, forms in VERBS.items()}
+CHANGE = frozenset(("add", "change", "update", "modify", "remove", "upgrade", "downgrade"))
+"""Verbs of change: tools are matched by what changed, too (`bags … added` → `…_baggages`)."""
+CHANGE_TOOLS = frozenset(("add", "change", "update", "modify", "edit", "set", "remove"))
+"""Words that make a tool one of change, when its other words name what it changes."""
+ACTIONS = {
+    "booking": "book",
+    "cancellation": "cancel",
+    "change": "change",
+    "changes": "change",
+    "modification": "modify",
+    "update": "update",
+    "upgrade": "upgrade",
+    "downgrade": "downgrade",
+    "exchange": "exchange",
+    "return": "return",
+    "refund": "refund",
+    "order": "order",
+    "purchase": "purchase",
+    "payment": "pay",
+}
+"""Nouns of action, by their verb: "the cancellation has been processed" is a cancel."""
+
+_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+
+
+def words(name: str) -> list[str]:
+    """The words of a tool name, lowercased: `update_reservation_flights`, `WebFetch`."""
+    return [w.lower() for w in _WORDS.findall(name)]
+
+
+def tools_for(verb: str, subject: Iterable[str], tools: Iterable[str]) -> list[str]:
+    """The tools that could do `verb` to `subject` (the words naming what was acted on): a
+    tool with the verb in its name whose other words agree with the subject (or that has no
+    other words, or when the subject is empty); for a verb of change, also a tool of change
+    whose other words agree with the subject (any tool of change when it is empty)."""
+    subject = list(subject)
+    found = []
+    for tool in tools:
+        parts = words(tool)
+        nouns = [p for p in parts if p not in VERBS and p not in CHANGE_TOOLS]
+        agrees = any(names(n, subject) for n in nouns)
+        if verb in parts:
+            if agrees or not nouns or not subject:
+                found.append(tool)
+        elif verb in CHANGE and CHANGE_TOOLS.intersection(parts) and (agrees or not subject):
+            found.append(tool)
+    return found
+
+
+def does(verb: str, tool: str) -> bool:
+    """The tool could carry out `verb`, whatever it is done to: `cancel` -> `cancel_order`; a
+    verb of change -> any tool of change (`upgrade` -> `update_reservation_flights`)."""
+    parts = words(tool)
+    if verb in parts:
+        return True
+    return verb in CHANGE and bool(CHANGE_TOOLS.intersection(parts) or CHANGE.intersection(parts))
+
+
+def names(part: str, subject: Iterable[str]) -> bool:
+    """A word of a tool's name names one of the subject's words (`baggages` ~ `bags`)."""
+    stem = part.rstrip("s")
+    if len(stem) < 3:
+        return False
+    return any(
+        w.startswith(stem) or stem.startswith(w.rstrip("s"))
+        for w in subject
+        if len(w.rstrip("s")) >= 3
+    )

@@ -1,0 +1,56 @@
+"""Approvals paired with the calls they gate, once, for every rule (the approval half of replay).
+
+Every source of approvals is read as the same model: a *proposal* (what the agent or its
+runtime asks the person to approve), a *decision* (the person's answer) and the *calls the
+decision covers*. Four sources, each in its own module and read here and nowhere else:
+
+- `events` (`explicit`): the approval events formats normalise (Responses `mcp_approval_request`,
+  `mcp_approval_response`, `mcp_call`; stream `approval_request`/`approval_response`; Claude
+  Code rejections).
+- `pending` (`pattern`): in chat logs, a tool result that asks for confirmation instead of
+  running (one of `pending_patterns`), the user's reply, and the next call of that tool.
+- `language` (`natural-language`, tau-bench): the assistant's proposals, the user's decisions
+  (yes, no, a choice, an instruction) and the calls of gated tools they cover, compared value
+  by value (`values`).
+- `policy`: a call that needed approval and that nothing above approved: its tool matches
+  `require_approval`, or the log's own policy demands confirmation before it (`policy.py`:
+  a system prompt or a tool description).
+
+The sources run in that order over one index of the calls (`drafts.Calls`): a call one source
+accounts for is not claimed by a later one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from auditor.approvals import events, language, pending
+from auditor.approvals.drafts import Approval, Calls, Source
+from auditor.approvals.options import DEFAULT_PENDING_PATTERNS, ApprovalOptions
+from auditor.approvals.replies import asks_to_confirm, verdict
+from auditor.model import Conversation
+
+if TYPE_CHECKING:
+    from auditor.replay import Exchange
+
+__all__ = [
+    "DEFAULT_PENDING_PATTERNS",
+    "Approval",
+    "ApprovalOptions",
+    "Source",
+    "asks_to_confirm",
+    "pair",
+    "verdict",
+]
+
+
+def pair(
+    conversation: Conversation, exchanges: Sequence[Exchange], options: ApprovalOptions
+) -> tuple[Approval, ...]:
+    """Every approval in the conversation, paired with its decision and the call that ran."""
+    calls = Calls(conversation.messages, exchanges)
+    events.pair(calls)
+    pending.pair(calls, options)
+    language.pair(calls, options, conversation)
+    return tuple(d.freeze() for d in calls.drafts)

@@ -1,0 +1,425 @@
+"""The values a person can see and decide on, read alike from message text and call arguments.
+
+A plain-language approval is only as good as what it names: "I will book HAT136 on May 20,
+paid with the Visa ending in 7447, $1,200.00 in total" names a flight, a date, a payment method
+and an amount. Each is read as a `Value` of one kind with a normalised key, so that the forms
+people write (`$1,200.00`, `May 20th`, `the twentieth of May`, `Visa ending in 7447`) compare
+equal to the forms calls carry (`1200`, `2024-05-20`, `credit_card_4421486` whose profile says
+`"last_four": "7447"`).
+
+Kinds: `money`, `date`, `payment`, `flight`, `email`, `id` (codes of letters and digits:
+`K1NW8N`, `#W2378156`), `handle` (`mia_li_3668`), `quantity`, `birthdate`. Every pattern is
+bounded, and text is read up to `TEXT_LIMIT` characters, so hostile text stays linear.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+TEXT_LIMIT = 20_000
+_LEAF_LIMIT = 254
+
+MONTHS = {
+    name: i + 1
+    for i, names in enumerate(
+        (
+            "january jan",
+            "february feb",
+            "march mar",
+            "april apr",
+            "may",
+            "june jun",
+            "july jul",
+            "august aug",
+            "september sep sept",
+            "october oct",
+            "november nov",
+            "december dec",
+        )
+    )
+    for name in names.split()
+}
+_ORDINAL_WORDS = """
+    first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth
+    fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth
+"""
+_ORDINALS = {word: i + 1 for i, word in enumerate(_ORDINAL_WORDS.split())}
+_ORDINALS |= {f"twenty-{w}": 20 + n for w, n in list(_ORDINALS.items())[:9]}
+_ORDINALS |= {f"twenty {w}": 20 + n for w, n in list(_ORDINALS.items())[:9]}
+_ORDINALS |= {"thirtieth": 30, "thirty-first": 31, "thirty first": 31}
+_NUMBER_WORDS = "zero one two three four five six seven eight nine ten eleven twelve"
+NUMBERS = {w: i for i, w in enumerate(_NUMBER_WORDS.split())}
+
+_MONTH = r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
+_DAY_WORD = "|".join(sorted(_ORDINALS, key=len, reverse=True))
+_DAY = r"(?P<day>\d{1,2}(?:st|nd|rd|th)?|" + _DAY_WORD + r")"
+_YEAR = r"(?:,?\s+(?P<year>\d{4}))?"
+_DATES = [
+    re.compile(r"\b(?P<year>\d{4})-(?P<month>\d{1,2})-(?P<day>\d{1,2})\b"),
+    re.compile(r"\b" + _MONTH + r"\s+(?:the\s+)?" + _DAY + r"\b" + _YEAR, re.I),
+    re.compile(r"\b(?:the\s+)?" + _DAY + r"\s+(?:of\s+)?" + _MONTH + r"\b" + _YEAR, re.I),
+    re.compile(r"\b(?P<a>\d{1,2})/(?P<b>\d{1,2})(?:/(?P<year>\d{4}))?\b"),
+]
+_MONEY = re.compile(
+    r"(?:(?P<cur>[$€£]|\b(?:USD|EUR|GBP)\s?)(?P<n>\d{1,3}(?:,\d{3})+(?:\.\d{1,2})?|\d+(?:\.\d{1,2})?)"
+    r"|\b(?P<m>\d{1,3}(?:,\d{3})+(?:\.\d{1,2})?|\d+(?:\.\d{1,2})?)\s?"
+    r"(?:dollars|usd|euros?|eur|pounds|gbp)\b)",
+    re.I,
+)
+PAYMENT_KINDS = ("credit_card", "debit_card", "gift_card", "certificate", "paypal", "bank")
+_PAYMENT_ID = re.compile(
+    r"\b(?P<kind>credit_card|debit_card|gift_card|certificate|paypal|bank_account|bank)_(?P<n>\d+)\b",
+    re.I,
+)
+_CARD_WORDS = r"(?:visa|master\s?card|amex|american express|discover|credit card|debit card|card)"
+_PAYMENT_TEXT = re.compile(
+    r"\b(?P<kind>" + _CARD_WORDS + r"|gift card|(?:travel )?certificate)s?\s{1,3}"
+    r"(?:(?:number|no\.?|#|id|ending in|ending with|ending|that ends in|last four digits"
+    r"|last 4 digits|last four|last 4|with)\s{1,3}){0,2}[#:(]?\s?(?:[x*]{2,4}[-\s]?)?"
+    r"(?P<n>\d{4,12})\b"
+    r"|\b(?P<n2>\d{4})\s(?P<kind2>" + _CARD_WORDS + r"|gift card)\b"
+    r"|\b(?P<bare>gift cards?|(?:travel )?certificates?|credit cards?|debit cards?|paypal"
+    r"|visa|master\s?card|original (?:payment|form of payment)|same (?:payment|card)"
+    r"|(?:card|payment method|payment)(?: information| details)? (?:on file|saved|stored"
+    r"|in (?:my|your|the) profile))\b",
+    re.I,
+)
+_FLIGHT = re.compile(r"\b[A-Z]{2,3}\d{1,4}\b")
+_EMAIL = re.compile(r"\b[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}\b")
+_CODE = re.compile(
+    r"#?\b(?=[A-Z0-9]{5,12}\b)(?=[A-Z0-9]{0,11}\d)(?=[A-Z0-9]{0,11}[A-Z])[A-Z0-9]{5,12}\b"
+)
+_NUMBER_ID = re.compile(r"(?<![\d.,$€£])\b\d{6,16}\b(?![.,]\d)")
+_PREFIXED = re.compile(r"\b[a-z]{2,20}(?:_[a-z]{2,20}){0,3}_\d{3,12}\b")
+_QUANTITY = re.compile(
+    r"\b(?P<n>\d{1,3}|" + "|".join(NUMBERS) + r")\s(?:(?:extra|more|additional|checked|new|"
+    r"non-?free|free|of)\s){0,2}(?:[a-z]{3,20}\s)?(?P<noun>[a-z]{2,20})\b",
+    re.I,
+)
+_MONEY_KEY_WORDS = "amount price total cost fee fees refund balance charge sum subtotal paid"
+_MONEY_WORDS = frozenset(_MONEY_KEY_WORDS.split())
+_PAYMENT_KEYS = re.compile(r"payment|card|method", re.I)
+_QUANTITY_KEY = re.compile(
+    r"(?:quantity|count|number)_of_(?P<a>\w+)|num_(?P<b>\w+)|(?P<c>\w+)_(?:count|quantity)",
+    re.I,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Value:
+    """One value a person can see: `kind`, a key equal for equal meanings, and its writing."""
+
+    kind: str
+    key: str
+    """money: the amount (`1200`, `12.5`); date: `MM-DD` or `YYYY-MM-DD`; payment: `kind:number`,
+    `kind:last4:NNNN` or a bare `kind`; flight, email, id, quantity: their normal form."""
+    text: str
+
+    @property
+    def specific(self) -> bool:
+        """Names one thing (a number, an id), not only a kind of thing (`gift card`)."""
+        return self.kind != "payment" or ":" in self.key
+
+
+@dataclass(frozen=True, slots=True)
+class Argument:
+    """A value a call carries, and where."""
+
+    path: str
+    value: Value
+
+
+def in_text(text: str) -> list[Value]:
+    """The values a message names, in order of kind."""
+    text = text[:TEXT_LIMIT]
+    found: list[Value] = []
+    found += money_in(text)
+    found += _dates_in(text)
+    payments = list(payments_in(text))
+    found += payments
+    flights = _flights_in(text)
+    found += [Value("flight", f, f) for f in flights]
+    found += [Value("email", m.group().lower(), m.group()) for m in _EMAIL.finditer(text)]
+    numbers = {v.key.rpartition(":")[2] for v in payments}
+    for v in _ids_in(text):
+        if v.key in numbers or v.key in flights:
+            continue
+        # `BOH180` may be a flight or a booking: it can match either, and decides neither
+        found.append(Value("code", v.key, v.text) if _FLIGHT.fullmatch(v.key) else v)
+    for m in _QUANTITY.finditer(text):
+        n = m["n"].lower()
+        count = NUMBERS.get(n)
+        number = count if count is not None else int(n)
+        found.append(Value("quantity", f"{_noun(m['noun'])}:{number}", m.group()))
+    return found
+
+
+def in_arguments(arguments: Any) -> list[Argument]:
+    """The values a call's arguments carry, each with its path."""
+    return [
+        a for path, key, leaf in _leaves(arguments, "", "") if (a := _argument(path, key, leaf))
+    ]
+
+
+def same(a: Value, b: Value, cards: Mapping[str, str]) -> bool:
+    """`a` (as a person saw it) and `b` (as a call carries it) mean the same thing.
+
+    `cards` maps payment ids to the last four digits their profile shows (`credit_card_4421486`
+    -> `7447`), read from tool results.
+    """
+    if a.kind == "code":
+        return b.kind in ("flight", "id") and a.key == b.key
+    if a.kind != b.kind:
+        return False
+    if a.kind in ("date", "birthdate"):
+        return _same_date(a.key, b.key)
+    if a.kind == "payment":
+        return _same_payment(a.key, b.key, cards)
+    return a.key == b.key
+
+
+def money_in(text: str) -> Iterator[Value]:
+    """The amounts of money a text names (`$1,200.00`, `50 dollars`)."""
+    text = text[:TEXT_LIMIT]
+    if "$" not in text and "€" not in text and "£" not in text and not _has_currency_word(text):
+        return
+    for m in _MONEY.finditer(text):
+        amount = _amount(m["n"] or m["m"])
+        if amount is not None:
+            yield Value("money", amount, m.group().strip())
+
+
+def _has_currency_word(text: str) -> bool:
+    lowered = text.lower()
+    return any(w in lowered for w in ("usd", "eur", "gbp", "dollar", "euro", "pound"))
+
+
+def _amount(written: str) -> str | None:
+    try:
+        value = Decimal(written.replace(",", ""))
+    except InvalidOperation:
+        return None
+    return decimal_key(value)
+
+
+def decimal_key(value: Decimal) -> str:
+    """An amount as its shortest exact text: `1200.00` -> `1200`."""
+    normal = value.normalize()
+    return f"{normal:f}"
+
+
+def _dates_in(text: str) -> Iterator[Value]:
+    lowered = text.lower()
+    for pattern in _DATES:
+        for m in pattern.finditer(text):
+            before = lowered[max(0, m.start() - 30) : m.start()]
+            birth = any(w in before for w in _BIRTH_WORDS)
+            for v in _date(m):
+                yield Value("birthdate", v.key, v.text) if birth or _old(v.key) else v
+
+
+_BIRTH_WORDS = ("birth", "dob", "born", "birthday")
+
+
+def _old(key: str) -> bool:
+    """A date of another era (`1970-06-06`) is a birth date, not one of a trip or an order."""
+    return len(key) == 10 and key < "2000"
+
+
+def _date(m: re.Match[str]) -> Iterator[Value]:
+    groups = m.groupdict()
+    year = groups.get("year")
+    if "a" in groups and groups["a"] is not None:
+        a, b = int(groups["a"]), int(groups["b"])
+        # 5/20 or 20/5: read both ways when both could be a month
+        readings = [(a, b), (b, a)] if a <= 12 and b <= 12 else [(a, b)] if a <= 12 else [(b, a)]
+    else:
+        month = groups["month"]
+        month_number = MONTHS.get(month.lower().rstrip(".")) if not month.isdigit() else int(month)
+        day = _day(groups["day"])
+        if month_number is None or day is None:
+            return
+        readings = [(month_number, day)]
+    for month_number, day in readings:
+        if 1 <= month_number <= 12 and 1 <= day <= 31:
+            key = f"{month_number:02d}-{day:02d}"
+            yield Value("date", f"{year}-{key}" if year else key, m.group())
+
+
+def _day(written: str) -> int | None:
+    lowered = written.lower()
+    if lowered in _ORDINALS:
+        return _ORDINALS[lowered]
+    digits = lowered.rstrip("stndrh")
+    return int(digits) if digits.isdigit() else None
+
+
+def payments_in(text: str) -> Iterator[Value]:
+    """The payment methods a text names: ids, numbers, last four digits, or only a kind."""
+    text = text[:TEXT_LIMIT]
+    for m in _PAYMENT_ID.finditer(text):
+        yield Value("payment", f"{_payment_kind(m['kind'])}:{int(m['n'])}", m.group())
+    for m in _PAYMENT_TEXT.finditer(text):
+        if m["bare"]:
+            yield Value("payment", _payment_kind(m["bare"]), m.group())
+            continue
+        kind = _payment_kind(m["kind"] or m["kind2"])
+        number = m["n"] or m["n2"]
+        if kind == "credit_card" or len(number) == 4:
+            yield Value("payment", f"{kind}:last4:{number[-4:]}", m.group())
+        else:
+            yield Value("payment", f"{kind}:{int(number)}", m.group())
+
+
+def _payment_kind(written: str) -> str:
+    lowered = written.lower().replace(" ", "_")
+    if "gift" in lowered:
+        return "gift_card"
+    if "certificate" in lowered:
+        return "certificate"
+    if "paypal" in lowered:
+        return "paypal"
+    if "debit" in lowered:
+        return "debit_card"
+    if "bank" in lowered:
+        return "bank"
+    if "original" in lowered or "same" in lowered:
+        return "original"
+    if "file" in lowered or "profile" in lowered or "saved" in lowered or "stored" in lowered:
+        return "card"  # "the card on file": any card the profile holds
+    return "credit_card"
+
+
+def _flights_in(text: str) -> list[str]:
+    """Flight numbers: codes like `HAT136` that the text calls flights ("flight HAT136",
+    "Flight Number: HAT136"), and codes sharing their letters ("HAT136 & HAT039"). A
+    reservation code of the same shape (`BOH180`) is an id."""
+    codes = list(_FLIGHT.finditer(text))
+    if not codes:
+        return []
+    lowered = text.lower()
+    named = {
+        m.group().rstrip("0123456789")
+        for m in codes
+        if "flight" in lowered[max(0, m.start() - 24) : m.start()]
+        or "flight" in lowered[m.end() : m.end() + 12]
+    }
+    return list(dict.fromkeys(m.group() for m in codes if m.group().rstrip("0123456789") in named))
+
+
+def _ids_in(text: str) -> Iterator[Value]:
+    for m in _CODE.finditer(text):
+        code = m.group().lstrip("#")
+        yield Value("id", code.upper(), m.group())
+    for m in _PREFIXED.finditer(text):
+        if _PAYMENT_ID.fullmatch(m.group()) is None:
+            yield Value("handle", m.group().lower(), m.group())
+    for m in _NUMBER_ID.finditer(text):
+        yield Value("id", m.group(), m.group())
+
+
+def _noun(word: str) -> str:
+    """A counted thing in the singular: `bags` and `baggages` are `bag`, `bottles` `bottle`."""
+    lowered = word.lower()
+    if lowered.startswith("bag"):
+        return "bag"
+    if lowered.endswith("ies"):
+        return lowered[:-3] + "y"
+    return lowered[:-1] if lowered.endswith("s") and len(lowered) > 3 else lowered
+
+
+def _leaves(value: Any, path: str, key: str) -> Iterator[tuple[str, str, Any]]:
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _leaves(v, f"{path}.{k}" if path else str(k), str(k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _leaves(v, f"{path}[{i}]", key)
+    elif value is not None and not isinstance(value, bool):
+        yield path, key, value
+
+
+def _argument(path: str, key: str, leaf: Any) -> Argument | None:
+    money = _money_key(key)
+    if isinstance(leaf, int | float) and money:
+        return Argument(path, Value("money", decimal_key(Decimal(str(leaf))), str(leaf)))
+    if isinstance(leaf, int) and (m := _QUANTITY_KEY.fullmatch(key)):
+        noun = _noun(m["a"] or m["b"] or m["c"])
+        return Argument(path, Value("quantity", f"{noun}:{leaf}", str(leaf)))
+    if not isinstance(leaf, str) or len(leaf) > _LEAF_LIMIT:
+        return None
+    text = leaf.strip()
+    if m := _PAYMENT_ID.fullmatch(text):
+        return Argument(path, Value("payment", f"{_payment_kind(m['kind'])}:{int(m['n'])}", text))
+    if m := _DATES[0].fullmatch(text[:10]):
+        month, day = int(m["month"]), int(m["day"])
+        key_ = f"{m['year']}-{month:02d}-{day:02d}"
+        birth = any(w in key.lower() for w in _BIRTH_WORDS) or _old(key_)
+        return Argument(path, Value("birthdate" if birth else "date", key_, text))
+    if money and (amount := _amount(text.lstrip("$€£"))) is not None:
+        return Argument(path, Value("money", amount, text))
+    if _FLIGHT.fullmatch(text) and "flight" in key.lower():
+        return Argument(path, Value("flight", text, text))
+    if "@" in text and _EMAIL.fullmatch(text):
+        return Argument(path, Value("email", text.lower(), text))
+    if _CODE.fullmatch(text):
+        return Argument(path, Value("id", text.lstrip("#").upper(), text))
+    if _PREFIXED.fullmatch(text):
+        return Argument(path, Value("handle", text.lower(), text))
+    if key.lower().endswith(("id", "ids")) and _NUMBER_ID.fullmatch(text):
+        return Argument(path, Value("id", text, text))
+    if _PAYMENT_KEYS.search(key) and text.lower() in ("paypal", "original"):
+        return Argument(path, Value("payment", text.lower(), text))
+    return None
+
+
+def _money_key(key: str) -> bool:
+    """`amount`, `total_price`, `refund_amount`; not `total_baggages`."""
+    words = key.lower().replace("-", "_").split("_")
+    return words[-1] in _MONEY_WORDS or words[0] in ("amount", "price")
+
+
+def _same_date(shown: str, sent: str) -> bool:
+    """`05-20` or `2024-05-20` against `2024-05-20`: the year only counts where both have one."""
+    return shown == sent or (shown[-5:] == sent[-5:] and (len(shown) == 5 or len(sent) == 5))
+
+
+def _same_payment(shown: str, sent: str, cards: Mapping[str, str]) -> bool:
+    if shown == sent:
+        return True
+    shown_kind, _, shown_rest = shown.partition(":")
+    sent_kind, _, sent_number = sent.partition(":")
+    if shown_kind == "original":
+        return True
+    if not shown_rest:  # "a gift card": the kind is all it says
+        return shown_kind == sent_kind or (shown_kind == "card" and sent_kind.endswith("card"))
+    kinds_agree = shown_kind == sent_kind or {shown_kind, sent_kind} <= {
+        "credit_card",
+        "debit_card",
+    }
+    if not kinds_agree:
+        return False
+    if shown_rest.startswith("last4:"):
+        last4 = shown_rest[6:]
+        profile = cards.get(f"{sent_kind}_{sent_number}")
+        # Without the profile the digits of an id say nothing of the card's last four
+        # (tau-bench's credit_card_4421486 ends in 7447): it may be the one.
+        return profile == last4 if profile is not None else True
+    return shown_rest == sent_number
+
+
+_CARD_PROFILE = re.compile(
+    r'"(?P<id>(?:credit_card|debit_card|gift_card|certificate)_\d+)"\s*:\s*\{[^{}]{0,300}?'
+    r'"last_four"\s*:\s*"(?P<last4>\d{4})"'
+)
+
+
+def card_profiles(text: str) -> dict[str, str]:
+    """Payment ids and the last four digits a tool result shows for them (a user's profile)."""
+    if '"last_four"' not in text:
+        return {}
+    return {m["id"]: m["last4"] for m in _CARD_PROFILE.finditer(text[: TEXT_LIMIT * 5])}

@@ -1,0 +1,136 @@
+"""Read what assistant text holds: ReAct steps, tool calls written as text, harmony frames, tokens.
+
+One reader for every rule that looks inside message text (FB001, FB002, EX003, EX004): the
+rules only decide. `read(text, tool_names)` returns a `Reading`:
+
+- `segments`: ReAct `Thought:/Action:/Action Input:/Observation:/Final Answer:` labels at the
+  start of a line, outside code. An `Action Input:` whose value is JSON is scanned as JSON to
+  its closing bracket before looking for the next label, so a `Final Answer:` inside the Action
+  Input's string is not a segment. `steps` groups them: an Action, its input, its observation.
+- `calls`: tool calls recovered from the text with their `{name, arguments}`, the dialect and
+  the span: JSON (`{"name", "arguments"}`, `{"function": {…}}`, flat `{"tool": NAME, …}`,
+  `{"action", "action_input"}`, arrays and fenced blocks of those), Hermes/Qwen `<tool_call>`,
+  Mistral `[TOOL_CALLS]`, Llama `<function=NAME>` and `<|python_tag|>`, harmony
+  `to=functions.NAME … <|call|>`, Kimi K2 `<|tool_call_begin|>`, and ReAct `Action:`. Where
+  tools are declared a name must be one of them; where none are, only strong structure counts
+  (a name with its arguments, or special tokens around it).
+- `frames`: harmony frames (`<|start|>author<|channel|>…<|message|>body<|end|>`).
+- `tokens`: chat-template control tokens, each flagged when it sits inside backticks.
+- `blocks`: `<tool_call>` and `<tool_response>` blocks.
+
+Each dialect is one module of this package, read in this order (a later one skips what an
+earlier one took): `tokens`, `harmony`, `function_tag`, `hermes`, `mistral`, `python_tag`,
+`kimi`, `react`, `prose_json`; `_scan` is the scanner they share and `_reading` the data they
+return.
+
+Whether something is a call is decided from structure: a strict JSON parse, or for malformed
+JSON a literal `"name": "…"` in the raw text. json-repair (imported lazily, handed at most
+`MAX_REPAIR` characters) only shows what the model meant. Every regex is linear on hostile
+text and the work per message is capped, so a megabyte of `{` or `Action:` costs a scan.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from auditor.dialects import (
+    function_tag,
+    harmony,
+    hermes,
+    kimi,
+    mistral,
+    prose_json,
+    python_tag,
+    react,
+    tokens,
+)
+from auditor.dialects._reading import (
+    EMPTY,
+    Block,
+    Frame,
+    Reading,
+    Segment,
+    Step,
+    TextCall,
+    Token,
+)
+from auditor.dialects._scan import Scan
+from auditor.model import Conversation, Message
+
+if TYPE_CHECKING:
+    from auditor.replay import Replay
+
+__all__ = [
+    "EMPTY",
+    "HARMONY_TOOL_AUTHORS",
+    "Block",
+    "Frame",
+    "Reading",
+    "Segment",
+    "Step",
+    "TextCall",
+    "Token",
+    "read",
+    "read_turns",
+    "tool_names",
+]
+
+HARMONY_TOOL_AUTHORS = harmony.AUTHORS
+"""Harmony authors that are tools: a frame they wrote is a tool's output."""
+
+# Anything the reader could find needs one of these; most answers have none and cost one scan.
+_TRIGGER = re.compile(
+    r"[{\[<]|Action|Observation|Final|Answer|assistant(?:final|analysis|comm)|\Aanalysis"
+)
+
+
+def tool_names(conversation: Conversation) -> frozenset[str] | None:
+    """The declared tool names, or None when the conversation declares none."""
+    if conversation.tools is None:
+        return None
+    return frozenset(t.name for t in conversation.tools)
+
+
+# The readings of the replay the text rules are on: the four rules run one after the other on
+# the same conversation, so each message is read once. Only one conversation is kept, so memory
+# stays bounded by the largest conversation, not by the log.
+_last: tuple[Replay, list[tuple[Message, Reading]]] | None = None
+
+
+def read_turns(replay: Replay) -> Iterator[tuple[Message, Reading]]:
+    """Every assistant message of a replay with what its text holds: the text rules' loop.
+
+    Only `text` is read, never `reasoning`: users are not shown it, and models plan calls and
+    quote templates there.
+    """
+    global _last
+    if _last is None or _last[0] is not replay:
+        names = tool_names(replay.conversation)
+        _last = (replay, [(t.message, read(t.message.text, names)) for t in replay.turns])
+    return iter(_last[1])
+
+
+def read(text: str, names: frozenset[str] | None = None) -> Reading:
+    """What `text` holds; `names` are the declared tools (None when none are declared)."""
+    if not text or _TRIGGER.search(text) is None:
+        return EMPTY
+    scan = Scan(text, names)
+    marks = tokens.tokens(scan)
+    frames = harmony.frames(scan, marks)
+    tags = list(scan.blocks("<tool_call>", "</tool_call>"))
+    responses = list(scan.blocks("<tool_response>", "</tool_response>"))
+    calls = harmony.calls(scan, frames)
+    tagged = function_tag.calls(scan, tags)
+    calls += tagged + hermes.calls(scan, tags, tagged)
+    calls += mistral.calls(scan, marks)
+    calls += python_tag.calls(scan, marks)
+    calls += kimi.calls(scan, marks)
+    segments = react.segments(scan)
+    steps = react.steps(segments)
+    calls += react.calls(scan, steps)
+    calls += prose_json.calls(scan)
+    calls.sort(key=lambda c: c.span)
+    blocks = tuple(sorted(tags + responses, key=lambda b: b.span))
+    return Reading(segments, steps, tuple(calls), frames, marks, blocks)

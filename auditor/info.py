@@ -1,0 +1,180 @@
+"""What the information options print and then exit: `--explain`, `--rules`, `--formats`."""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from typing import TYPE_CHECKING, TextIO
+
+from auditor.errors import ConfigError
+from auditor.model import Location
+from auditor.reporters._escape import dumps, safe
+from auditor.rules import FAMILIES, RULES, Rule, lookup
+
+if TYPE_CHECKING:
+    from auditor.config import Settings
+    from auditor.run import Invocation
+    from auditor.sources import Source
+
+
+def explain(selector: str, out: TextIO) -> None:
+    """A rule's documentation, by code or name."""
+    rule = lookup(selector)
+    if rule is None:
+        raise ConfigError(f"unknown rule `{selector}`: `audit --rules` lists them")
+    out.write(f"# {rule.code} {rule.name} ({rule.severity.value})\n\n")
+    out.write(rule.summary + "\n\n")
+    out.write(rule.doc + "\n")
+
+
+def _rules(out: TextIO, as_json: bool, chosen: tuple[Rule, ...] = RULES) -> None:
+    """The rules, as aligned text or as a JSON array."""
+    if as_json:
+        rows = [
+            {
+                "code": r.code,
+                "name": r.name,
+                "severity": r.severity.value,
+                "family": r.family,
+                "summary": r.summary,
+                "requires": list(r.requires),
+            }
+            for r in chosen
+        ]
+        out.write(dumps(rows, indent=True) + "\n")
+        return
+    width = max((len(r.name) for r in chosen), default=0)
+    for r in chosen:
+        out.write(f"{r.code}  {r.name:<{width}}  {r.severity.value:<7}  {r.summary}\n")
+
+
+def formats(out: TextIO) -> None:
+    """The log formats `--input-format` accepts, each with the first line of its docstring."""
+    from auditor.formats import FORMATS
+
+    for name, module in FORMATS.items():
+        summary = (module.__doc__ or "").strip().splitlines()[0]
+        out.write(f"{name:<12} {summary}\n")
+
+
+def show(invocation: Invocation, *, rules: bool, settings: bool, files: bool) -> None:
+    """`--rules`, `--show-settings`, `--show-files`: what a run with these options would use."""
+    from auditor import run
+
+    chosen = run.settings(invocation)
+    as_json = invocation.output_format in ("json", "jsonl")
+    if rules:
+        _rules(sys.stdout, as_json, chosen.rules)
+    if settings:
+        show_settings(chosen, sys.stdout)
+    if files:
+        if not invocation.paths:
+            raise ConfigError("--show-files needs paths: `audit logs/ --show-files`")
+        show_files(invocation.paths, chosen, sys.stdout)
+
+
+def show_settings(chosen: Settings, out: TextIO) -> None:
+    """The resolved settings as TOML, each line with where its value came from."""
+    origins = chosen.origins
+    out.write(f"# configuration file: {chosen.config_file or 'none found'}\n")
+    lines = [
+        ("select", [r.code for r in chosen.rules], "select"),
+        ("fail-on", chosen.fail_on.value if chosen.fail_on else "never", "fail-on"),
+        ("input-format", chosen.input_format or "auto", "input-format"),
+        ("exclude", list(chosen.exclude), "exclude"),
+        ("extend-exclude", list(chosen.extend_exclude), "extend-exclude"),
+        ("respect-gitignore", chosen.respect_gitignore, "respect-gitignore"),
+        ("severity", {c: s.value for c, s in sorted(chosen.severity.items())}, "severity"),
+        (
+            "per-file-ignores",
+            {glob: sorted(codes) for glob, codes in chosen.per_file_ignores},
+            "per-file-ignores",
+        ),
+    ]
+    width = max(len(key) for key, _, _ in lines)
+    for key, value, origin in lines:
+        where = _origin(origins, origin, key == "select")
+        out.write(f"{key:<{width}} = {_toml(value)}  # {where}\n")
+    shown: set[str] = set()
+    for rule in chosen.rules:
+        options = chosen.options_of(rule)
+        if options is None:
+            continue
+        table = FAMILIES.get(rule.family, rule.family)
+        for spec in dataclasses.fields(options):
+            key = f"{table}.{spec.name.replace('_', '-')}"
+            if key in shown:
+                continue  # a family's option is set on each of its rules alike
+            shown.add(key)
+            value = getattr(options, spec.name)
+            if isinstance(value, frozenset | set):
+                value = sorted(value)
+            out.write(f"{key} = {_toml(value)}  # {origins.get(table, 'default')}\n")
+
+
+def _origin(origins: dict[str, str], key: str, selection: bool) -> str:
+    if not selection:
+        return origins.get(key, "default")
+    parts = [
+        f"{name}: {origins[name]}"
+        for name in ("select", "ignore", "extend-select", "extend-ignore")
+        if origins.get(name, "default") != "default"
+    ]
+    return "; ".join(parts) + "; IN001 always" if parts else "default (ALL)"
+
+
+def _toml(value: object) -> str:
+    """A value as it would be written in [tool.auditor]."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return dumps(value)
+    if isinstance(value, dict):
+        items = ", ".join(f"{dumps(k)} = {_toml(v)}" for k, v in value.items())
+        return "{ " + items + " }" if items else "{}"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    return str(value)
+
+
+def show_files(paths: tuple[str, ...], chosen: Settings, out: TextIO) -> None:
+    """Each file a run would read, with the log format of its first record; then what a walk
+    left out. Only the first record of each file is read."""
+    from auditor import engine, sources
+    from auditor.formats import FORMATS
+    from auditor.formats import detect as detect_format
+    from auditor.report import Counts, Unread
+
+    for item in engine.plan(paths, chosen):
+        if isinstance(item, sources.Source):
+            first = _first_record(item)
+            if item.path == "-":
+                what = "standard input: its format is detected as it is read"
+            elif chosen.input_format:
+                what = f"{FORMATS[chosen.input_format].NAME} (forced)"
+            elif isinstance(first, sources.Record):
+                fmt = detect_format(first)
+                shape = "no transcript" if first.kind == "text" else "no log shape"
+                what = fmt.NAME if fmt else shape
+            elif isinstance(first, sources.InvalidRecord):
+                what = f"unreadable: {first.reason}"
+            else:
+                what = "empty"
+            out.write(f"{safe(item.name)}\t{what}\n")
+        elif isinstance(item, Unread):
+            out.write(f"{safe(item.path)}\tskipped: not a log file type\n")
+        elif isinstance(item, Counts):
+            continue  # excluded or gitignored: not listed, as ruff does not list them
+        else:
+            out.write(f"{safe(item.path or '')}\terror: {safe(item.message)}\n")
+
+
+def _first_record(source: Source) -> object:
+    from auditor import sources
+
+    if source.path == "-":
+        return None  # stdin is read by the run, not by a listing
+    try:
+        return next(iter(sources.read(source)), None)
+    except OSError as exc:
+        return sources.InvalidRecord(Location(source.path), sources.os_reason(exc))

@@ -1,0 +1,68 @@
+"""GitLab Code Quality: the JSON array `artifacts:reports:codequality` takes, one issue a finding.
+
+The fields GitLab reads (its "Code Quality report format"): `description`, `check_name` (the
+rule code), `fingerprint`, `severity` (`major` for errors, `minor` for warnings, `info` for
+notes) and `location` (`path` relative to the repository's root, `lines.begin`). GitLab shows
+findings with the same fingerprint as one entry, so a fingerprint that occurs again (the same
+finding twice in a conversation) is made unique by its occurrence; the first keeps the
+auditor's own, the one baselines use. No byte order mark, as GitLab's parser requires.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections import Counter
+from typing import Any, TextIO
+
+from auditor.findings import Finding, Severity
+from auditor.report import Context, Report
+from auditor.reporters._escape import dumps
+from auditor.reporters.sarif import below
+from auditor.sources import STDIN
+
+SEVERITY = {Severity.ERROR: "major", Severity.WARNING: "minor", Severity.NOTE: "info"}
+
+
+def repository_path(path: str, root: str | None) -> str:
+    """`path` relative to `root` (the repository's root, else the working directory) with
+    `/`; a path outside it, as given."""
+    if path == STDIN:
+        return path
+    relative = below(path, root)
+    return relative if relative is not None else os.path.normpath(path).replace(os.sep, "/")
+
+
+def issue(f: Finding, fingerprint: str, root: str | None) -> dict[str, Any]:
+    where = []
+    if f.conversation is not None:
+        where.append(f"conversation {f.conversation}")
+    if f.turn is not None:
+        where.append(f"turn {f.turn}")
+    return {
+        "description": f.message + (f" ({', '.join(where)})" if where else ""),
+        "check_name": f.code,
+        "fingerprint": fingerprint,
+        "severity": SEVERITY[f.severity],
+        "location": {"path": repository_path(f.path, root), "lines": {"begin": f.line or 1}},
+    }
+
+
+def issues(report: Report, root: str | None) -> list[dict[str, Any]]:
+    seen: Counter[str] = Counter()
+    out = []
+    for f in report.findings:
+        n = seen[f.fingerprint]
+        seen[f.fingerprint] += 1
+        fingerprint = (
+            f.fingerprint
+            if n == 0
+            else hashlib.sha256(f"{f.fingerprint}#{n}".encode()).hexdigest()[:20]
+        )
+        out.append(issue(f, fingerprint, root))
+    return out
+
+
+def write(report: Report, out: TextIO, context: Context) -> None:
+    out.write(dumps(issues(report, context.root), indent=True))
+    out.write("\n")

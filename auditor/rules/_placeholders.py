@@ -1,0 +1,121 @@
+"""Template placeholders and documentation examples in a text: `YOUR_API_KEY`, `/path/to/…`.
+
+`find(text, code)` yields each placeholder once, in order. What counts:
+
+- `your_…`/`YOUR-…` names (`YOUR_API_KEY`, `your-token`), `<your token>`, `<API_KEY>`, `<URL>`,
+  `…_HERE` (`API_KEY_HERE`), `INSERT_…`/`REPLACE_…`/`ENTER_…`, `CHANGEME`;
+- `example_…`/`sample_…`/`dummy_…` ids, keys and names (`example_video_id`), as a whole value
+  or, in code, a whole string literal;
+- paths through `path/to/` (`/path/to/file.pdf`, `C:\\path\\to\\`);
+- masks of three or more `X` (four `x`) inside an id (`2206.XXXXX`, `ORD-XXXX`, `sk-xxxxxxxx`);
+- documentation hosts and addresses (RFC 2606): `example.com`/`.org`/`.net` and their
+  subdomains, `foo@bar.com`, `user@domain.com` and a few more of the kind;
+- outside code only: `{{name}}` (a template engine's, which code may legitimately hold),
+  `1234567890`, `123-456-7890`, `555-555-5555`, and a whole value that is
+  `TODO`, `TBD`, `FIXME`, `PLACEHOLDER` or a date pattern (`YYYY-MM-DD`).
+
+Every pattern is prefiltered by a literal check and is linear on hostile text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+_YOUR = re.compile(r"(?i)(?<![\w-])your[_-][a-z0-9]+(?:[_-][a-z0-9]+){0,6}")
+_ANGLE = re.compile(
+    r"<(?:(?i:your|insert|enter|replace|put)[ _-][^<>\n]{1,40}"
+    r"|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+"
+    r"|URL|URI|TOKEN|KEY|SECRET|PASSWORD|USERNAME|USER|EMAIL|PATH|FILE|FILENAME|HOST|ID)>"
+)
+_HERE = re.compile(r"(?i)(?<![\w-])[a-z0-9]+(?:[_-][a-z0-9]+){0,5}[_-]here(?![\w-])")
+_VERB = re.compile(
+    r"(?i)(?<![\w-])(?:insert|replace|enter)[_-][a-z0-9]+(?:[_-][a-z0-9]+){0,5}"
+    r"|(?<![\w-])change[_-]?me(?![\w-])"
+)
+_PATH = re.compile(r"(?i)(?:[a-z]:)?[/\\]?path[/\\]to[/\\][^\s'\"`,;)\]}]{0,200}")
+_MASK = re.compile(r"X{3,}|x{4,}")
+_ID_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
+_HOST = re.compile(r"(?i)(?<![\w.-])(?:[a-z0-9-]{1,63}\.){0,4}example\.(?:com|org|net)(?![\w-])")
+_EMAIL = re.compile(
+    r"(?i)(?<![\w.+-])(?:foo@bar|user@domain|test@test|email@email|name@domain|you@yourdomain"
+    r"|john\.doe@email|someone@somewhere|username@domain)\.com(?![\w-])"
+)
+_TEXT_ONLY = re.compile(
+    r"\{\{\s*+[A-Za-z_][\w.]{0,40}\s*+\}\}"
+    r"|(?<![\w-])(?:1234567890|123-456-7890|\(123\) ?456-7890|555-555-5555)(?![\w-])"
+)
+_EXAMPLE = re.compile(
+    r"(?i)(?<![\w-])(?:example|sample|dummy|fake|placeholder)[_-](?:[a-z0-9]+[_-]){0,4}"
+    r"(?:id|key|token|name|path|url|email|number|file|username|password)(?![\w-])"
+)
+_WHOLE = frozenset(
+    ("TODO", "TBD", "FIXME", "PLACEHOLDER", "YYYY-MM-DD", "MM/DD/YYYY", "DD/MM/YYYY")
+)
+_HINTS = ("your", "path", "here", "xxx", "XXX", "example", "@", "<", "insert", "replace", "enter")
+_HINTS_CODE = (*_HINTS, "change")
+_HINTS_TEXT = (*_HINTS_CODE, "{{", "123", "555")
+
+
+_ANY_HINT = (*_HINTS_TEXT, "todo", "tbd", "fixme", "placeholder", "yyyy", "ample", "ummy", "fake")
+
+
+def possible(text: str) -> bool:
+    """Whether `text` could hold a placeholder at all: one pass of substring searches."""
+    lower = text.lower()
+    return any(map(lower.__contains__, _ANY_HINT))
+
+
+def find(text: str, code: bool = False) -> Iterator[str]:
+    """The placeholders in `text`, each once, in order of appearance."""
+    stripped = text.strip()
+    if not code and (stripped.upper() in _WHOLE or stripped.lower() == "placeholder"):
+        yield stripped
+        return
+    lower = text.lower()
+    hints = _HINTS_CODE if code else _HINTS_TEXT
+    if not any(map(lower.__contains__, hints)) and "XXX" not in text:
+        return
+    found: dict[int, str] = {}
+    patterns = [_YOUR, _ANGLE, _HERE, _VERB, _PATH, _HOST, _EMAIL]
+    if not code:
+        patterns.append(_TEXT_ONLY)
+    for pattern in patterns:
+        for m in pattern.finditer(text):
+            found.setdefault(m.start(), m.group().rstrip("."))
+    for start, token in _masks(text):
+        found.setdefault(start, token)
+    if "ample" in lower or "ummy" in lower or "fake" in lower or "older" in lower:
+        for m in _EXAMPLE.finditer(text):
+            if _quoted(text, m.start(), m.end()) if code else m.group() == stripped:
+                found.setdefault(m.start(), m.group())
+    seen: set[str] = set()
+    end = -1
+    for start, value in sorted(found.items()):
+        if start >= end and value.lower() not in seen:  # `your-token` inside `<your-token>`: once
+            seen.add(value.lower())
+            yield value
+        end = max(end, start + len(value))
+
+
+def _quoted(text: str, start: int, end: int) -> bool:
+    """`text[start:end]` is a whole string literal: `'example_video_id'`."""
+    return start > 0 and end < len(text) and text[start - 1] == text[end] and text[end] in "'\""
+
+
+def _masks(text: str) -> Iterator[tuple[int, str]]:
+    """`X` masks inside an id: the id around the run holds a digit or a separator, or is all X."""
+    end = -1
+    for m in _MASK.finditer(text):
+        if m.start() < end:
+            continue
+        start = m.start()
+        while start > 0 and text[start - 1] in _ID_CHARS:
+            start -= 1
+        end = m.end()
+        while end < len(text) and text[end] in _ID_CHARS:
+            end += 1
+        token = text[start:end].strip("._-")
+        rest = token.replace("X", "").replace("x", "")
+        if (not rest and len(token) >= 4) or any(c.isdigit() or c in "._-" for c in rest):
+            yield start, token

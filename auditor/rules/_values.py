@@ -1,0 +1,70 @@
+"""Argument values as the FB rules read them: each string of a call, and whether it is code.
+
+FB004 and FB005 look at the values a call ran with. Both walk a call's arguments the same way:
+every string in them (nested objects and arrays included, at most `MAX_STRINGS` per call), with
+the key it sits under. A value is *code* when the tool runs it (`python`, `sh`, `bash`, …) or its
+key says so (`code`, `script`, `command`, …): code is read for placeholders but never for
+identifiers, since a program is free to name new files, variables and hosts.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from typing import Any
+
+from auditor.model import ToolCall
+
+MAX_STRINGS = 256
+"""String values read in one call's arguments."""
+MAX_DEPTH = 12
+CODE_KEYS = frozenset(
+    ("code", "script", "command", "cmd", "commands", "source", "program", "python", "bash", "sql")
+)
+"""Keys whose value is a program the tool runs."""
+CODE_TOOLS = frozenset(("python", "sh", "bash", "shell", "ipython", "execute_code", "run_code"))
+"""Tools whose arguments are programs."""
+
+
+def strings(call: ToolCall) -> Iterator[tuple[str, str, bool]]:
+    """(key, value, is_code) for every string value of the call's arguments, in order.
+
+    `key` is the innermost key (`""` for a bare string argument or for arguments that are not
+    JSON, which are read as one value).
+    """
+    arguments = call.arguments
+    if arguments is None:
+        arguments = call.raw_arguments or ""
+    runs_code = call.name.lower() in CODE_TOOLS
+    for key, value in itertools.islice(_walk(arguments, "", 0), MAX_STRINGS):
+        yield key, value, runs_code or key.lower() in CODE_KEYS
+
+
+def _walk(value: Any, key: str, depth: int) -> Iterator[tuple[str, str]]:
+    if isinstance(value, str):
+        yield key, value
+    elif depth >= MAX_DEPTH:
+        return
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from _walk(v, str(k), depth + 1)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _walk(item, key, depth + 1)
+
+
+def comment_free(code: str) -> str:
+    """Code without its whole-line comments and `  # …` tails (Python, shell).
+
+    Comments say what to replace ("# replace with your key"); only what runs is read.
+    """
+    if "#" not in code:
+        return code
+    lines = []
+    for line in code.split("\n"):
+        stripped = line.lstrip()
+        if stripped.startswith("#"):
+            continue
+        cut = line.find("  #")
+        lines.append(line[:cut] if cut >= 0 else line)
+    return "\n".join(lines)

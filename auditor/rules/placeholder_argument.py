@@ -1,0 +1,126 @@
+r"""A call ran with a template placeholder or a documentation example as an argument value.
+
+## What it does
+Reads every string value of every call that ran (got a result, error or not), code included,
+for values that stand in for a real one: `YOUR_API_KEY`, `<your-token>`, `API_KEY_HERE`,
+`/path/to/file.pdf`, `X` masks inside an id (`2206.XXXXX`), documentation hosts and addresses
+(`example.com`, `foo@bar.com`) and, outside code, `{{name}}`, `1234567890` and a value that is
+only `TODO` or `YYYY-MM-DD`. In code (`python`/`sh` calls, `code`/`command` arguments) comment
+lines are skipped. Fires once per call, naming the values, unless a user turn (outside its code
+blocks) or a tool result gave that very value earlier. Each value is reported at its first use.
+
+## Why is this bad?
+The agent did not have the value, so it ran the call with the example from the documentation.
+The call fails at best (`401 Unauthorized`, `FileNotFoundError`) and at worst "succeeds" against
+a host that answers anything, and the agent goes on as if it had real data. It should have
+asked for the value, looked it up, or said it could not.
+
+## Example
+```jsonl
+{"id": "api-key", "messages": [{"role": "user", "content": "What is the weather in Oslo?"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "python", "arguments": "{\"code\": \"import requests\\nr = requests.get('https://api.openweathermap.org/data/2.5/weather', params={'q': 'Oslo', 'appid': 'YOUR_API_KEY'})\\nprint(r.json())\"}"}}]}, {"role": "tool", "tool_call_id": "c1", "content": "{'cod': 401, 'message': 'Invalid API key.'}"}]}
+```
+
+## Does not fire on
+- a value the user gave or asked about ("Is example.com up?"), or one a tool result returned;
+- the word TODO inside free text, `{{…}}` in code (a template it writes), and comments in code
+  ("# replace with your key");
+- calls that never ran (no result), and values that merely contain `example` or `your`.
+```jsonl
+{"id": "user-asked", "messages": [{"role": "user", "content": "Is https://example.com up? Also add a TODO item: call Anna."}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "http_get", "arguments": "{\"url\": \"https://example.com\"}"}}, {"id": "c2", "type": "function", "function": {"name": "add_item", "arguments": "{\"text\": \"TODO: call Anna about your docs\"}"}}]}, {"role": "tool", "tool_call_id": "c1", "content": "200 OK"}, {"role": "tool", "tool_call_id": "c2", "content": "added"}]}
+{"id": "tool-gave-it", "messages": [{"role": "user", "content": "Send the test invoice."}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "get_test_account", "arguments": "{}"}}]}, {"role": "tool", "tool_call_id": "c1", "content": "{\"email\": \"user@example.com\"}"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c2", "type": "function", "function": {"name": "python", "arguments": "{\"code\": \"# replace YOUR_API_KEY below\\nsend('user@example.com', template='{{invoice}}')\"}"}}]}, {"role": "tool", "tool_call_id": "c2", "content": "sent"}]}
+```
+"""
+
+from collections.abc import Iterator
+from dataclasses import replace
+
+from auditor.findings import Severity, Violation, excerpt, on_call
+from auditor.model import Message
+from auditor.replay import Exchange, Replay
+from auditor.rules import _placeholders
+from auditor.rules._values import comment_free, strings
+
+CODE = "FB005"
+NAME = "placeholder-argument"
+SEVERITY = Severity.ERROR
+REQUIRES = ("calls",)
+
+
+def check(replay: Replay, options: None) -> Iterator[Violation]:
+    messages = replay.conversation.messages
+    given: set[str] = set()  # placeholders a user or a tool result wrote, as far as read
+    read_to = 0
+    reported: set[str] = set()
+    for exchange in replay.exchanges:
+        if exchange.result is None:
+            continue
+        found = [(k, v, t) for k, v, t in _placeholders_of(exchange) if _key(v) not in reported]
+        if not found:
+            continue
+        for message in messages[read_to : exchange.turn]:
+            given.update(map(_key, _given_by(message)))
+        read_to = max(read_to, exchange.turn)
+        fresh = {_key(v): (k, v, t) for k, v, t in found if _key(v) not in given}
+        if fresh:
+            reported.update(fresh)
+            yield _violation(replay, exchange, list(fresh.values()))
+
+
+def _placeholders_of(exchange: Exchange) -> Iterator[tuple[str, str, str]]:
+    """(key, placeholder, the text it sits in) for each placeholder in the call's values."""
+    raw = exchange.call.raw_arguments
+    if raw is not None and not _placeholders.possible(raw):
+        return  # the arguments as logged hold no hint of one: no need to walk them
+    for key, value, code in strings(exchange.call):
+        text = comment_free(value) if code else value
+        for placeholder in _placeholders.find(text, code):
+            yield key, placeholder, text
+
+
+def _given_by(message: Message) -> Iterator[str]:
+    if message.result is not None:
+        yield from _placeholders.find(message.result.text)
+    elif message.role == "user":
+        yield from _placeholders.find(_outside_fences(message.text))
+
+
+def _key(value: str) -> str:
+    """Written forms of one value compare equal: case, and a host's subdomains."""
+    value = value.lower()
+    at = value.find("example.")
+    return value[at:] if at > 0 and value[at - 1] in ".@/" else value
+
+
+def _outside_fences(text: str) -> str:
+    """The text without its fenced code blocks: code a user pastes is not a value they give."""
+    if "```" not in text:
+        return text
+    parts = text.split("```")
+    return "\n".join(parts[0::2])
+
+
+def _violation(replay: Replay, exchange: Exchange, found: list[tuple[str, str, str]]) -> Violation:
+    call = exchange.call
+    key, first, text = found[0]
+    if all(k == key for k, _, _ in found):
+        values = ", ".join(f"`{v}`" for _, v, _ in found[:3])
+        where = f" in `{key}`" if key else ""
+    else:
+        values = ", ".join(f"`{v}` in `{k}`" if k else f"`{v}`" for k, v, _ in found[:3])
+        where = ""
+    more = " …" if len(found) > 3 else ""
+    one = len(found) == 1
+    what, kind = (
+        ("the placeholder", "a template value") if one else ("the placeholders", "template values")
+    )
+    message = (
+        f"`{call.name}` ran with {what} {values}{more}{where}: {kind} nobody filled in, "
+        "and no user turn or tool result gave it"
+    )
+    at = text.find(first)
+    line_start = text.rfind("\n", 0, at) + 1
+    line_end = text.find("\n", at)
+    line = text[line_start : line_end if line_end >= 0 else len(text)]
+    fallback = replay.conversation.messages[exchange.turn].location
+    violation = on_call(message, call, exchange.turn, fallback)
+    return replace(violation, evidence=excerpt(line))

@@ -1,0 +1,366 @@
+"""One run of `audit`: the command line's options -> Settings -> a Report -> the output.
+
+`cli.py` parses the arguments into an `Invocation` and maps what `main` returns (or raises)
+to an exit status; everything between lives here, in three steps a reader can follow:
+`settings()` (options and configuration file -> Settings), `audit()` (the engine, with
+progress, and the baseline) and `write()` (the report in the chosen format). `compare()` runs
+`audit compare` with the same steps: each side audited by `audit()` unless it is a report,
+the comparison written as `write()` writes a report.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, TextIO
+
+from auditor.config import Settings
+from auditor.errors import AuditorError, ConfigError
+from auditor.report import Context, Report, plural
+
+if TYPE_CHECKING:
+    from auditor.config import FileConfig
+
+
+@dataclass(frozen=True)
+class Invocation:
+    """The command line of one run, parsed and typed, before any file is read."""
+
+    paths: tuple[str, ...]
+    output_format: str | None = None
+    """None: `table` when stdout is a terminal, `concise` when it is not."""
+    output: str | None = None
+    input_format: str = "auto"
+    tools: str | None = None
+    """`--tools FILE`: declarations for logs that declare none."""
+    select: tuple[str, ...] = ()
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    extend_ignore: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    respect_gitignore: bool | None = None
+    fail_on: str | None = None
+    exit_zero: bool = False
+    allow_empty: bool = False
+    progress: bool = True
+    quiet: bool = False
+    verbose: bool = False
+    show_evidence: bool = False
+    color: str = "auto"
+    config_file: str | None = None
+    baseline_file: str | None = None
+    write_baseline: str | None = None
+    statistics: bool = False
+    jobs: int = 1
+
+
+def settings(invocation: Invocation) -> Settings:
+    """The configuration file (`--config`, else the nearest pyproject.toml) and the command line."""
+    return _build(invocation, config_file(invocation))
+
+
+def config_file(invocation: Invocation) -> FileConfig | None:
+    """`--config FILE`, else the nearest pyproject.toml with a [tool.auditor] table, else None."""
+    from auditor import config
+
+    return config.read(invocation.config_file) if invocation.config_file else config.discover()
+
+
+def _build(invocation: Invocation, file: FileConfig | None) -> Settings:
+    from auditor import config
+
+    return config.build(
+        select=invocation.select or None,
+        ignore=invocation.ignore or None,
+        extend_select=invocation.extend_select or None,
+        extend_ignore=invocation.extend_ignore or None,
+        fail_on=invocation.fail_on,
+        input_format=invocation.input_format,
+        exclude=invocation.exclude or None,
+        respect_gitignore=invocation.respect_gitignore,
+        file=file,
+        tools=invocation.tools,
+    )
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What `audit()` hands to `write()`."""
+
+    report: Report
+    elapsed: float
+
+
+def audit(invocation: Invocation, chosen: Settings) -> Outcome:
+    """Run the engine over the paths, write the baseline if asked, then apply the one given."""
+    from auditor import baseline, engine, sources
+    from auditor.progress import Bar
+
+    accepted = baseline.load(invocation.baseline_file) if invocation.baseline_file else None
+    started = time.perf_counter()
+    planned = list(engine.plan(invocation.paths, chosen))
+    refuse_to_overwrite(invocation, planned)
+    total = sum(item.size or 0 for item in planned if isinstance(item, sources.Source))
+    shown = invocation.progress and not invocation.quiet
+    with Bar(total, enabled=shown, color=color(invocation.color, sys.stderr)) as bar:
+        shown_bar = bar if bar.enabled else None  # no per-record calls when nothing is drawn
+        report = engine.audit_plan(planned, chosen, progress=shown_bar, jobs=invocation.jobs)
+    elapsed = time.perf_counter() - started
+    for error in report.errors:
+        stderr(f"audit: error: {error.message}")
+    if invocation.verbose:
+        for line in verbose_lines(report):
+            stderr(f"audit: {line}")
+    if invocation.write_baseline:
+        written = baseline.write(invocation.write_baseline, report.findings)
+        if not invocation.quiet:
+            n, kinds = len(report.findings), len(written["findings"])
+            stderr(
+                f"audit: wrote {n} finding{'' if n == 1 else 's'} "
+                f"({kinds} fingerprint{'' if kinds == 1 else 's'}) to {invocation.write_baseline}"
+            )
+    if accepted is not None:
+        report = baseline.apply(report, accepted)
+    return Outcome(report, elapsed)
+
+
+def verbose_lines(report: Report) -> list[str]:
+    """`-v`: what each file held, and each file a walk left unread."""
+    lines = []
+    for f in report.files:
+        formats = ", ".join(name for name, _ in f.formats) or "no log format"
+        lines.append(
+            f"{f.path}: {formats}; {plural(f.records, 'record')}, "
+            f"{plural(f.conversations, 'conversation')}, {plural(f.findings, 'finding')}"
+        )
+    why = {"type": "not a log file type", "no log shape": "JSON of no log shape"}
+    lines.extend(f"{u.path}: skipped, {why.get(u.reason, u.reason)}" for u in report.unread)
+    return lines
+
+
+def color(when: str, stream: TextIO) -> bool:
+    """`--color`: `always`, `never`, or `auto`: NO_COLOR (https://no-color.org) turns it
+    off, FORCE_COLOR on, else colour when `stream` is a terminal."""
+    if when != "auto":
+        return when == "always"
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return hasattr(stream, "isatty") and stream.isatty()
+
+
+def refuse_to_overwrite(invocation: Invocation, planned: list[object]) -> None:
+    """`-o FILE` or `--write-baseline FILE` naming a log this run reads would destroy it (and
+    `-o` naming the baseline, or both naming one file, would lose one of the two outputs):
+    stop before anything is read or written."""
+    from auditor import sources
+
+    logs = {
+        _identity(item.path): item.path
+        for item in planned
+        if isinstance(item, sources.Source) and item.path != "-"
+    }
+    report, baseline = invocation.output, invocation.write_baseline
+    for option, path in (("-o", report), ("--write-baseline", baseline)):
+        if path is not None and _identity(path) in logs:
+            raise ConfigError(
+                f"{option} {path} would overwrite {logs[_identity(path)]}, which this run "
+                "reads: write it somewhere else"
+            )
+    accepted = invocation.baseline_file
+    if report is not None and accepted is not None and _identity(report) == _identity(accepted):
+        raise ConfigError(f"-o {report} would overwrite the baseline this run reads")
+    if report is not None and baseline is not None and _identity(report) == _identity(baseline):
+        raise ConfigError(f"-o and --write-baseline name the same file {report}")
+
+
+def _identity(path: str) -> tuple[int, int] | str:
+    """What makes two paths the same file: device and inode when it exists (links, `./a`
+    and `a` alike), else the absolute path."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return os.path.abspath(path)
+    return (st.st_dev, st.st_ino)
+
+
+def output_format(invocation: Invocation) -> str:
+    """`-f`, or when none is given: `table` for a terminal, `concise` for a pipe or a file."""
+    if invocation.output_format is not None:
+        return invocation.output_format
+    if invocation.output is None and sys.stdout.isatty():
+        return "table"
+    return "concise"
+
+
+def write(invocation: Invocation, outcome: Outcome, fmt: str) -> None:
+    """The report, in the chosen format, to stdout or `-o FILE`."""
+    from auditor import statistics as stats
+    from auditor.gitignore import repository_root
+    from auditor.reporters import writer
+
+    write_to = (
+        functools.partial(stats.write, output_format="table" if fmt == "concise" else fmt)
+        if invocation.statistics
+        else writer(fmt)
+    )
+    context = Context(
+        elapsed=outcome.elapsed,
+        quiet=invocation.quiet,
+        notes=sys.stderr,
+        show_evidence=invocation.show_evidence,
+        whole=invocation.verbose,
+        root=repository_root(".") if fmt in ("sarif", "gitlab") else None,
+    )
+
+    def report(out: TextIO, colour: bool) -> None:
+        write_to(outcome.report, out, replace(context, color=colour))
+
+    emit(invocation, report)
+
+
+def emit(invocation: Invocation, write_to: Callable[[TextIO, bool], None]) -> None:
+    """`write_to(out, colour)` to stdout or `-o FILE`: colour as `--color` says for stdout,
+    only with `always` for a file. A closed pipe ends it quietly; a file that cannot be
+    written is one error."""
+    if invocation.output is None:
+        out = _stdout()
+        try:
+            write_to(out, color(invocation.color, out))
+            out.flush()
+        except BrokenPipeError:  # `audit … | head`: the reader has what it wanted
+            silence_stdout()
+        return
+    try:
+        with open(invocation.output, "w", encoding="utf-8", newline="\n") as out:
+            write_to(out, invocation.color == "always")
+    except OSError as exc:
+        raise AuditorError(f"cannot write {invocation.output}: {exc.strerror or exc}") from exc
+
+
+def main(invocation: Invocation) -> int:
+    """Audit, write the report, and return the exit status (errors raise AuditorError)."""
+    from auditor import statistics as stats
+    from auditor.reporters import TIMELINES
+
+    chosen = settings(invocation)
+    fmt = output_format(invocation)
+    if invocation.statistics and fmt not in (*stats.FORMATS, "concise"):
+        raise ConfigError(f"--statistics prints as {', '.join(stats.FORMATS)}, not as {fmt}")
+    if fmt in TIMELINES and not invocation.statistics:
+        chosen = replace(chosen, timelines=True)
+    outcome = audit(invocation, chosen)
+    write(invocation, outcome, fmt)
+    report = outcome.report
+    if empty(invocation, report):
+        return 2
+    return exit_status(report, chosen, invocation.exit_zero or bool(invocation.write_baseline))
+
+
+def empty(invocation: Invocation, report: Report, allow: str = "--allow-empty") -> bool:
+    """No conversation was read (and that was not allowed): says so in one line, naming the
+    option that `allow`s it, if any. An unreadable path already said why nothing was read (and
+    exits 2): one line is enough."""
+    if report.counts.conversations or invocation.allow_empty or report.errors:
+        return False
+    stderr(f"audit: error: {nothing_read(invocation.paths, report, allow)}")
+    return True
+
+
+def compare(invocation: Invocation, limits: tuple[str, ...]) -> int:
+    """`audit compare BASE NEW` (the two paths of `invocation`): each side read from its `-f
+    json` report or audited, the comparison written; 1 when a limit of `--fail-on-increase`
+    (else of the configuration's `fail-on-increase`) is exceeded, 2 when a side could not be
+    audited or read no conversation."""
+    from auditor import compare as comparing
+
+    base, new = invocation.paths
+    written = invocation.output
+    for side in (base, new):
+        if written is not None and side != "-" and _identity(written) == _identity(side):
+            raise ConfigError(f"-o {written} would overwrite {side}, which this comparison reads")
+    file = config_file(invocation)
+    if limits:
+        chosen_limits = comparing.parse_limits(limits)
+    else:
+        chosen_limits = comparing.config_limits(file.values, file.error) if file else {}
+    chosen = _build(invocation, file)
+    failed = False
+
+    def audit_path(path: str) -> Report:
+        nonlocal failed
+        side = replace(invocation, paths=(path,))
+        report = audit(side, chosen).report
+        failed = failed or bool(report.errors) or empty(side, report, allow="")
+        return report
+
+    result = comparing.compare(
+        comparing.load(base, audit_path), comparing.load(new, audit_path), chosen_limits
+    )
+    writers: dict[str, Callable[[comparing.Comparison, TextIO], None]] = {
+        "json": comparing.write_json,
+        "html": comparing.write_html,
+        "table": functools.partial(comparing.write_text, quiet=invocation.quiet),
+    }
+    write_to = writers[invocation.output_format or "table"]
+    emit(invocation, lambda out, _colour: write_to(result, out))
+    if failed:
+        return 2
+    return 1 if result.failed else 0
+
+
+def nothing_read(paths: tuple[str, ...], report: Report, allow: str = "--allow-empty") -> str:
+    """The one line of a run that read no conversation: what it looked at, and what it found."""
+    named = ["standard input" if p == "-" else p for p in paths]
+    where = ", ".join(named[:3]) + (f" and {len(named) - 3:,} more" if len(named) > 3 else "")
+    c = report.counts
+    found = [plural(c.files, "file") + " read"]
+    if c.records:
+        found.append(plural(c.records, "record"))
+    skipped = report.skipped_note()
+    if skipped:
+        found.append(skipped)
+    if c.excluded:
+        found.append(f"{c.excluded:,} excluded")
+    if c.gitignored:
+        found.append(f"{c.gitignored:,} ignored by .gitignore (--no-respect-gitignore reads them)")
+    advice = f"Check the paths, or pass {allow} if that is expected" if allow else "Check the paths"
+    return f"no conversation found in {where}: {'; '.join(found)}. {advice}"
+
+
+def exit_status(report: Report, chosen: Settings, exit_zero: bool) -> int:
+    """2 when something could not be audited; else 1 when a finding reaches --fail-on."""
+    if report.errors:
+        return 2
+    if exit_zero or chosen.fail_on is None:
+        return 0
+    threshold = chosen.fail_on.rank
+    return 1 if any(f.severity.rank >= threshold for f in report.findings) else 0
+
+
+def _stdout() -> TextIO:
+    stream = sys.stdout
+    if hasattr(stream, "reconfigure"):
+        stream.reconfigure(encoding="utf-8", errors="replace")  # type: ignore[union-attr]
+    return stream
+
+
+def silence_stdout() -> None:
+    """After a broken pipe, point stdout at /dev/null so the interpreter's final flush is quiet."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def stderr(line: str) -> None:
+    """One line on stderr, with anything from a log made harmless."""
+    from auditor.reporters._escape import safe
+
+    print(safe(line), file=sys.stderr)
