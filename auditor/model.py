@@ -1,7 +1,12 @@
 """The one model every log format is normalised into (SPEC §3).
 
 Formats build these objects; replay and rules read them; nothing else in the pipeline sees a
-format's raw JSON. Every object is frozen: a rule cannot change what another rule sees.
+format's raw JSON. Nothing changes an object once it is built: a rule cannot change what
+another rule sees (`tests/test_model.py` runs every rule and compares). The objects built per
+message (Location, ToolCall, ToolResult, Message, the approval events) are plain slotted
+dataclasses rather than frozen ones, hashed and compared as frozen ones are: a log holds millions
+of them, and a frozen dataclass costs five times as much to build (1.2 µs against 0.2 µs for
+ten fields), as much as the rest of reading a message.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ def escape_pointer_token(token: str | int) -> str:
     return str(token).replace("~", "~0").replace("/", "~1")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Location:
     """Where something sits in the input."""
 
@@ -53,7 +58,7 @@ class ToolSpec:
     """The declared JSON Schema of the arguments, as given; None when there is none."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class ToolCall:
     """A request to run a tool."""
 
@@ -74,7 +79,7 @@ class ToolCall:
     """The approval request this call executes, when the log links them (Responses `mcp_call`)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class ToolResult:
     """What a tool returned."""
 
@@ -87,7 +92,7 @@ class ToolResult:
     """The tool's name when the log repeats it beside the result."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class ApprovalRequest:
     """The agent (or its runtime) asks a person to approve a call before it runs.
 
@@ -103,7 +108,7 @@ class ApprovalRequest:
     """As logged: a JSON string stays text (replay parses it; CF002 compares the texts)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class ApprovalDecision:
     """A person's answer to an approval request.
 
@@ -119,7 +124,7 @@ class ApprovalDecision:
     reason: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Message:
     """One turn of a conversation."""
 
