@@ -2,22 +2,29 @@
 
 A call is paired with the first later result that carries its id; a result without an id
 answers the oldest open call. A call is *passed* when the role that made it speaks again
-before its result arrives: the caller moved on without the tool's output. Approvals are then
-paired with the calls they gate (`auditor.approvals`). Rules read the pairing from here and
-never pair anything themselves.
+before its result arrives: the caller moved on without the tool's output. Approvals are
+paired with the calls they gate (`auditor.approvals`) when a rule first asks for them. Rules
+read the pairing from here and never pair anything themselves.
 """
 
 from __future__ import annotations
 
 import re
 from collections import deque
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
+from functools import cache
+from typing import Any, TypeVar
 
 from auditor.approvals import Approval, ApprovalOptions, pair
 from auditor.model import Conversation, Message, ToolCall, ToolResult
 
+T = TypeVar("T")
 
-@dataclass(frozen=True, slots=True)
+
+# Built for every call and every assistant message: plain slotted dataclasses, read and never
+# changed, as the model's own (see `auditor.model`).
+@dataclass(slots=True, unsafe_hash=True)
 class Exchange:
     """A tool call and what became of it."""
 
@@ -62,7 +69,7 @@ def looks_like_error(text: str) -> bool:
     return _ERROR_TEXT.match(text) is not None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Turn:
     """An assistant message, with what was known when it was written."""
 
@@ -73,7 +80,7 @@ class Turn:
     """Index in `Replay.exchanges` of this turn's first call: the history is everything before."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Orphan:
     """A tool result that answers no earlier call."""
 
@@ -83,17 +90,56 @@ class Orphan:
     """When the id names an earlier call that already had its result: that call's turn."""
 
 
-@dataclass(frozen=True, slots=True)
 class Replay:
-    """A conversation with its calls, results and turns paired."""
+    """A conversation with its calls, results and turns paired.
 
-    conversation: Conversation
-    turns: tuple[Turn, ...]
-    exchanges: tuple[Exchange, ...]
-    """Every call in the order it was made."""
-    orphans: tuple[Orphan, ...]
-    approvals: tuple[Approval, ...] = ()
-    """Every approval asked, decided or required, with the call that ran under it."""
+    What several rules need beyond the pairing is computed once, on first use, and kept here
+    (`shared`): approvals, the loop rules' calls and keys, the text rules' readings.
+    """
+
+    __slots__ = (
+        "_approvals",
+        "_options",
+        "_shared",
+        "conversation",
+        "exchanges",
+        "orphans",
+        "turns",
+    )
+
+    def __init__(
+        self,
+        conversation: Conversation,
+        turns: tuple[Turn, ...],
+        exchanges: tuple[Exchange, ...],
+        orphans: tuple[Orphan, ...],
+        options: ApprovalOptions | None = None,
+    ) -> None:
+        self.conversation = conversation
+        self.turns = turns
+        self.exchanges = exchanges
+        """Every call in the order it was made."""
+        self.orphans = orphans
+        self._options = options or _default_options()
+        self._approvals: tuple[Approval, ...] | None = None
+        self._shared: dict[Hashable, Any] = {}
+
+    @property
+    def approvals(self) -> tuple[Approval, ...]:
+        """Every approval asked, decided or required, with the call that ran under it: paired
+        on first use (`auditor.approvals.pair`), which most conversations make cheap."""
+        if self._approvals is None:
+            self._approvals = pair(self.conversation, self.exchanges, self._options)
+        return self._approvals
+
+    def shared(self, key: Hashable, make: Callable[[Replay], T]) -> T:
+        """`make(self)`, computed once for this replay whichever rule asks first: what rules
+        share (their options belong in `key` when the result depends on them)."""
+        try:
+            return self._shared[key]  # type: ignore[no-any-return]
+        except KeyError:
+            value = self._shared[key] = make(self)
+            return value
 
     def history(self, turn: Turn) -> tuple[Exchange, ...]:
         """The calls made before `turn`, with their outcomes."""
@@ -111,6 +157,11 @@ class Replay:
             for e in self.history(turn)
             if e.caller == "assistant" and (e.result_turn is None or e.result_turn > at)
         ]
+
+
+@cache
+def _default_options() -> ApprovalOptions:
+    return ApprovalOptions()  # checks its patterns: built once, not per conversation
 
 
 class _Open:
@@ -216,5 +267,4 @@ def replay(conversation: Conversation, approvals: ApprovalOptions | None = None)
                 turn_parts.append((message, first, len(made)))
     frozen = tuple(m.freeze() for m in made)
     turns = tuple(Turn(message, frozen[first:end], first) for message, first, end in turn_parts)
-    found = pair(conversation, frozen, approvals or ApprovalOptions())
-    return Replay(conversation, turns, frozen, tuple(orphans), found)
+    return Replay(conversation, turns, frozen, tuple(orphans), approvals)

@@ -17,7 +17,10 @@ decision covers*. Four sources, each in its own module and read here and nowhere
   a system prompt or a tool description).
 
 The sources run in that order over one index of the calls (`drafts.Calls`): a call one source
-accounts for is not claimed by a later one.
+accounts for is not claimed by a later one. A source with nothing to read in a conversation
+(no approval event, no tool result asking for confirmation, no call of a tool that writes or
+needs approval) adds nothing and claims no call, so it is not run; most conversations have
+none of the three and are paired without indexing anything.
 """
 
 from __future__ import annotations
@@ -49,8 +52,16 @@ def pair(
     conversation: Conversation, exchanges: Sequence[Exchange], options: ApprovalOptions
 ) -> tuple[Approval, ...]:
     """Every approval in the conversation, paired with its decision and the call that ran."""
+    explicit = events.present(conversation.messages, exchanges)
+    asked = pending.present(exchanges, options)
+    policy = language.gating(exchanges, options, conversation)
+    if not explicit and not asked and policy is None:
+        return ()
     calls = Calls(conversation.messages, exchanges)
-    events.pair(calls)
-    pending.pair(calls, options)
-    language.pair(calls, options, conversation)
+    if explicit:
+        events.pair(calls)
+    if asked:
+        pending.pair(calls, options)
+    if policy is not None:
+        language.pair(calls, options, policy)
     return tuple(d.freeze() for d in calls.drafts)

@@ -9,14 +9,23 @@ decision by id, and with the call it gates by the request's `call_id`, by the ca
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from auditor import canonical
 from auditor.approvals.drafts import Calls, Draft, parse_arguments
-from auditor.model import ApprovalDecision, ApprovalRequest
+from auditor.model import ApprovalDecision, ApprovalRequest, Message
 
 if TYPE_CHECKING:
     from auditor.replay import Exchange
+
+
+def present(messages: Sequence[Message], exchanges: Sequence[Exchange]) -> bool:
+    """The conversation has an approval event, or a call naming the request it executes:
+    without either, `pair` adds no draft and claims no call."""
+    return any(
+        m.approval_request is not None or m.approval_decision is not None for m in messages
+    ) or any(e.call.approval_request_id is not None for e in exchanges)
 
 
 def pair(calls: Calls) -> None:

@@ -21,6 +21,7 @@ before the call.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -299,20 +300,23 @@ def _still_standing(before: _Decision, after: _Decision) -> tuple[Value, ...]:
     return tuple(v for v in before.confirmed if v.kind in _OBJECTS and v.kind not in kinds)
 
 
-def pair(calls: Calls, options: ApprovalOptions, conversation: Conversation) -> None:
-    """Add a draft for every gated call of the assistant to `calls.drafts`: a call of a tool
-    that writes (`book_…`, `cancel_…`) or that `require_approval` or the log's own policy
-    requires approval for. Covered by a decision in plain language, or (`policy`) required
-    and not."""
-    assistant = [e for e in calls.exchanges if e.caller == "assistant"]
-    if not assistant:
-        return
+def gating(
+    exchanges: Sequence[Exchange], options: ApprovalOptions, conversation: Conversation
+) -> Policy | None:
+    """The log's policy when some call of the assistant is gated: of a tool that writes
+    (`book_…`, `cancel_…`), or that `require_approval` or the log's own policy requires approval
+    for; None when none is, and nothing a decision could cover needs reading any message."""
+    names = {e.call.name for e in exchanges if e.caller == "assistant"}
+    if not names:
+        return None
     policy = read_policy(conversation)
-    if not any(
-        _MUTATING.match(e.call.name)
-        or options.requires(e.call.name)
-        or policy.requires(e.call.name)
-        for e in assistant
-    ):
-        return  # nothing a decision could cover: spare the reading of every message
+    if any(_MUTATING.match(n) or options.requires(n) or policy.requires(n) for n in names):
+        return policy
+    return None
+
+
+def pair(calls: Calls, options: ApprovalOptions, policy: Policy) -> None:
+    """Add a draft for every gated call of the assistant (see `gating`, which gives `policy`)
+    to `calls.drafts`: covered by a decision in plain language, or (`policy`) required and
+    not."""
     _Walk(calls, options, policy).walk()

@@ -7,12 +7,25 @@ next call of that tool by the same caller is the one the reply decided on.
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from auditor import canonical
 from auditor.approvals.drafts import Calls, Draft
 from auditor.approvals.options import PENDING_SCAN, ApprovalOptions, pending_test
 from auditor.approvals.replies import verdict
+
+if TYPE_CHECKING:
+    from auditor.replay import Exchange
+
+
+def present(exchanges: Sequence[Exchange], options: ApprovalOptions) -> bool:
+    """Some tool result asks for confirmation: without one, `pair` adds no draft and claims no
+    call."""
+    pending = pending_test(options.pending_patterns)
+    return pending is not None and any(
+        e.result is not None and pending(e.result.text[:PENDING_SCAN]) for e in exchanges
+    )
 
 
 def pair(calls: Calls, options: ApprovalOptions) -> None:
