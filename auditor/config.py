@@ -91,6 +91,9 @@ class Settings:
     timelines: bool = False
     """Also build a bounded timeline of each conversation with findings (`auditor.timeline`),
     for reporters that show one (`-f html`); the command line sets it, no configuration key."""
+    screens: bool = True
+    """Skip a rule's check where its screen proves it cannot fire (`Rule.screen`). False runs
+    every check on every conversation: the tests compare the two; no option sets it."""
 
     def severity_of(self, rule: Rule) -> Severity:
         return self.severity.get(rule.code, rule.severity)

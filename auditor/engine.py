@@ -509,10 +509,12 @@ class _Auditor:
         self.in001 = BY_CODE[in001.CODE] if settings.enabled(in001.CODE) else None
         self.in002 = BY_CODE[in002.CODE] if settings.enabled(in002.CODE) else None
         self.checks = [
-            (rule, settings.options_of(rule)) for rule in settings.rules if rule.check is not None
+            (rule, settings.options_of(rule), rule.screen if settings.screens else None)
+            for rule in settings.rules
+            if rule.check is not None
         ]
         # Replay finds approvals in chat logs the way the enabled CF rules' options say.
-        self.approvals = ApprovalOptions.merge(options for _, options in self.checks)
+        self.approvals = ApprovalOptions.merge(options for _, options, _ in self.checks)
 
     def invalid(self, record: sources.InvalidRecord) -> None:
         if self.in001 is None:
@@ -602,12 +604,14 @@ class _Auditor:
         )
         start = len(result.findings)
         key: str | None = None
-        for rule, options in self.checks:
+        for rule, options, screen in self.checks:
             missing = [r for r in rule.requires if not REQUIREMENTS[r][0](rep)]
             if missing:
                 result.skipped[(rule.code, REQUIREMENTS[missing[0]][1])] += 1
                 continue
             try:
+                if screen is not None and not screen(rep, options):
+                    continue  # it cannot fire here: most conversations, most rules
                 for violation in rule.check(rep, options):  # type: ignore[misc]
                     if key is None:
                         key = conversation_key(conversation)

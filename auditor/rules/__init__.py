@@ -8,6 +8,15 @@ rules have no `check`: the engine reports them while reading. A rule whose findi
 the tools inferred from a whole input file also has `resolve(deferred, tools, where)`: its
 Violations carry `deferred`, and the engine decides them (a message, or None to drop) after
 the run.
+
+A rule may also have `screen(replay, options)`: False when `check` certainly yields nothing on
+that replay, decided by a cheap test of what would have to be there for it to fire (a marker in
+the text, a call key repeated often enough). The engine then skips the check, so most
+conversations of a log cost a few screens, not every check. A screen is built from the same
+helpers and constants as its check (a prefilter the check itself starts with), so the two
+cannot drift apart; a rule without a screen is checked on every conversation it can examine.
+`tests/test_screens.py` holds them to it: every fixture audited with and without screens gives
+the same report, and on generated conversations a screen that says no means no finding.
 """
 
 from __future__ import annotations
@@ -126,6 +135,8 @@ class Rule:
     resolve: Callable[[Any, frozenset[str], str], tuple[str, str | None] | None] | None = None
     """Decides a deferred finding with inferred tools and where they were called: (message,
     tool), or None to drop it."""
+    screen: Callable[[Replay, Any], bool] | None = None
+    """False when `check` certainly yields nothing on the replay; None: always checked."""
 
     @classmethod
     def from_module(cls, module: ModuleType) -> Rule:
@@ -142,6 +153,7 @@ class Rule:
             options=getattr(module, "Options", None),
             sections=_sections(doc),
             resolve=getattr(module, "resolve", None),
+            screen=getattr(module, "screen", None),
         )
 
     @property

@@ -56,12 +56,39 @@ def _matches(name: str, exempt: tuple[str, ...]) -> bool:
 
 
 def calls(replay: Replay, options: Options) -> list[Exchange]:
-    """Every answered call that is not transparent, in the order made, whoever made it."""
+    """Every answered call that is not transparent, in the order made, whoever made it
+    (computed once per replay for the five rules)."""
+    return replay.shared(("loops.calls", options), lambda r: _calls(r, options))
+
+
+def _calls(replay: Replay, options: Options) -> list[Exchange]:
     return [
         e
         for e in replay.exchanges
         if e.result is not None and not transparent(e.call.name, options)
     ]
+
+
+def repeated(replay: Replay, options: Options) -> list[tuple[int, int]]:
+    """(calls, turns) of each call of the agent made `min_repeats` times or more with the same
+    arguments (`call_key`) and the same outcome: a run of repeats (LP001) or a cycle (LP003)
+    is made of such calls only. Most conversations have none; keys are computed only for the
+    tools called that often."""
+    return replay.shared(("loops.repeated", options), lambda r: _repeated(r, options))
+
+
+def _repeated(replay: Replay, options: Options) -> list[tuple[int, int]]:
+    least = options.min_repeats
+    by_name: dict[str, list[Exchange]] = {}
+    for e in calls(replay, options):
+        if e.caller == "assistant":
+            by_name.setdefault(e.call.name, []).append(e)
+    groups: dict[tuple[str, tuple[bool, str]], list[int]] = {}
+    for made in by_name.values():
+        if len(made) >= least:
+            for e in made:
+                groups.setdefault((call_key(e.call), outcome(e)), []).append(e.turn)
+    return [(len(t), len(set(t))) for t in groups.values() if len(t) >= least]
 
 
 def call_key(call: ToolCall) -> str:

@@ -33,13 +33,19 @@ contradicts its result. Either way the user gets a guess.
 
 from collections.abc import Iterator
 
-from auditor.dialects import read_turns
+from auditor.dialects import marked_turns, read_turns
 from auditor.findings import Severity, Violation, excerpt
 from auditor.replay import Replay
 
 CODE = "FB002"
 NAME = "answer-with-pending-action"
 SEVERITY = Severity.ERROR
+
+
+def screen(replay: Replay, options: None) -> bool:
+    """Some answer holds a marker the dialect reader looks for, and `Answer` (the label of
+    every answer it reads)."""
+    return any("Answer" in m.text for m in marked_turns(replay))
 
 
 def check(replay: Replay, options: None) -> Iterator[Violation]:

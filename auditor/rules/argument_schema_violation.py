@@ -42,7 +42,7 @@ import orjson
 
 from auditor import canonical
 from auditor.findings import Severity, Violation, on_call
-from auditor.replay import Replay
+from auditor.replay import Exchange, Replay
 from auditor.rules._quickschema import certainly_valid
 
 CODE = "EX007"
@@ -54,11 +54,18 @@ _SHOWN = 5  # problems listed in one message
 _JSON_TYPES = {dict: "object", list: "array", str: "string", bool: "boolean", int: "integer"}
 
 
-def check(replay: Replay, options: None) -> Iterator[Violation]:
+def screen(replay: Replay, options: None) -> bool:
+    """Some call's arguments are not certainly valid by the quick pre-screen."""
+    return bool(replay.shared(CODE, _doubtful))
+
+
+def _doubtful(replay: Replay) -> list[tuple[Exchange, dict]]:
+    """The assistant's structured calls with object arguments that the quick pre-screen cannot
+    call valid, with their tool's schema (most calls are valid: jsonschema is spared them)."""
     schemas: dict[str, Any] = {}
     for spec in replay.conversation.tools or ():
         schemas.setdefault(spec.name, spec.parameters)
-    validators: dict[str, Any] = {}  # one validator per tool, for this conversation
+    found = []
     for exchange in replay.exchanges:
         call = exchange.call
         if call.origin != "structured" or exchange.caller != "assistant":
@@ -66,8 +73,15 @@ def check(replay: Replay, options: None) -> Iterator[Violation]:
         schema = schemas.get(call.name)
         if not isinstance(call.arguments, dict) or not isinstance(schema, dict) or not schema:
             continue
-        if certainly_valid(schema, call.arguments):
-            continue  # most calls: skip jsonschema, which alone writes the messages
+        if not certainly_valid(schema, call.arguments):
+            found.append((exchange, schema))
+    return found
+
+
+def check(replay: Replay, options: None) -> Iterator[Violation]:
+    validators: dict[str, Any] = {}  # one validator per tool, for this conversation
+    for exchange, schema in replay.shared(CODE, _doubtful):
+        call = exchange.call
         if call.name not in validators:
             validators[call.name] = _validator(schema)
         problems = _problems(validators[call.name], call.arguments)

@@ -53,7 +53,7 @@ from auditor.actions import PARTICIPLES_OF, VERBS, tools_for
 from auditor.findings import Severity, Violation, excerpt
 from auditor.model import Message
 from auditor.replay import Exchange, Replay
-from auditor.rules._claims import WORD, Claim, claims
+from auditor.rules._claims import WORD, Claim, claims, possible
 
 CODE = "FB003"
 NAME = "claimed-action-without-call"
@@ -69,6 +69,11 @@ class Unmatched:
     """(verb, what was acted on, the claim's words, since when), in the message's order."""
     called: tuple[str, ...]
     """The tools the conversation itself called."""
+
+
+def screen(replay: Replay, options: None) -> bool:
+    """Some answer holds the words every claim is made of (`have`, `been`, `'ve`)."""
+    return any(possible(t.message.text) for t in replay.turns)
 
 
 def check(replay: Replay, options: None) -> Iterator[Violation]:

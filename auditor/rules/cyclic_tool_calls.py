@@ -33,12 +33,18 @@ from collections.abc import Iterator
 
 from auditor.findings import Severity, Violation
 from auditor.replay import Exchange, Replay
-from auditor.rules._loops import Options, at_call, cycles, turns
+from auditor.rules._loops import Options, at_call, cycles, repeated, turns
 
 CODE = "LP003"
 NAME = "cyclic-tool-calls"
 SEVERITY = Severity.WARNING
 REQUIRES = ("calls",)
+
+
+def screen(replay: Replay, options: Options) -> bool:
+    """The agent made two different calls, each with one outcome, `min_repeats` times or more
+    (every step of a cycle repeats as often as the cycle)."""
+    return len(repeated(replay, options)) >= 2
 
 
 def check(replay: Replay, options: Options) -> Iterator[Violation]:

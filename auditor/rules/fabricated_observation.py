@@ -31,7 +31,7 @@ observed, and the log reads as if the tool had said it.
 
 from collections.abc import Iterator
 
-from auditor.dialects import HARMONY_TOOL_AUTHORS, Reading, read_turns
+from auditor.dialects import HARMONY_TOOL_AUTHORS, Reading, marked_turns, read_turns
 from auditor.findings import Severity, Violation, excerpt
 from auditor.replay import Replay
 
@@ -40,6 +40,11 @@ NAME = "fabricated-observation"
 SEVERITY = Severity.ERROR
 
 _MADE_UP = "no tool ran, the result is made up"
+
+
+def screen(replay: Replay, options: None) -> bool:
+    """Some answer holds a marker the dialect reader looks for."""
+    return bool(marked_turns(replay))
 
 
 def check(replay: Replay, options: None) -> Iterator[Violation]:

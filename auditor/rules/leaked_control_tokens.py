@@ -38,7 +38,7 @@ parser) failed, and the user is shown scaffolding: a gpt-oss answer that starts 
 import bisect
 from collections.abc import Iterator
 
-from auditor.dialects import read, read_turns
+from auditor.dialects import marked_turns, read, read_turns
 from auditor.findings import Severity, Violation, excerpt
 from auditor.model import Message
 from auditor.replay import Replay
@@ -46,6 +46,13 @@ from auditor.replay import Replay
 CODE = "EX004"
 NAME = "leaked-control-tokens"
 SEVERITY = Severity.ERROR
+
+
+def screen(replay: Replay, options: None) -> bool:
+    """Some answer holds a marker the dialect reader looks for, or a tool name a bracket."""
+    return bool(marked_turns(replay)) or any(
+        _bracketed(call.name) for t in replay.turns for call in t.message.tool_calls
+    )
 
 
 def check(replay: Replay, options: None) -> Iterator[Violation]:
@@ -79,7 +86,7 @@ def _in_tool_names(message: Message) -> Iterator[Violation]:
     """A structured call whose tool name carries template tokens (`search<|channel|>commentary`):
     the tool parser cut the name at the wrong place."""
     for call in message.tool_calls:
-        if "<" not in call.name and "[" not in call.name:
+        if not _bracketed(call.name):
             continue
         tokens = [t.text for t in read(call.name).tokens]
         if tokens:
@@ -93,6 +100,11 @@ def _in_tool_names(message: Message) -> Iterator[Violation]:
                 call_id=call.id,
                 evidence=excerpt(call.name),
             )
+
+
+def _bracketed(name: str) -> bool:
+    """Every template token starts with `<` or `[`."""
+    return "<" in name or "[" in name
 
 
 def _inside(pos: int, spans: list[tuple[int, int]], starts: list[int]) -> bool:

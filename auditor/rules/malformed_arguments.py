@@ -48,6 +48,16 @@ _REPAIR_LIMIT = 20_000
 _KINDS = {list: "an array", str: "a string", bool: "a boolean", int: "a number", float: "a number"}
 
 
+def screen(replay: Replay, options: None) -> bool:
+    """Some structured call has arguments that are not a JSON object (`malformed`'s first
+    test)."""
+    return any(e.call.origin == "structured" and not _an_object(e.call) for e in replay.exchanges)
+
+
+def _an_object(call: ToolCall) -> bool:
+    return call.arguments_error is None and isinstance(call.arguments, dict)
+
+
 def check(replay: Replay, options: None) -> Iterator[Violation]:
     for exchange in replay.exchanges:
         call = exchange.call
@@ -62,6 +72,8 @@ def check(replay: Replay, options: None) -> Iterator[Violation]:
 
 def malformed(call: ToolCall) -> str | None:
     """What is wrong with a call's arguments; None when they are a JSON object."""
+    if _an_object(call):
+        return None
     if call.arguments_error == canonical.TOO_DEEP:
         return f"are {canonical.TOO_DEEP}: too deep to read as arguments"
     if call.arguments_error is not None:

@@ -30,6 +30,11 @@ NAME = "orphan-tool-result"
 SEVERITY = Severity.WARNING
 
 
+def screen(replay: Replay, options: None) -> bool:
+    """Replay found a result that answers no call."""
+    return bool(replay.orphans)
+
+
 def check(replay: Replay, options: None) -> Iterator[Violation]:
     for orphan in replay.orphans:
         call_id = orphan.result.call_id

@@ -46,6 +46,11 @@ SEVERITY = Severity.ERROR
 REQUIRES = ("calls",)
 
 
+def screen(replay: Replay, options: None) -> bool:
+    """Some call that got a result has arguments that could hold a placeholder."""
+    return any(e.result is not None and _hinted(e) for e in replay.exchanges)
+
+
 def check(replay: Replay, options: None) -> Iterator[Violation]:
     messages = replay.conversation.messages
     given: set[str] = set()  # placeholders a user or a tool result wrote, as far as read
@@ -68,13 +73,19 @@ def check(replay: Replay, options: None) -> Iterator[Violation]:
 
 def _placeholders_of(exchange: Exchange) -> Iterator[tuple[str, str, str]]:
     """(key, placeholder, the text it sits in) for each placeholder in the call's values."""
-    raw = exchange.call.raw_arguments
-    if raw is not None and not _placeholders.possible(raw):
+    if not _hinted(exchange):
         return  # the arguments as logged hold no hint of one: no need to walk them
     for key, value, code in strings(exchange.call):
         text = comment_free(value) if code else value
         for placeholder in _placeholders.find(text, code):
             yield key, placeholder, text
+
+
+def _hinted(exchange: Exchange) -> bool:
+    """The call's arguments could hold a placeholder: those logged as text hold one of its
+    hints (parsed ones are walked)."""
+    raw = exchange.call.raw_arguments
+    return raw is None or _placeholders.possible(raw)
 
 
 def _given_by(message: Message) -> Iterator[str]:

@@ -39,6 +39,7 @@ repeated content in the model's output for the same reason.
 
 import re
 from bisect import bisect_right
+from collections import Counter
 from collections.abc import Iterator
 
 from auditor.findings import Severity, Violation, excerpt
@@ -76,20 +77,38 @@ _NAME = re.compile(r"(?<![\w'-])[A-Z][\w&'-]*")
 _ENDS = frozenset(".!?:;\"'*#>-(\n")
 
 
-def check(replay: Replay, options: Options) -> Iterator[Violation]:
-    changes = sorted({e.result_turn for e in calls(replay, options) if breaks(e)} - {None})
+def screen(replay: Replay, options: Options) -> bool:
+    """Some reply is sent `min_repeats` times or more, verbatim or reworded (every message of a
+    loop has the same key)."""
+    if len(replay.shared("LP004.replies", _replies)) < options.min_repeats:
+        return False  # too few replies for any of them to repeat
+    counts = Counter(key for _, key in replay.shared("LP004.keyed", _keyed))
+    return max(counts.values()) >= options.min_repeats
+
+
+def _replies(replay: Replay) -> list[tuple[Message, str]]:
+    """The assistant's replies long enough to count, with their words joined by one space."""
     replies = []
     for turn in replay.turns:
         words = turn.message.text.split()
         if not turn.message.tool_calls and len(words) >= MIN_WORDS:
             replies.append((turn.message, " ".join(words)))
-    if len(replies) < options.min_repeats:
-        return  # too few replies for any of them to repeat
+    return replies
+
+
+def _keyed(replay: Replay) -> list[tuple[Message, str]]:
+    """Each reply with the key of the earlier reply it repeats, or its own (`_Rewordings`)."""
+    keys = _Rewordings()
+    return [(message, keys.key(said)) for message, said in replay.shared("LP004.replies", _replies)]
+
+
+def check(replay: Replay, options: Options) -> Iterator[Violation]:
+    if not screen(replay, options):
+        return  # no reply repeats often enough: spare looking for what changed between them
+    changes = sorted({e.result_turn for e in calls(replay, options) if breaks(e)} - {None})
     runs: dict[str, list[Message]] = {}
     found: list[list[Message]] = []
-    keys = _Rewordings()
-    for message, said in replies:
-        text = keys.key(said)
+    for message, text in replay.shared("LP004.keyed", _keyed):
         run = runs.get(text)
         if run is not None and _changed_between(changes, run[-1].index, message.index):
             found.append(run)

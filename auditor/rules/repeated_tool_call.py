@@ -52,6 +52,7 @@ from auditor.rules._loops import (
     in_order,
     outcome,
     quote,
+    repeated,
     same_outcome,
     turns,
 )
@@ -62,6 +63,11 @@ SEVERITY = Severity.WARNING
 REQUIRES = ("calls",)
 ERROR_AT = 5
 """From this many repeats on, the finding is an error."""
+
+
+def screen(replay: Replay, options: Options) -> bool:
+    """The agent made one call, with one outcome, in `min_repeats` turns or more."""
+    return any(turns >= options.min_repeats for _, turns in repeated(replay, options))
 
 
 def check(replay: Replay, options: Options) -> Iterator[Violation]:

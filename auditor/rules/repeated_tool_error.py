@@ -55,6 +55,15 @@ SEVERITY = Severity.WARNING
 REQUIRES = ("calls",)
 
 
+def screen(replay: Replay, options: Options) -> bool:
+    """One tool failed for the agent in `min_repeats` turns or more."""
+    failed: dict[str, set[int]] = defaultdict(set)
+    for e in calls(replay, options):
+        if e.caller == "assistant" and e.failed:
+            failed[e.call.name].add(e.turn)
+    return any(len(turns) >= options.min_repeats for turns in failed.values())
+
+
 def check(replay: Replay, options: Options) -> Iterator[Violation]:
     made = calls(replay, options)
     by_tool: dict[str, list[Exchange]] = defaultdict(list)

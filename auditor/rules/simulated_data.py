@@ -106,6 +106,11 @@ _HINTS = (
 few substring searches, not a regex scan."""
 
 
+def screen(replay: Replay, options: None) -> bool:
+    """Some answer holds a word every announcement of made-up data holds (`_HINTS`)."""
+    return any(_hinted(t.message.text) for t in replay.turns)
+
+
 def check(replay: Replay, options: None) -> Iterator[Violation]:
     announced = None  # (turn, phrase) of the announcement not yet followed by a report
     asked: bool | None = None  # read only once something is announced: it rarely is

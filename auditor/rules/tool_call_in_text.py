@@ -48,7 +48,7 @@ parse the action).
 
 from collections.abc import Iterator
 
-from auditor.dialects import TextCall, read_turns
+from auditor.dialects import TextCall, marked_turns, read_turns
 from auditor.findings import Severity, Violation, describe_call
 from auditor.model import Conversation, Message, ToolCall
 from auditor.replay import Replay
@@ -62,6 +62,11 @@ SEVERITY = Severity.ERROR
 SPECIAL_TOKEN_DIALECTS = frozenset(("harmony", "mistral", "python-tag", "kimi"))
 # How a framework hands back the result of an action it parsed from text.
 RESULT_OPENINGS = ("Observation", "<tool_response>", "<|start|>functions.")
+
+
+def screen(replay: Replay, options: None) -> bool:
+    """A message without a structured call holds a marker the dialect reader looks for."""
+    return any(not m.tool_calls for m in marked_turns(replay))
 
 
 def check(replay: Replay, options: None) -> Iterator[Violation]:

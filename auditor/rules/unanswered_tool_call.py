@@ -36,10 +36,19 @@ SEVERITY = Severity.ERROR
 REQUIRES = ("calls",)
 
 
+def screen(replay: Replay, options: None) -> bool:
+    """Some structured call did not get its result in time."""
+    return any(_unanswered(e) for e in replay.exchanges)
+
+
+def _unanswered(exchange: Exchange) -> bool:
+    return exchange.call.origin == "structured" and not exchange.answered
+
+
 def check(replay: Replay, options: None) -> Iterator[Violation]:
     complete = replay.conversation.complete
     for exchange in replay.exchanges:
-        if exchange.call.origin != "structured" or exchange.answered:
+        if not _unanswered(exchange):
             continue
         if exchange.passed_at is None and not complete:
             continue

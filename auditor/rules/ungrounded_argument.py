@@ -79,8 +79,17 @@ CREATE_VERBS = frozenset(
 """First words of tool names (or whole short argument values) that say the call creates."""
 
 
+def screen(replay: Replay, options: None) -> bool:
+    """Some call of the assistant passes an identifier."""
+    return bool(replay.shared(CODE, _wanted))
+
+
+def _wanted(replay: Replay) -> list[tuple[Exchange, list[tuple[str, str, str]]]]:
+    return [(e, found) for e in replay.exchanges if (found := _identifiers_of(e))]
+
+
 def check(replay: Replay, options: None) -> Iterator[Violation]:
-    wanted = [(e, found) for e in replay.exchanges if (found := _identifiers_of(e))]
+    wanted = replay.shared(CODE, _wanted)
     if not wanted:
         return
     conversation = replay.conversation

@@ -81,6 +81,14 @@ def _uninformative_error(exchange: Exchange) -> bool:
     return exchange.failed or any(word in FAILURE for word in words)
 
 
+def screen(replay: Replay, options: Options) -> bool:
+    """A call of the agent failed with an error that says nothing."""
+    messages = replay.conversation.messages
+    return any(
+        e.caller == "assistant" and _blind(e, messages) is not None for e in calls(replay, options)
+    )
+
+
 def check(replay: Replay, options: Options) -> Iterator[Violation]:
     messages = replay.conversation.messages
     users = [m.index for m in messages if m.role == "user"]

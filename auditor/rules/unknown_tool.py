@@ -29,7 +29,7 @@ import difflib
 from collections.abc import Iterator
 
 from auditor.findings import Severity, Violation, on_call
-from auditor.replay import Replay
+from auditor.replay import Exchange, Replay
 
 CODE = "EX005"
 NAME = "unknown-tool"
@@ -39,15 +39,29 @@ REQUIRES = ("tools", "calls")
 _LISTED = 5
 
 
+def screen(replay: Replay, options: None) -> bool:
+    """The assistant called a tool whose name is not declared."""
+    known = {spec.name for spec in replay.conversation.tools or ()}
+    return any(_unknown(e, known) for e in replay.exchanges)
+
+
+def _unknown(exchange: Exchange, known: set[str]) -> bool:
+    call = exchange.call
+    return (
+        call.origin == "structured"
+        and exchange.caller == "assistant"
+        and bool(call.name)
+        and call.name not in known
+    )
+
+
 def check(replay: Replay, options: None) -> Iterator[Violation]:
     declared = [spec.name for spec in replay.conversation.tools or ()]
     known = set(declared)
     for exchange in replay.exchanges:
+        if not _unknown(exchange, known):
+            continue
         call = exchange.call
-        if call.origin != "structured" or exchange.caller != "assistant" or not call.name:
-            continue
-        if call.name in known:
-            continue
         close = difflib.get_close_matches(call.name, declared, n=1)
         hint = f"; did you mean `{close[0]}`?" if close else ""
         listed = ", ".join(f"`{n}`" for n in declared[:_LISTED])
