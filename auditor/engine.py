@@ -35,7 +35,7 @@ from auditor.formats import FileReader, Problem, unreadable
 from auditor.formats import detect as detect_format
 from auditor.jsonpos import pointer_lines
 from auditor.model import Conversation, validate
-from auditor.replay import ApprovalOptions, replay
+from auditor.replay import ApprovalOptions, Replay, replay
 from auditor.report import Counts, FileSummary, Gap, Report, RunError, Unread
 from auditor.rules import BY_CODE, REQUIREMENTS, Rule
 from auditor.rules import invalid_record as in001
@@ -513,8 +513,10 @@ class _Auditor:
             for rule in settings.rules
             if rule.check is not None
         ]
-        # Replay finds approvals in chat logs the way the enabled CF rules' options say.
+        # Replay finds approvals in chat logs the way the enabled CF rules' options say, and
+        # pairs them only when an enabled rule needs them.
         self.approvals = ApprovalOptions.merge(options for _, options, _ in self.checks)
+        self.pairs = any("approvals" in rule.requires for rule, _, _ in self.checks)
 
     def invalid(self, record: sources.InvalidRecord) -> None:
         if self.in001 is None:
@@ -581,33 +583,58 @@ class _Auditor:
         try:
             validate(conversation)
             rep = replay(conversation, self.approvals)
+            if self.pairs:
+                rep.approvals  # noqa: B018 (paired here, inside the record boundary)
         except Exception as exc:  # the record boundary: this conversation, not the run
             where = conversation.location
             reason = f"conversation {excerpt(conversation.id, 60)} {unreadable(exc)}"
             self._problem(Problem(where, reason, conversation.id))
             return
-        if given:
-            tools = Counts(tools_given=1)
-        elif conversation.tools is not None:
-            tools = Counts(tools_declared=1)
-        else:
-            tools = Counts(tools_inferred=1)
-            fmt = conversation.format
-            result.untooled[fmt] = result.untooled.get(fmt, 0) + 1
-        result.counts = (
-            result.counts + Counts(conversations=1, assistant_turns=len(rep.turns)) + tools
+        self._count(conversation, rep, given)
+        start = len(result.findings)
+        self._check(conversation, rep)
+        if self.settings.timelines and len(result.findings) > start:
+            self._timeline(conversation, result.findings[start:])
+
+    def _count(self, conversation: Conversation, rep: Replay, given: bool) -> None:
+        """What every conversation adds to the report, whatever its findings: counts, where its
+        tools came from, and the tools it called successfully (inferred tool sets)."""
+        result = self.result
+        declared = conversation.tools is not None and not given
+        inferred = not given and not declared
+        result.counts = result.counts + Counts(
+            conversations=1,
+            assistant_turns=len(rep.turns),
+            tools_given=int(given),
+            tools_declared=int(declared),
+            tools_inferred=int(inferred),
         )
-        result.tools.setdefault(conversation.format, set()).update(
+        fmt = conversation.format
+        if inferred:
+            result.untooled[fmt] = result.untooled.get(fmt, 0) + 1
+        result.tools.setdefault(fmt, set()).update(
             e.call.name
             for e in rep.exchanges
             if e.caller == "assistant" and e.result is not None and not e.failed
         )
-        start = len(result.findings)
+
+    def _check(self, conversation: Conversation, rep: Replay) -> None:
+        """Each enabled rule on the replay: skipped (and counted) where the conversation lacks
+        what it requires, left out where its screen says it cannot fire, checked otherwise."""
+        result = self.result
+        met: dict[str, bool] = {}  # requirement -> whether the conversation meets it
         key: str | None = None
         for rule, options, screen in self.checks:
-            missing = [r for r in rule.requires if not REQUIREMENTS[r][0](rep)]
-            if missing:
-                result.skipped[(rule.code, REQUIREMENTS[missing[0]][1])] += 1
+            missing = None
+            for need in rule.requires:
+                ok = met.get(need)
+                if ok is None:
+                    ok = met[need] = REQUIREMENTS[need][0](rep)
+                if not ok:
+                    missing = need
+                    break
+            if missing is not None:
+                result.skipped[(rule.code, REQUIREMENTS[missing][1])] += 1
                 continue
             try:
                 if screen is not None and not screen(rep, options):
@@ -632,8 +659,6 @@ class _Auditor:
                         rule.code,
                     )
                 )
-        if self.settings.timelines and len(result.findings) > start:
-            self._timeline(conversation, result.findings[start:])
 
     def _timeline(self, conversation: Conversation, findings: list[Finding]) -> None:
         """The conversation's bounded timeline, its findings marked (not those `per-file-ignores`
