@@ -132,6 +132,12 @@ class Replay:
             self._approvals = pair(self.conversation, self.exchanges, self._options)
         return self._approvals
 
+    def said(self) -> str:
+        """The text of every assistant message, joined by NUL: where screens look for their
+        markers, once per conversation rather than once per message (no marker holds a NUL,
+        so one found here is in some message's text)."""
+        return self.shared("said", _said)
+
     def shared(self, key: Hashable, make: Callable[[Replay], T]) -> T:
         """`make(self)`, computed once for this replay whichever rule asks first: what rules
         share (their options belong in `key` when the result depends on them)."""
@@ -157,6 +163,10 @@ class Replay:
             for e in self.history(turn)
             if e.caller == "assistant" and (e.result_turn is None or e.result_turn > at)
         ]
+
+
+def _said(replay: Replay) -> str:
+    return "\x00".join(t.message.text for t in replay.turns)
 
 
 @cache

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from auditor.rules._quickschema import certainly_valid
+from auditor.rules._quickschema import certainly_valid, checker
 
 SIMPLE = {
     "type": "object",
@@ -78,3 +78,26 @@ schemas = st.recursive(
 def test_never_valid_where_jsonschema_says_invalid(schema, value):
     if certainly_valid(schema, value):
         assert Draft202012Validator(schema).is_valid(value), (schema, value)
+
+
+odd_schemas = schemas | st.sampled_from(
+    [
+        True,
+        {},
+        {"type": "object", "properties": {"a": None}},
+        {"type": "object", "properties": {"a": {"type": "string", "enum": None}}},
+        {"type": "object", "properties": {"a": {"type": "string", "enum": [1]}}},
+        {"type": "object", "properties": None},
+        {"type": "object", "required": [1]},
+        {"type": "object", "enum": None},
+        {"type": "object", "additionalProperties": {"type": "string"}},
+        {"type": "object", "properties": {"a": {"description": "x"}}, "title": "t"},
+    ]
+)
+objects = st.dictionaries(st.sampled_from(["city", "units", "days", "tags", "a", "x"]), json_values)
+
+
+@settings(max_examples=1000)
+@given(odd_schemas, objects)
+def test_the_compiled_checker_answers_as_the_walk(schema, value):
+    assert checker(schema)(value) == certainly_valid(schema, value), (schema, value)

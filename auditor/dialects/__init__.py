@@ -126,6 +126,9 @@ def marked_turns(replay: Replay) -> list[Message]:
 
 
 def _marked(replay: Replay) -> list[Message]:
+    said = replay.said()  # most conversations: no hint in any answer, one search each
+    if not any(map(said.__contains__, _TRIGGER_HINTS)) and not (said[:1] == "a" or "\x00a" in said):
+        return []
     return [t.message for t in replay.turns if triggers(t.message.text)]
 
 

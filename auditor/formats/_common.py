@@ -167,8 +167,28 @@ def tool_specs(tools: Any) -> tuple[ToolSpec, ...] | None:
 
     Accepts OpenAI chat (`{"type": "function", "function": {...}}`), flat
     (`{"name", "parameters"}`, as the Responses API writes them), Anthropic
-    (`{"name", "input_schema"}`) and a mapping of name to declaration.
+    (`{"name", "input_schema"}`) and a mapping of name to declaration. A log declares the same
+    tools in every conversation: the same declarations give the same ToolSpecs, read once.
     """
+    if not tools or not isinstance(tools, list | dict):
+        return None
+    try:
+        key = orjson.dumps(tools)
+    except TypeError:  # nested deeper than orjson writes, or an integer past 64 bits
+        return _tool_specs(tools)
+    found = _SPECS.get(key, _SPECS)
+    if found is _SPECS:
+        if len(_SPECS) >= _SPECS_KEPT:
+            _SPECS.clear()
+        found = _SPECS[key] = _tool_specs(tools)
+    return found  # type: ignore[return-value]
+
+
+_SPECS: dict[bytes, tuple[ToolSpec, ...] | None] = {}
+_SPECS_KEPT = 64
+
+
+def _tool_specs(tools: Any) -> tuple[ToolSpec, ...] | None:
     if isinstance(tools, dict):
         tools = [
             {"name": name, **spec} if isinstance(spec, dict) else {"name": name}

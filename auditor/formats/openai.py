@@ -75,22 +75,29 @@ def _conversation(
 def messages(items: list, location: Location, problems: list[Problem]) -> tuple[Message, ...]:
     """Normalise a list of OpenAI-style messages; what is not a message becomes a Problem."""
     out: list[Message] = []
+    append = out.append
     for _, item, here in roled(items, location, problems):
-        out.append(message(item, len(out), here, problems))
+        append(message(item, len(out), here, problems))
     return tuple(out)
 
 
+_RESULT_ROLES = frozenset(("tool", "function"))
+
+
 def message(item: dict, index: int, here: Location, problems: list[Problem]) -> Message:
+    # Hot: every message of every OpenAI-shaped log passes here (no helper calls on the
+    # common path: a string content, no calls).
+    get = item.get
     role = item["role"]
-    text = text_of(item.get("content"))
-    calls = _calls(item, here, problems)
+    content = get("content")
+    text = content if type(content) is str else text_of(content)
+    calls = _calls(item, here, problems) if "tool_calls" in item or "function_call" in item else ()
     result = None
-    if role in ("tool", "function"):
-        call_id = as_id(item.get("tool_call_id")) or (
-            as_id(item.get("id")) if role == "tool" else None
-        )
-        error = item.get("error", item.get("is_error"))
-        name = item.get("name")
+    author = None
+    if role in _RESULT_ROLES:
+        call_id = as_id(get("tool_call_id")) or (as_id(get("id")) if role == "tool" else None)
+        error = get("error", get("is_error"))
+        name = get("name")
         result = ToolResult(
             call_id,
             text,
@@ -98,18 +105,17 @@ def message(item: dict, index: int, here: Location, problems: list[Problem]) -> 
             name if isinstance(name, str) else None,
         )
         role = "tool"
-    reasoning = item.get("reasoning_content", item.get("reasoning"))
-    author = item.get("name") if role != "tool" else None
-    return Message(
-        index,
-        role,
-        text,
-        here,
-        tool_calls=calls,
-        result=result,
-        name=author if isinstance(author, str) else None,
-        reasoning=reasoning if isinstance(reasoning, str) else "",
-    )
+    elif "name" in item:
+        author = get("name")
+        if not isinstance(author, str):
+            author = None
+    if "reasoning_content" in item or "reasoning" in item:
+        reasoning = get("reasoning_content", get("reasoning"))
+        if not isinstance(reasoning, str):
+            reasoning = ""
+    else:
+        reasoning = ""
+    return Message(index, role, text, here, calls, result, author, reasoning)
 
 
 def _calls(item: dict, here: Location, problems: list[Problem]) -> tuple[ToolCall, ...]:

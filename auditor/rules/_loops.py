@@ -73,7 +73,7 @@ def repeated(replay: Replay, options: Options) -> list[tuple[int, int]]:
     """(calls, turns) of each call of the agent made `min_repeats` times or more with the same
     arguments (`call_key`) and the same outcome: a run of repeats (LP001) or a cycle (LP003)
     is made of such calls only. Most conversations have none; keys are computed only for the
-    tools called that often."""
+    tools called that often, outcomes only for the keys made that often."""
     return replay.shared(("loops.repeated", options), lambda r: _repeated(r, options))
 
 
@@ -83,12 +83,19 @@ def _repeated(replay: Replay, options: Options) -> list[tuple[int, int]]:
     for e in calls(replay, options):
         if e.caller == "assistant":
             by_name.setdefault(e.call.name, []).append(e)
-    groups: dict[tuple[str, tuple[bool, str]], list[int]] = {}
+    by_key: dict[str, list[Exchange]] = {}
     for made in by_name.values():
         if len(made) >= least:
             for e in made:
-                groups.setdefault((call_key(e.call), outcome(e)), []).append(e.turn)
-    return [(len(t), len(set(t))) for t in groups.values() if len(t) >= least]
+                by_key.setdefault(call_key(e.call), []).append(e)
+    found = []
+    for made in by_key.values():
+        if len(made) >= least:
+            groups: dict[tuple[bool, str], list[int]] = {}
+            for e in made:
+                groups.setdefault(outcome(e), []).append(e.turn)
+            found += [(len(t), len(set(t))) for t in groups.values() if len(t) >= least]
+    return found
 
 
 def call_key(call: ToolCall) -> str:

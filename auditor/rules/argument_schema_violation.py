@@ -43,7 +43,7 @@ import orjson
 from auditor import canonical
 from auditor.findings import Severity, Violation, on_call
 from auditor.replay import Exchange, Replay
-from auditor.rules._quickschema import certainly_valid
+from auditor.rules._quickschema import checker
 
 CODE = "EX007"
 NAME = "argument-schema-violation"
@@ -73,7 +73,7 @@ def _doubtful(replay: Replay) -> list[tuple[Exchange, dict]]:
         schema = schemas.get(call.name)
         if not isinstance(call.arguments, dict) or not isinstance(schema, dict) or not schema:
             continue
-        if not certainly_valid(schema, call.arguments):
+        if not checker(schema)(call.arguments):
             found.append((exchange, schema))
     return found
 

@@ -73,7 +73,7 @@ class Unmatched:
 
 def screen(replay: Replay, options: None) -> bool:
     """Some answer holds the words every claim is made of (`have`, `been`, `'ve`)."""
-    return any(possible(t.message.text) for t in replay.turns)
+    return possible(replay.said())
 
 
 def check(replay: Replay, options: None) -> Iterator[Violation]:

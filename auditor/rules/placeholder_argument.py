@@ -48,7 +48,10 @@ REQUIRES = ("calls",)
 
 def screen(replay: Replay, options: None) -> bool:
     """Some call that got a result has arguments that could hold a placeholder."""
-    return any(e.result is not None and _hinted(e) for e in replay.exchanges)
+    answered = [e for e in replay.exchanges if e.result is not None]
+    if any(e.call.raw_arguments is None for e in answered):
+        return True  # arguments logged parsed: walked by the check
+    return _placeholders.possible("\x00".join(e.call.raw_arguments or "" for e in answered))
 
 
 def check(replay: Replay, options: None) -> Iterator[Violation]:

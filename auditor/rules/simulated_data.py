@@ -108,7 +108,7 @@ few substring searches, not a regex scan."""
 
 def screen(replay: Replay, options: None) -> bool:
     """Some answer holds a word every announcement of made-up data holds (`_HINTS`)."""
-    return any(_hinted(t.message.text) for t in replay.turns)
+    return _hinted(replay.said())
 
 
 def check(replay: Replay, options: None) -> Iterator[Violation]:
@@ -158,7 +158,8 @@ def _announcement(text: str) -> str | None:
 
 def _hinted(text: str, *more: str) -> bool:
     lower = text.lower()
-    return any(map(lower.__contains__, (*_HINTS, *more)))  # C-level, no generator frames
+    hints = (*_HINTS, *more) if more else _HINTS
+    return any(map(lower.__contains__, hints))  # C-level, no generator frames
 
 
 def _reports(text: str) -> bool:
