@@ -70,6 +70,11 @@ class FailOn(StrEnum):
     never = "never"
 
 
+class Engine(StrEnum):
+    local = "local"
+    dask = "dask"
+
+
 class Color(StrEnum):
     auto = "auto"
     always = "always"
@@ -408,6 +413,28 @@ JobsOption = Annotated[
         show_default=False,
     ),
 ]
+EngineOption = Annotated[
+    Engine,
+    typer.Option(
+        "--engine",
+        metavar="NAME",
+        help="local (this machine's processes, see --jobs) or dask: files and byte ranges "
+        "audited by a Dask cluster, --scheduler's or one of -j N local workers; PATHS may then "
+        "be URLs (s3://bucket/logs/**/*.jsonl). Needs pip install 'auditor[dask]'.",
+        rich_help_panel=_MISC,
+        show_default=False,
+    ),
+]
+SchedulerOption = Annotated[
+    str | None,
+    typer.Option(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="The Dask scheduler of --engine dask (tcp://host:8786).",
+        rich_help_panel=_MISC,
+        show_default=False,
+    ),
+]
 DebugOption = Annotated[
     bool, typer.Option("--debug", help="Show a traceback on internal errors.", hidden=True)
 ]
@@ -466,6 +493,8 @@ def audit(
     explain: ExplainOption = None,
     version: VersionOption = False,
     jobs: JobsOption = "1",
+    engine: EngineOption = Engine.local,
+    scheduler: SchedulerOption = None,
     show_help: HelpOption = False,
     debug: DebugOption = False,
 ) -> None:
@@ -554,6 +583,8 @@ def _invocation(**o: Any) -> Any:
         write_baseline=o["write_baseline"],
         statistics=o["statistics"],
         jobs=_jobs(o["jobs"]),
+        engine=o["engine"].value,
+        scheduler=_scheduler(o["engine"], o["scheduler"], o["jobs"]),
     )
 
 
@@ -568,6 +599,17 @@ def _jobs(value: str) -> int:
     if jobs < 1:
         raise AuditorError(f"invalid --jobs `{value}`: use a number >= 1 or `auto`")
     return jobs
+
+
+def _scheduler(engine: Engine, scheduler: str | None, jobs: str) -> str | None:
+    """`--scheduler` belongs to `--engine dask`, whose cluster then decides the parallelism."""
+    if scheduler is None:
+        return None
+    if engine is not Engine.dask:
+        raise AuditorError("--scheduler needs --engine dask")
+    if jobs != "1":
+        raise AuditorError("--jobs sizes a local run: with --scheduler, the cluster's workers do")
+    return scheduler
 
 
 def _stderr(line: str) -> None:

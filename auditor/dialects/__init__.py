@@ -106,10 +106,11 @@ def read_turns(replay: Replay) -> Iterator[tuple[Message, Reading]]:
     quote templates there.
     """
     global _last
-    if _last is None or _last[0] is not replay:
+    last = _last  # read once: threads of a Dask worker audit conversations side by side
+    if last is None or last[0] is not replay:
         names = tool_names(replay.conversation)
-        _last = (replay, [(t.message, read(t.message.text, names)) for t in replay.turns])
-    return iter(_last[1])
+        last = _last = (replay, [(t.message, read(t.message.text, names)) for t in replay.turns])
+    return iter(last[1])
 
 
 def read(text: str, names: frozenset[str] | None = None) -> Reading:
