@@ -40,6 +40,8 @@ Examples:
   audit logs/ -f html -o report.html      one page to read, with each conversation's timeline
   audit compare old.json new.json         how two runs differ (`audit compare --help`)
   audit --explain EX003                   what a rule reports, and why
+  audit 's3://bucket/logs/**/*.jsonl' --engine dask --scheduler tcp://host:8786
+                                          on a Dask cluster (pip install 'auditor\\[dask]')
   audit runs.jsonl --tools tools.json     tools the logs do not declare (OpenAI, Anthropic
                                           tools array, or an MCP tools/list result)
 
@@ -420,7 +422,7 @@ EngineOption = Annotated[
         metavar="NAME",
         help="local (this machine's processes, see --jobs) or dask: files and byte ranges "
         "audited by a Dask cluster, --scheduler's or one of -j N local workers; PATHS may then "
-        "be URLs (s3://bucket/logs/**/*.jsonl). Needs pip install 'auditor[dask]'.",
+        "be URLs (s3://bucket/logs/**/*.jsonl). Needs pip install 'auditor\\[dask]'.",
         rich_help_panel=_MISC,
         show_default=False,
     ),

@@ -10,12 +10,14 @@ file's tools are known, timelines), so the report is the same, byte for byte.
 
 What runs where:
 - here (the client): the paths are expanded (a glob, a directory walk; `auditor.remote` for
-  URLs), large JSON Lines files are cut into spans as `--jobs` cuts them (`sources.split`:
-  one pass over the file numbers its lines, so a remote file is read once here for that),
-  the lines of session streams a span defers are read, and the report is written;
-- on the workers: every source is opened and audited where it lies, through fsspec for a
-  URL (`s3://…` needs `s3fs` on the workers, with their own credentials) and at the same
-  path for a local one (a shared filesystem); standard input is audited here.
+  URLs); large JSON Lines files are cut into spans as `--jobs` cuts them (`sources.split`),
+  reading the first line of each span to keep session streams whole; the lines of session
+  streams a span defers are read; and the report is written;
+- on the workers: the newlines of a remote file being cut are counted (`remote.cuts`: the
+  client does not read a whole file to number its lines), and every source is opened and
+  audited where it lies, through fsspec for a URL (`s3://…` needs `s3fs` on the workers,
+  with their own credentials) and at the same path for a local one (a shared filesystem);
+  standard input is audited here.
 
 Workers must run the same version of auditor (checked before anything is sent) and should
 have one thread each (`dask worker ADDRESS --nthreads 1 --nworkers auto`): the audit is
@@ -28,6 +30,7 @@ is one error line (`require`).
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import importlib.util
 import logging
@@ -35,7 +38,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from auditor import __version__ as VERSION
-from auditor import engine, sources
+from auditor import engine, remote, sources
 from auditor.config import Settings
 from auditor.errors import AuditorError
 from auditor.progress import size_of as progress_size
@@ -121,7 +124,16 @@ def audit_with(
     _same_version(client)
     threads = sum(client.nthreads().values())
     results = functools.partial(_results, client)
-    return engine.audit_plan(planned, settings, progress, jobs=max(threads, 1), results=results)
+    with remote.counting_with(functools.partial(_map, client)):  # remote files are cut there
+        return engine.audit_plan(planned, settings, progress, jobs=max(threads, 1), results=results)
+
+
+def _map(client: Client, function: Callable[..., Any], calls: list[tuple[Any, ...]]) -> list[Any]:
+    """`remote.Map` on the cluster; failing, an OSError (the file is then read whole)."""
+    try:
+        return client.gather(client.map(function, *zip(*calls, strict=True), pure=False))
+    except Exception as exc:
+        raise OSError(errno.EIO, f"{type(exc).__name__}: {exc}") from exc
 
 
 def _same_version(client: Client) -> None:
@@ -207,8 +219,6 @@ def _audit(source: sources.Source, settings: Settings) -> Any:
     try:
         return engine.audit_source(source, settings)
     except Exception as exc:
-        from auditor import remote
-
         result = engine._Result()
         result.errors.append(RunError("path", f"{source.name}: {remote.reason(exc)}", source.name))
         return result

@@ -478,7 +478,13 @@ def split(source: Source, parts: int) -> list[Source]:
             if fp.read(2) == _GZIP_MAGIC:
                 return [source]  # compressed after all: read as one stream
             fp.seek(0)
-            cuts = _cuts(fp, [size * k // parts for k in range(1, parts)])
+            targets = [size * k // parts for k in range(1, parts)]
+            if is_url(source.path):  # counted where it lies when it can be (`remote.cuts`)
+                from auditor import remote
+
+                cuts = remote.cuts(source.path, targets, size, fp)
+            else:
+                cuts = _cuts(fp, targets)
     except OSError:
         return [source]  # reading it whole reports the error
     spans = []

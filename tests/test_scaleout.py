@@ -15,12 +15,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from auditor import config, engine, scaleout, sources
+from auditor import config, engine, remote, scaleout, sources
 from auditor.errors import AuditorError
 from auditor.report import Context
 from auditor.reporters import REPORTERS, writer
-from tests.conftest import FIXTURES, REALDATA, ROOT, requires_realdata
+from tests.conftest import FIXTURES, FUZZ, REALDATA, ROOT, requires_realdata
 from tests.test_cli import audit_process
 
 distributed = pytest.importorskip("distributed")
@@ -179,6 +181,28 @@ def test_local_files_give_the_same_report(logs, client, monkeypatch):
     assert stream, "the session stream's conversations are audited whole, with findings"
 
 
+@settings(max_examples=200 * FUZZ, deadline=None)
+@given(
+    data=st.binary(max_size=400).map(lambda b: b.replace(b"\r", b"\n")),
+    parts=st.integers(2, 12),
+    block=st.integers(1, 64),
+)
+def test_counted_stretches_cut_as_one_pass_does(data, parts, block):
+    # The cuts of a file counted stretch by stretch (on the workers) are those one pass over
+    # it finds, whatever its lines: long ones over several stretches, none at all.
+    fs = fsspec.filesystem("memory")
+    fs.pipe("/cut/log.jsonl", data)
+    size = len(data)
+    targets = [size * k // parts for k in range(1, parts) if size * k // parts > 0]
+    targets = sorted(set(targets))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(sources, "_BLOCK", block)
+        one_pass = sources._cuts(io.BytesIO(data), targets)
+    with remote.counting_with(lambda function, calls: [function(*c) for c in calls]):
+        counted = remote.cuts("memory://cut/log.jsonl", targets, size, io.BytesIO(b""))
+    assert counted == one_pass
+
+
 def test_memory_filesystem_reads_as_local_files(logs, client, memory):
     fs = memory
     for path in sorted(logs.rglob("*")):
@@ -187,7 +211,25 @@ def test_memory_filesystem_reads_as_local_files(logs, client, memory):
     url = "memory://logs"
     local = render(on_one_core([str(logs)]))
     here = render(on_one_core([url]))
-    report = on_dask(client, [url])
+    count_newlines = remote.count_newlines
+
+    def spy(url, start, end):
+        # Tasks are pickled even in this process: the note goes where the test can read it.
+        fsspec.filesystem("memory").pipe(f"/counted/{url.replace('/', '|')}@{start}", b"")
+        return count_newlines(url, start, end)
+
+    def one_pass(*args):
+        raise AssertionError("the client read a remote file to number its lines")
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(remote, "count_newlines", spy)
+        patch.setattr(sources, "_cuts", one_pass)
+        report = on_dask(client, [url])
+    counted = {name.split("/")[-1].replace("|", "/") for name in fs.ls("/counted", detail=False)}
+    size = len(big_log().encode())
+    assert {c for c in counted if c.startswith("memory:///logs/big.jsonl@")} == {
+        f"memory:///logs/big.jsonl@{size * k // 8}" for k in range(8)
+    }, "the workers counted each stretch of the large log"
     dask = render(report)
     assert here == dask
     # The same bytes read from a bucket: the same report, but for the names of the files.
