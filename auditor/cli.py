@@ -40,6 +40,8 @@ Examples:
   audit logs/ -f html -o report.html      one page to read, with each conversation's timeline
   audit compare old.json new.json         how two runs differ (`audit compare --help`)
   audit --explain EX003                   what a rule reports, and why
+  audit 's3://bucket/logs/**/*.jsonl' --engine dask --scheduler tcp://host:8786
+                                          on a Dask cluster (pip install 'auditor\\[dask]')
   audit runs.jsonl --tools tools.json     tools the logs do not declare (OpenAI, Anthropic
                                           tools array, or an MCP tools/list result)
 
@@ -68,6 +70,11 @@ class FailOn(StrEnum):
     warning = "warning"
     note = "note"
     never = "never"
+
+
+class Engine(StrEnum):
+    local = "local"
+    dask = "dask"
 
 
 class Color(StrEnum):
@@ -408,6 +415,28 @@ JobsOption = Annotated[
         show_default=False,
     ),
 ]
+EngineOption = Annotated[
+    Engine,
+    typer.Option(
+        "--engine",
+        metavar="NAME",
+        help="local (this machine's processes, see --jobs) or dask: files and byte ranges "
+        "audited by a Dask cluster, --scheduler's or one of -j N local workers; PATHS may then "
+        "be URLs (s3://bucket/logs/**/*.jsonl). Needs pip install 'auditor\\[dask]'.",
+        rich_help_panel=_MISC,
+        show_default=False,
+    ),
+]
+SchedulerOption = Annotated[
+    str | None,
+    typer.Option(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="The Dask scheduler of --engine dask (tcp://host:8786).",
+        rich_help_panel=_MISC,
+        show_default=False,
+    ),
+]
 DebugOption = Annotated[
     bool, typer.Option("--debug", help="Show a traceback on internal errors.", hidden=True)
 ]
@@ -466,6 +495,8 @@ def audit(
     explain: ExplainOption = None,
     version: VersionOption = False,
     jobs: JobsOption = "1",
+    engine: EngineOption = Engine.local,
+    scheduler: SchedulerOption = None,
     show_help: HelpOption = False,
     debug: DebugOption = False,
 ) -> None:
@@ -554,6 +585,8 @@ def _invocation(**o: Any) -> Any:
         write_baseline=o["write_baseline"],
         statistics=o["statistics"],
         jobs=_jobs(o["jobs"]),
+        engine=o["engine"].value,
+        scheduler=_scheduler(o["engine"], o["scheduler"], o["jobs"]),
     )
 
 
@@ -568,6 +601,17 @@ def _jobs(value: str) -> int:
     if jobs < 1:
         raise AuditorError(f"invalid --jobs `{value}`: use a number >= 1 or `auto`")
     return jobs
+
+
+def _scheduler(engine: Engine, scheduler: str | None, jobs: str) -> str | None:
+    """`--scheduler` belongs to `--engine dask`, whose cluster then decides the parallelism."""
+    if scheduler is None:
+        return None
+    if engine is not Engine.dask:
+        raise AuditorError("--scheduler needs --engine dask")
+    if jobs != "1":
+        raise AuditorError("--jobs sizes a local run: with --scheduler, the cluster's workers do")
+    return scheduler
 
 
 def _stderr(line: str) -> None:

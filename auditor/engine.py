@@ -137,17 +137,28 @@ def audit(
     return audit_plan(plan(paths, settings), settings, progress, jobs)
 
 
+Results = Callable[
+    [Iterator["Planned"], Settings, "Progress | None"],
+    Iterator["Planned | tuple[sources.Source, _Result]"],
+]
+"""Another engine's way to audit a plan (`auditor.scaleout`, on Dask): each planned item,
+and each source with what `audit_source` returns for it, in plan order."""
+
+
 def audit_plan(
     planned: Iterable[Planned],
     settings: Settings,
     progress: Progress | None = None,
     jobs: int = 1,
+    results: Results | None = None,
 ) -> Report:
     """Audit what `plan` found and return the sorted report.
 
     With `jobs` > 1, files (and large JSON Lines files cut into spans of whole lines) are
     audited in worker processes; their results are merged in input order, so the report is
-    the same, byte for byte, as with one job.
+    the same, byte for byte, as with one job. `results` replaces the worker processes by
+    another engine, which gets the plan cut for `jobs` workers; what it returns is merged
+    here in the same way, so its report is the same too.
     """
     findings: list[Finding] = []
     counts = Counts()
@@ -184,7 +195,11 @@ def audit_plan(
         if rest is not None and file.source is not None:
             take(file.source, rest, True)
 
-    for item in _results(iter(planned), settings, jobs, progress):
+    if results is None:
+        done = _results(iter(planned), settings, jobs, progress)
+    else:
+        done = results(iter(planned), settings, progress)
+    for item in done:
         if isinstance(item, RunError):
             errors.append(item)
             continue

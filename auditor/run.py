@@ -24,6 +24,8 @@ from auditor.report import Context, Report, plural
 
 if TYPE_CHECKING:
     from auditor.config import FileConfig
+    from auditor.engine import Planned
+    from auditor.progress import Bar
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,10 @@ class Invocation:
     write_baseline: str | None = None
     statistics: bool = False
     jobs: int = 1
+    engine: str = "local"
+    """`dask`: audited on a Dask cluster (`auditor.scaleout`)."""
+    scheduler: str | None = None
+    """The Dask scheduler's address; None starts a local cluster of `jobs` workers."""
 
 
 def settings(invocation: Invocation) -> Settings:
@@ -100,6 +106,10 @@ def audit(invocation: Invocation, chosen: Settings) -> Outcome:
     from auditor import baseline, engine, sources
     from auditor.progress import Bar
 
+    if invocation.engine == "dask":
+        from auditor import scaleout
+
+        scaleout.require()
     accepted = baseline.load(invocation.baseline_file) if invocation.baseline_file else None
     started = time.perf_counter()
     planned = list(engine.plan(invocation.paths, chosen))
@@ -108,7 +118,7 @@ def audit(invocation: Invocation, chosen: Settings) -> Outcome:
     shown = invocation.progress and not invocation.quiet
     with Bar(total, enabled=shown, color=color(invocation.color, sys.stderr)) as bar:
         shown_bar = bar if bar.enabled else None  # no per-record calls when nothing is drawn
-        report = engine.audit_plan(planned, chosen, progress=shown_bar, jobs=invocation.jobs)
+        report = _audit_plan(invocation, planned, chosen, shown_bar)
     elapsed = time.perf_counter() - started
     for error in report.errors:
         stderr(f"audit: error: {error.message}")
@@ -126,6 +136,21 @@ def audit(invocation: Invocation, chosen: Settings) -> Outcome:
     if accepted is not None:
         report = baseline.apply(report, accepted)
     return Outcome(report, elapsed)
+
+
+def _audit_plan(
+    invocation: Invocation, planned: list[Planned], chosen: Settings, progress: Bar | None
+) -> Report:
+    """The plan audited by the engine `--engine` names."""
+    from auditor import engine
+
+    if invocation.engine == "dask":
+        from auditor import scaleout
+
+        return scaleout.audit_plan(
+            planned, chosen, progress, jobs=invocation.jobs, scheduler=invocation.scheduler
+        )
+    return engine.audit_plan(planned, chosen, progress=progress, jobs=invocation.jobs)
 
 
 def verbose_lines(report: Report) -> list[str]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import re
 import stat
 import sys
 import zlib
@@ -225,6 +226,11 @@ def discover(
         if path == "-":
             yield Source("-", "sniff", False, True)
             continue
+        if is_url(path):  # `s3://…`, `memory://…`: read through fsspec
+            from auditor import remote
+
+            yield from remote.discover(path, exclude)
+            continue
         if exclude(path):
             yield Excluded(path)
             continue
@@ -306,6 +312,32 @@ def os_reason(exc: OSError) -> str:
     return (exc.strerror or str(exc)).lower()
 
 
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+://")
+
+
+def is_url(path: str) -> bool:
+    """`s3://bucket/key`, `gs://…`, `memory://…`, `file://…`: read through fsspec (`remote`)."""
+    return _URL.match(path) is not None
+
+
+def open_binary(path: str) -> IO[bytes]:
+    """A file opened for reading in binary; a URL through fsspec, buffered like a local file."""
+    if is_url(path):
+        from auditor import remote
+
+        return remote.open_binary(path)
+    return open(path, "rb")
+
+
+def getsize(path: str) -> int:
+    """Bytes of a file, local or at a URL. Raises OSError."""
+    if is_url(path):
+        from auditor import remote
+
+        return remote.size(path)
+    return os.path.getsize(path)
+
+
 def read(
     source: Source,
     opened: Callable[[IO[bytes]], None] | None = None,
@@ -318,7 +350,7 @@ def read(
     held; reading goes on after it.
     """
     if source.span is not None:
-        with open(source.path, "rb") as raw:
+        with open_binary(source.path) as raw:
             if opened is not None:
                 opened(raw)
             lines = _span_lines(raw, source.span, limit)
@@ -328,7 +360,7 @@ def read(
         raw: IO[bytes] = sys.stdin.buffer
         yield from _read_stream(source, raw, source.kind, limit)
         return
-    with open(source.path, "rb") as raw:
+    with open_binary(source.path) as raw:
         if opened is not None:
             opened(raw)
         if source.kind == "archive" or (source.kind == "sniff" and raw.peek(4)[:4] == _ZIP_MAGIC):
@@ -355,7 +387,7 @@ def read_only(source: Source, lines: list[int]) -> Iterator[Record | InvalidReco
     """
     wanted = iter(lines)
     target = next(wanted, None)
-    with open(source.path, "rb") as fp:
+    with open_binary(source.path) as fp:
         for number, line in enumerate(fp, 1):
             if target is None:
                 return
@@ -438,15 +470,21 @@ def split(source: Source, parts: int) -> list[Source]:
     if source.path == "-" or source.kind != "jsonl" or source.compressed or parts < 2:
         return [source]
     try:
-        size = os.path.getsize(source.path)
+        size = getsize(source.path)
         parts = min(parts, size // SPLIT_AT_LEAST)
         if parts < 2:
             return [source]
-        with open(source.path, "rb") as fp:
+        with open_binary(source.path) as fp:
             if fp.read(2) == _GZIP_MAGIC:
                 return [source]  # compressed after all: read as one stream
             fp.seek(0)
-            cuts = _cuts(fp, [size * k // parts for k in range(1, parts)])
+            targets = [size * k // parts for k in range(1, parts)]
+            if is_url(source.path):  # counted where it lies when it can be (`remote.cuts`)
+                from auditor import remote
+
+                cuts = remote.cuts(source.path, targets, size, fp)
+            else:
+                cuts = _cuts(fp, targets)
     except OSError:
         return [source]  # reading it whole reports the error
     spans = []

@@ -249,8 +249,16 @@ def _tree_rss_kb(pid: int) -> int:
     return total
 
 
-def audit_run(path: Path, jobs: int | None) -> tuple[float, float]:
-    """Wall time and peak resident memory (MB) of one `audit -f json` process tree."""
+def audit_run(
+    path: Path,
+    jobs: int | None,
+    options: tuple[str, ...] = (),
+    output: str = os.devnull,
+    others: tuple[int, ...] = (),
+) -> tuple[float, float]:
+    """Wall time and peak resident memory (MB) of one `audit -f json` process tree, with
+    `options` added, the report written to `output`, and the process trees of `others` (a
+    Dask cluster's, `scaleout.py`) counted in the memory."""
     command = [
         sys.executable,
         "-m",
@@ -261,7 +269,8 @@ def audit_run(path: Path, jobs: int | None) -> tuple[float, float]:
         "--no-progress",
         "--exit-zero",
         "-o",
-        os.devnull,
+        output,
+        *options,
     ]
     if jobs is not None:
         command += ["--jobs", str(jobs)]
@@ -273,7 +282,7 @@ def audit_run(path: Path, jobs: int | None) -> tuple[float, float]:
     def sample() -> None:
         nonlocal peak
         while not done.is_set():
-            peak = max(peak, _tree_rss_kb(child.pid))
+            peak = max(peak, sum(_tree_rss_kb(p) for p in (child.pid, *others)))
             time.sleep(0.02)
 
     sampler = threading.Thread(target=sample, daemon=True)

@@ -1,0 +1,215 @@
+"""Logs named by URL (`s3://bucket/logs/**/*.jsonl`, `gs://…`, `memory://…`), read through fsspec.
+
+`sources` hands every path that looks like a URL to this module: `discover` turns it into
+sources (a glob expanded by fsspec, a directory walked as a local one is), `open_binary` opens
+one for reading, and the rest of `sources` reads it exactly as it reads a local file. So a
+remote file keeps every record boundary guarantee of a local one: a line or document past
+`max-record-mb` is IN001 without being held, a bad line is IN001 and reading goes on, `.gz` is
+decompressed as it streams, an Inspect `.eval` is read member by member (the zip's directory
+and each member fetched by range), and a JSON Lines file can be read by byte range (`Span`).
+To cut a large one into spans, its newlines are counted stretch by stretch where it lies (on
+the Dask workers, `cuts`), not by reading it whole here.
+
+fsspec comes with the `dask` extra (`pip install 'auditor[dask]'`); the driver for a store
+is the user's to install (`s3fs`, `gcsfs`, `adlfs`), with its credentials from the
+environment as that driver reads them. Nothing here runs unless a URL is named: a run over
+local paths never imports fsspec.
+
+Not supported: chained URLs (`simplecache::s3://…`) and per-URL storage options, a
+`.gitignore` in a bucket (exclude globs do apply), and standard input is never remote.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import io
+import itertools
+from collections.abc import Callable, Iterator
+from typing import IO, Any
+
+from auditor import sources
+
+INSTALL = "pip install 'auditor[dask]'"
+BLOCK = 2 * 1024 * 1024
+"""Bytes fsspec fetches per request while a file is read: enough to stream faster than one
+core audits (≈10 MB/s), and little to read the first line of a span or a small member of an
+archive (s3fs's default, 50 MiB, would fetch that much for it)."""
+_BUFFER = 64 * 1024
+_SCAN = 16 * 1024 * 1024
+"""Bytes read at once when only newlines are counted."""
+_MAGIC = frozenset("*?[")
+
+
+def discover(url: str, exclude: sources.Exclude) -> Iterator[sources.Found]:
+    """The sources a URL names: a file, the files a glob matches, or a directory's files
+    (walked as `sources.discover` walks one: sorted, hidden names and package directories
+    left out, files whose name promises no log reported as Skipped)."""
+    if exclude(url):
+        yield sources.Excluded(url)
+        return
+    try:
+        fs, root = _filesystem(url)
+        if _MAGIC.intersection(root):
+            found = fs.glob(root, detail=True)
+            if not found:
+                yield sources.PathError(url, "no file matches this pattern")
+                return
+            for name, info in sorted(found.items(), key=lambda item: _order(item[0])):
+                if info.get("type") == "directory":
+                    yield from _walk(fs, name, exclude)
+                else:
+                    yield _source(fs.unstrip_protocol(name), info, explicit=True)
+            return
+        info = fs.info(root)
+    except Exception as exc:  # a driver's own errors too: one line for this path, not the run
+        yield sources.PathError(url, reason(exc))
+        return
+    if info.get("type") == "directory":
+        yield from _walk(fs, root, exclude)
+    else:
+        yield _source(url, info, explicit=True)
+
+
+def _walk(fs: Any, root: str, exclude: sources.Exclude) -> Iterator[sources.Found]:
+    try:
+        found = fs.find(root, detail=True)
+    except Exception as exc:
+        yield sources.PathError(fs.unstrip_protocol(root), reason(exc))
+        return
+    base = root.rstrip("/") + "/"
+    for name, info in sorted(found.items(), key=lambda item: _order(item[0])):
+        parts = name[len(base) :].split("/") if name.startswith(base) else [name]
+        if any(p.startswith(".") or p in sources._PACKAGE_DIRECTORIES for p in parts):
+            continue
+        url = fs.unstrip_protocol(name)
+        if exclude(url):
+            yield sources.Excluded(url)
+        elif sources.kind_of(name)[0] == "sniff":
+            yield sources.Skipped(url)
+        else:
+            yield _source(url, info, explicit=False)
+
+
+def _order(name: str) -> list[str]:
+    """The order a local walk gives: a directory's entries by name, `a/x` before `a.jsonl`."""
+    return name.split("/")
+
+
+def _source(url: str, info: dict[str, Any], explicit: bool) -> sources.Source:
+    kind, compressed = sources.kind_of(url)
+    size = info.get("size")
+    return sources.Source(url, kind, compressed, explicit, size=size if size else None)
+
+
+def open_binary(url: str) -> IO[bytes]:
+    """The file at `url`, buffered (so it can be peeked at and read line by line). Raises
+    OSError, with a reason a person can read, when it cannot be opened."""
+    try:
+        fs, path = _filesystem(url)
+        raw = fs.open(path, "rb", block_size=BLOCK)
+    except OSError as exc:
+        raise _os_error(exc) from exc
+    except Exception as exc:
+        raise OSError(errno.EIO, reason(exc)) from exc
+    return io.BufferedReader(raw, buffer_size=_BUFFER)
+
+
+def size(url: str) -> int:
+    """Bytes of the file at `url`. Raises OSError."""
+    try:
+        fs, path = _filesystem(url)
+        return int(fs.size(path))
+    except OSError as exc:
+        raise _os_error(exc) from exc
+    except Exception as exc:
+        raise OSError(errno.EIO, reason(exc)) from exc
+
+
+Map = Callable[[Callable[..., Any], list[tuple[Any, ...]]], list[Any]]
+"""Calls a function on each tuple of arguments, somewhere, and returns the results in order."""
+_map: Map | None = None
+
+
+@contextlib.contextmanager
+def counting_with(map_: Map) -> Iterator[None]:
+    """While it lasts, `cuts` counts newlines with `map_` (`scaleout`: on the Dask workers)."""
+    global _map
+    previous, _map = _map, map_
+    try:
+        yield
+    finally:
+        _map = previous
+
+
+def cuts(url: str, targets: list[int], size: int, fp: IO[bytes]) -> list[tuple[int, int]]:
+    """`sources._cuts` for the file at `url`: where each span starts, and its first line's
+    number. With a map given (`counting_with`), the stretches between two targets are read
+    where the file lies, one task each, so that this process does not read the whole file
+    just to number its lines; else `fp` is read here."""
+    if _map is None:
+        return sources._cuts(fp, targets)
+    bounds = [0, *targets, size]
+    counted = _map(count_newlines, [(url, a, b) for a, b in itertools.pairwise(bounds)])
+    return joined(counted)
+
+
+def count_newlines(url: str, start: int, end: int) -> tuple[int, int | None]:
+    """The newlines in bytes `start` to `end` of the file, and the offset of the first."""
+    count, first = 0, None
+    with open_binary(url) as fp:
+        fp.seek(start)
+        position = start
+        while position < end:
+            chunk = fp.read(min(_SCAN, end - position))
+            if not chunk:
+                break
+            if first is None and (at := chunk.find(b"\n")) >= 0:
+                first = position + at
+            count += chunk.count(b"\n")
+            position += len(chunk)
+    return count, first
+
+
+def joined(counted: list[tuple[int, int | None]]) -> list[tuple[int, int]]:
+    """The cuts `sources._cuts` finds, from what `count_newlines` says of each stretch: a
+    stretch starts at a target, and its first newline ends the line that target falls in
+    (or, with none, a later stretch's first newline does)."""
+    found = [(0, 1)]
+    before = 0  # newlines ahead of the stretch
+    waiting = False  # a target with no newline at or after it yet
+    for k, (count, first) in enumerate(counted):
+        waiting = waiting or k > 0
+        if waiting and first is not None:
+            found.append((first + 1, before + 2))  # line 1 + the newlines up to the cut
+            waiting = False
+        before += count
+    return found
+
+
+def reason(exc: BaseException) -> str:
+    """Why a URL cannot be read, in one line."""
+    if isinstance(exc, ModuleNotFoundError) and (exc.name or "").split(".")[0] == "fsspec":
+        return f"reading URLs needs fsspec: {INSTALL}"
+    if isinstance(exc, ImportError):  # fsspec's own word: "Install s3fs to access S3"
+        return f"{str(exc).rstrip('.')} (`pip install` it beside auditor)"
+    if isinstance(exc, FileNotFoundError):
+        return "no such file or directory"
+    if isinstance(exc, PermissionError):
+        return "permission denied"
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror.lower()
+    return f"{type(exc).__name__}: {exc}" if not str(exc) else str(exc)
+
+
+def _os_error(exc: OSError) -> OSError:
+    """fsspec's FileNotFoundError(path) carries no strerror: give it one."""
+    if exc.strerror:
+        return exc
+    return type(exc)(exc.errno or errno.EIO, reason(exc))
+
+
+def _filesystem(url: str) -> tuple[Any, str]:
+    from fsspec.core import url_to_fs  # only a run that names a URL pays for it
+
+    return url_to_fs(url)
