@@ -312,3 +312,28 @@ def test_generated_logs_are_the_same_with_and_without_screens(tmp_path, values, 
     settings_ = dataclasses.replace(config.build(), options=_options(**given_options))
     screened, full = both([str(path)], settings_)
     assert screened == full
+
+
+_WORDS = ["sorry", "the", "flight", "HAT030", "May", "13", "is", "full", "I", "can't", "7", "DHL"]
+
+
+@settings(max_examples=300 * FUZZ, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.lists(st.sampled_from(_WORDS), min_size=5, max_size=9).map(" ".join),
+        min_size=2,
+        max_size=9,
+    ),
+    st.integers(min_value=2, max_value=4),
+)
+def test_lp004_pairwise_prefilter_never_hides_a_repeat(texts, repeats):
+    """LP004's `_may_repeat` says no only where no key is sent `min_repeats` times."""
+    from collections import Counter
+
+    from auditor.rules import repeated_assistant_message as lp004
+    from auditor.rules._loops import Options
+
+    keys = lp004._Rewordings()
+    counts = Counter(keys.key(text) for text in texts)
+    if max(counts.values()) >= repeats:
+        assert lp004._may_repeat(texts, Options(min_repeats=repeats))

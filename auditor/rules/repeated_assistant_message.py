@@ -81,18 +81,51 @@ _ENDS = frozenset(".!?:;\"'*#>-(\n")
 def screen(replay: Replay, options: Options) -> bool:
     """Some reply is sent `min_repeats` times or more, verbatim or reworded (every message of a
     loop has the same key)."""
-    if len(replay.shared("LP004.replies", _replies)) < options.min_repeats:
+    replies = replay.shared("LP004.replies", _replies)
+    if len(replies) < options.min_repeats:
         return False  # too few replies for any of them to repeat
+    if len(replies) <= _PAIRWISE and not _may_repeat([said for _, said in replies], options):
+        return False  # no reply is near enough to enough others: spare reading them one by one
     counts = Counter(key for _, key in replay.shared("LP004.keyed", _keyed))
     return max(counts.values()) >= options.min_repeats
+
+
+_PAIRWISE = 48
+"""Up to this many replies, `_may_repeat` compares every pair before the keys are computed."""
+_LINES = _SPACES[:10] + "\n" + _SPACES[11:]
+"""`_SPACES` keeping newlines, which separate the replies (joined texts hold no other)."""
+
+
+def _may_repeat(texts: list[str], options: Options) -> bool:
+    """Whether `min_repeats - 1` replies each come near an earlier one, which any key sent
+    `min_repeats` times needs: every message that takes an earlier key is that message's text
+    again or reworded from one. Near is the Jaccard similarity of `_Rewordings` on the words
+    with the numbers kept, never below theirs for messages whose numbers agree (the same words
+    added to both sides); the texts are lowered and split all at once, at C speed.
+    """
+    joined = "\n".join(texts).lower().translate(_LINES).split("\n")
+    words = list(map(STOP_WORDS.__rsub__, map(frozenset, map(str.split, joined))))
+    joins = 0
+    for j in range(1, len(words)):
+        after = words[j]
+        size = len(after)
+        for before in words[:j]:
+            common = len(after & before)
+            union = size + len(before) - common
+            if (common / union if union else 1.0) >= SIMILAR:
+                joins += 1
+                break
+    return joins >= options.min_repeats - 1
 
 
 def _replies(replay: Replay) -> list[tuple[Message, str]]:
     """The assistant's replies long enough to count, with their words joined by one space."""
     replies = []
     for turn in replay.turns:
+        if turn.message.tool_calls:
+            continue
         words = turn.message.text.split()
-        if not turn.message.tool_calls and len(words) >= MIN_WORDS:
+        if len(words) >= MIN_WORDS:
             replies.append((turn.message, " ".join(words)))
     return replies
 
