@@ -15,7 +15,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from auditor import baseline, config, engine
@@ -314,7 +314,22 @@ def test_generated_logs_are_the_same_with_and_without_screens(tmp_path, values, 
     assert screened == full
 
 
-_WORDS = ["sorry", "the", "flight", "HAT030", "May", "13", "is", "full", "I", "can't", "7", "DHL"]
+_WORDS = [
+    "sorry",
+    "the",
+    "flight",
+    "HAT030",
+    "May",
+    "13",
+    "is",
+    "full",
+    "I",
+    "can't",
+    "7",
+    "DHL",
+    "Café",
+    "١٢",
+]
 
 
 @settings(max_examples=300 * FUZZ, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -322,18 +337,27 @@ _WORDS = ["sorry", "the", "flight", "HAT030", "May", "13", "is", "full", "I", "c
     st.lists(
         st.lists(st.sampled_from(_WORDS), min_size=5, max_size=9).map(" ".join),
         min_size=2,
-        max_size=9,
-    ),
-    st.integers(min_value=2, max_value=4),
+        max_size=12,
+    )
 )
-def test_lp004_pairwise_prefilter_never_hides_a_repeat(texts, repeats):
-    """LP004's `_may_repeat` says no only where no key is sent `min_repeats` times."""
-    from collections import Counter
-
+@example(  # a reply sent again verbatim, past the window
+    [
+        "alpha bravo charlie delta echo",
+        "foxtrot golf hotel india juliet",
+        "kilo lima mike november oscar",
+        "papa quebec romeo sierra tango",
+        "uniform victor whiskey xray yankee",
+        "alpha bravo charlie delta echo",
+    ]
+)
+def test_lp004_prefilter_never_hides_a_repeat(texts):
+    """LP004's `_may_repeat` says no only where every reply has a key of its own, and the
+    words it reads are `_content`'s (what `_keyed` reuses)."""
     from auditor.rules import repeated_assistant_message as lp004
-    from auditor.rules._loops import Options
 
+    for text, words, tokens in zip(texts, *lp004._words_of(texts), strict=True):
+        numbers = lp004._numbers(tokens) if lp004._has_digit(text) else ()
+        assert (words.difference(numbers), numbers) == lp004._content(text)
     keys = lp004._Rewordings()
-    counts = Counter(keys.key(text) for text in texts)
-    if max(counts.values()) >= repeats:
-        assert lp004._may_repeat(texts, Options(min_repeats=repeats))
+    if len({keys.key(text) for text in texts}) < len(texts):
+        assert lp004._may_repeat(texts, lp004._words_of(texts)[0])
