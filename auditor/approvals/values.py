@@ -15,9 +15,10 @@ bounded, and text is read up to `TEXT_LIMIT` characters, so hostile text stays l
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 from typing import Any
 
 TEXT_LIMIT = 20_000
@@ -156,7 +157,7 @@ def in_text(text: str) -> list[Value]:
     found: list[Value] = []
     found += money_in(text)
     found += _dates_in(text)
-    payments = list(payments_in(text))
+    payments = payments_in(text)
     found += payments
     flights = _flights_in(text)
     found += [Value("flight", f, f) for f in flights]
@@ -199,9 +200,19 @@ def same(a: Value, b: Value, cards: Mapping[str, str]) -> bool:
     return a.key == b.key
 
 
-def money_in(text: str) -> Iterator[Value]:
+def money_in(text: str) -> tuple[Value, ...]:
     """The amounts of money a text names (`$1,200.00`, `50 dollars`)."""
-    text = text[:TEXT_LIMIT]
+    return _read(_amounts_in, text[:TEXT_LIMIT])
+
+
+# Pairing reads the payments and amounts of most messages twice: when the message is shown
+# (`language._shown`), then among its values (`in_text`).
+@lru_cache(maxsize=128)
+def _read(find: Callable[[str], Iterator[Value]], text: str) -> tuple[Value, ...]:
+    return tuple(find(text))
+
+
+def _amounts_in(text: str) -> Iterator[Value]:
     if "$" not in text and "€" not in text and "£" not in text and not _has_currency_word(text):
         return
     for m in _MONEY.finditer(text):
@@ -276,9 +287,12 @@ def _day(written: str) -> int | None:
     return int(digits) if digits.isdigit() else None
 
 
-def payments_in(text: str) -> Iterator[Value]:
+def payments_in(text: str) -> tuple[Value, ...]:
     """The payment methods a text names: ids, numbers, last four digits, or only a kind."""
-    text = text[:TEXT_LIMIT]
+    return _read(_payments, text[:TEXT_LIMIT])
+
+
+def _payments(text: str) -> Iterator[Value]:
     if text.isascii():
         lowered = text.lower()
         if not any(word in lowered for word in _PAYMENT_HINTS):
