@@ -17,6 +17,8 @@ import orjson
 
 # A string (unrolled loop: linear, no backtracking), a structural character, or a scalar.
 _TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\]:,]|[^\s{}\[\]:,"]+')
+# What a skipped value is read for: strings (which hide brackets), opening and closing brackets.
+_NESTED = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|([{\[])|([}\]])')
 _HERE = object()  # trie key: a pointer ends at this node
 
 
@@ -80,7 +82,8 @@ class _Scan:
             self._array(node)
 
     def _object(self, node: dict) -> None:
-        for token in self.tokens:
+        while True:  # not `for`: `skip` moves `self.tokens` on; at the end, StopIteration
+            token = next(self.tokens)
             text = token.group()
             if text == b"}":
                 return
@@ -97,7 +100,8 @@ class _Scan:
 
     def _array(self, node: dict) -> None:
         index = 0
-        for token in self.tokens:
+        while True:
+            token = next(self.tokens)
             text = token.group()
             if text == b"]":
                 return
@@ -111,15 +115,19 @@ class _Scan:
                 self.value(child, token)
 
     def skip(self, token: re.Match[bytes]) -> None:
-        """Consume the rest of a value whose first token is `token`."""
+        """Consume the rest of a value whose first token is `token`: its strings and brackets
+        only are matched (a scalar, a comma or a colon is passed over inside the regex), then
+        the tokens go on after it."""
         if token.group() not in (b"{", b"["):
             return
         depth = 1
-        for t in self.tokens:
-            c = t.group()
-            if c in (b"{", b"["):
+        for t in _NESTED.finditer(self.document, token.end()):
+            opened = t.lastindex  # None for a string, 1 for `{` or `[`, 2 for `}` or `]`
+            if opened == 1:
                 depth += 1
-            elif c in (b"}", b"]"):
+            elif opened == 2:
                 depth -= 1
                 if depth == 0:
+                    self.tokens = _TOKEN.finditer(self.document, t.end())
                     return
+        self.tokens = iter(())

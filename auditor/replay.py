@@ -254,6 +254,7 @@ def replay(conversation: Conversation, approvals: ApprovalOptions | None = None)
     orphans: list[Orphan] = []
     closed: dict[str, int] = {}  # call id -> turn, for calls already answered
     turn_parts: list[tuple[Message, int, int]] = []
+    speakers = waiting.by_caller
     for message in conversation.messages:
         if message.result is not None:
             match = waiting.take(message.result.call_id)
@@ -267,7 +268,8 @@ def replay(conversation: Conversation, approvals: ApprovalOptions | None = None)
                 if match.call.id is not None:
                     closed[match.call.id] = match.turn
         if message.role != "tool":
-            waiting.pass_calls(message.role, message.index)
+            if message.role in speakers:  # it made calls that may still wait for results
+                waiting.pass_calls(message.role, message.index)
             first = len(made)
             for call in message.tool_calls:
                 opened = _Open(call, message.index, message.role)

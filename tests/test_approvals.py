@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
+from unittest import mock
 
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from auditor import config, engine
 from auditor.approvals import ApprovalOptions, asks_to_confirm, verdict
@@ -34,7 +37,7 @@ from auditor.rules import approved_arguments_changed as cf001
 from auditor.rules import approved_arguments_reformatted as cf002
 from auditor.rules import confirmation_loop as cf004
 from auditor.rules import unapproved_execution as cf003
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, FUZZ
 
 HERE = Location("t.jsonl", 1)
 SHORT_URL = '{"url": "https://ai-sdk.dev/", "max_clicks": 100}'
@@ -517,3 +520,56 @@ def test_pending_patterns_that_could_backtrack_are_refused(pattern, why):
 )
 def test_pending_patterns_that_run_in_linear_time_are_accepted(pattern):
     assert ApprovalOptions(pending_patterns=[pattern]).pending_patterns == (pattern,)
+
+
+_PIECES = [
+    "May 20th",
+    "the twentieth of ",
+    "Sep",
+    "ſept",
+    "SEPT ",
+    "Dec. 3",
+    "2024-05-20",
+    "5/20/2024",
+    "Visa ending in 7447",
+    "credit_card_4421486",
+    "gift card",
+    "PayPal",
+    "BANK_12",
+    "on file",
+    "K1NW8N",
+    "#W2378156",
+    "mia_li_3668",
+    "1008292230",
+    "ı",
+    "İ",
+    "K",
+    "١٢٣٤٥٦",
+    " ",
+    "\n",
+    ", ",
+    "the card",
+    "same payment",
+    "AMERICAN express",
+    "1234 discover",
+    "certificate",
+    "$45",
+    "twelve bags",
+]
+
+
+@settings(max_examples=300 * FUZZ, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=12).map("".join))
+def test_value_prefilters_change_nothing(text):
+    """The cheap tests before the value patterns skip only texts no pattern matches."""
+    from auditor.approvals import values
+
+    with mock.patch.object(values, "_DATES_IN_DIGITS", values._DATES):  # no month test
+        dates = list(values._dates_in(text))
+    assert list(values._dates_in(text)) == dates
+    assert bool(list(values.payments_in(text))) == bool(
+        values._PAYMENT_ID.search(text) or values._PAYMENT_TEXT.search(text)
+    )
+    ids = [values._CODE, values._PREFIXED, values._NUMBER_ID]
+    if values._DIGIT.search(text) is None:  # where `_ids_in` stops at once
+        assert not any(p.search(text) for p in ids)

@@ -77,3 +77,13 @@ def test_every_pointer_of_a_document_is_found_on_its_line(value):
         marked = json.dumps(_replaced(value, split_pointer(pointer), "\u2603SENTINEL"), indent=1)
         expected = marked[: marked.index("\\u2603SENTINEL")].count("\n") + 1
         assert line == expected, pointer
+
+
+@given(json_values, st.data())
+def test_some_pointers_are_found_on_the_lines_all_are(value, data):
+    """Asked for a few pointers, the scan skips the values around them: the same lines."""
+    text = json.dumps(value, indent=1).encode()
+    pointers = list(_pointers(value))
+    every = pointer_lines(text, pointers)
+    some = data.draw(st.lists(st.sampled_from(pointers), max_size=4))
+    assert pointer_lines(text, some) == {p: every[p] for p in some}

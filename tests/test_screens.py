@@ -15,7 +15,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from auditor import baseline, config, engine
@@ -312,3 +312,52 @@ def test_generated_logs_are_the_same_with_and_without_screens(tmp_path, values, 
     settings_ = dataclasses.replace(config.build(), options=_options(**given_options))
     screened, full = both([str(path)], settings_)
     assert screened == full
+
+
+_WORDS = [
+    "sorry",
+    "the",
+    "flight",
+    "HAT030",
+    "May",
+    "13",
+    "is",
+    "full",
+    "I",
+    "can't",
+    "7",
+    "DHL",
+    "Café",
+    "١٢",
+]
+
+
+@settings(max_examples=300 * FUZZ, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.lists(st.sampled_from(_WORDS), min_size=5, max_size=9).map(" ".join),
+        min_size=2,
+        max_size=12,
+    )
+)
+@example(  # a reply sent again verbatim, past the window
+    [
+        "alpha bravo charlie delta echo",
+        "foxtrot golf hotel india juliet",
+        "kilo lima mike november oscar",
+        "papa quebec romeo sierra tango",
+        "uniform victor whiskey xray yankee",
+        "alpha bravo charlie delta echo",
+    ]
+)
+def test_lp004_prefilter_never_hides_a_repeat(texts):
+    """LP004's `_may_repeat` says no only where every reply has a key of its own, and the
+    words it reads are `_content`'s (what `_keyed` reuses)."""
+    from auditor.rules import repeated_assistant_message as lp004
+
+    for text, words, tokens in zip(texts, *lp004._words_of(texts), strict=True):
+        numbers = lp004._numbers(tokens) if lp004._has_digit(text) else ()
+        assert (words.difference(numbers), numbers) == lp004._content(text)
+    keys = lp004._Rewordings()
+    if len({keys.key(text) for text in texts}) < len(texts):
+        assert lp004._may_repeat(texts, lp004._words_of(texts)[0])

@@ -137,6 +137,7 @@ _BUDGET = PENDING_SCAN * _UNBOUNDED
 read, times a few small bounded ones."""
 
 
+@lru_cache(maxsize=256)  # options are built per file audited, from the same few patterns
 def hazard(pattern: str) -> str | None:
     """Why Python's backtracking engine could take more than linear time on `pattern`; None
     when it cannot. Assumes `pattern` compiles."""

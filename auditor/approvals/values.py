@@ -15,9 +15,10 @@ bounded, and text is read up to `TEXT_LIMIT` characters, so hostile text stays l
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 from typing import Any
 
 TEXT_LIMIT = 20_000
@@ -64,6 +65,10 @@ _DATES = [
     re.compile(r"\b(?:the\s+)?" + _DAY + r"\s+(?:of\s+)?" + _MONTH + r"\b" + _YEAR, re.I),
     re.compile(r"\b(?P<a>\d{1,2})/(?P<b>\d{1,2})(?:/(?P<year>\d{4}))?\b"),
 ]
+_DATES_IN_DIGITS = (_DATES[0], _DATES[3])
+_MONTH_HINTS = tuple(name[:3] for name in MONTHS if len(name) == 3)
+"""What every month name holds. On ASCII text, where `re.I` is plain ASCII case folding, a text
+holding none of them is spared the patterns with a month name (the slowest: day words)."""
 _MONEY = re.compile(
     r"(?:(?P<cur>[$€£]|\b(?:USD|EUR|GBP)\s?)(?P<n>\d{1,3}(?:,\d{3})+(?:\.\d{1,2})?|\d+(?:\.\d{1,2})?)"
     r"|\b(?P<m>\d{1,3}(?:,\d{3})+(?:\.\d{1,2})?|\d+(?:\.\d{1,2})?)\s?"
@@ -88,11 +93,24 @@ _PAYMENT_TEXT = re.compile(
     r"|in (?:my|your|the) profile))\b",
     re.I,
 )
+_PAYMENT_HINTS = (
+    "card",
+    "certificate",
+    "paypal",
+    "bank",
+    "payment",
+    "visa",
+    "amex",
+    "american",
+    "discover",
+)
+"""A word each alternative of `_PAYMENT_ID` and `_PAYMENT_TEXT` holds (lowercase)."""
 _FLIGHT = re.compile(r"\b[A-Z]{2,3}\d{1,4}\b")
 _EMAIL = re.compile(r"\b[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}\b")
 _CODE = re.compile(
     r"#?\b(?=[A-Z0-9]{5,12}\b)(?=[A-Z0-9]{0,11}\d)(?=[A-Z0-9]{0,11}[A-Z])[A-Z0-9]{5,12}\b"
 )
+_DIGIT = re.compile(r"\d")
 _NUMBER_ID = re.compile(r"(?<![\d.,$€£])\b\d{6,16}\b(?![.,]\d)")
 _PREFIXED = re.compile(r"\b[a-z]{2,20}(?:_[a-z]{2,20}){0,3}_\d{3,12}\b")
 _QUANTITY = re.compile(
@@ -139,7 +157,7 @@ def in_text(text: str) -> list[Value]:
     found: list[Value] = []
     found += money_in(text)
     found += _dates_in(text)
-    payments = list(payments_in(text))
+    payments = payments_in(text)
     found += payments
     flights = _flights_in(text)
     found += [Value("flight", f, f) for f in flights]
@@ -182,9 +200,19 @@ def same(a: Value, b: Value, cards: Mapping[str, str]) -> bool:
     return a.key == b.key
 
 
-def money_in(text: str) -> Iterator[Value]:
+def money_in(text: str) -> tuple[Value, ...]:
     """The amounts of money a text names (`$1,200.00`, `50 dollars`)."""
-    text = text[:TEXT_LIMIT]
+    return _read(_amounts_in, text[:TEXT_LIMIT])
+
+
+# Pairing reads the payments and amounts of most messages twice: when the message is shown
+# (`language._shown`), then among its values (`in_text`).
+@lru_cache(maxsize=128)
+def _read(find: Callable[[str], Iterator[Value]], text: str) -> tuple[Value, ...]:
+    return tuple(find(text))
+
+
+def _amounts_in(text: str) -> Iterator[Value]:
     if "$" not in text and "€" not in text and "£" not in text and not _has_currency_word(text):
         return
     for m in _MONEY.finditer(text):
@@ -214,7 +242,8 @@ def decimal_key(value: Decimal) -> str:
 
 def _dates_in(text: str) -> Iterator[Value]:
     lowered = text.lower()
-    for pattern in _DATES:
+    named = not lowered.isascii() or any(month in lowered for month in _MONTH_HINTS)
+    for pattern in _DATES if named else _DATES_IN_DIGITS:
         for m in pattern.finditer(text):
             before = lowered[max(0, m.start() - 30) : m.start()]
             birth = any(w in before for w in _BIRTH_WORDS)
@@ -258,9 +287,16 @@ def _day(written: str) -> int | None:
     return int(digits) if digits.isdigit() else None
 
 
-def payments_in(text: str) -> Iterator[Value]:
+def payments_in(text: str) -> tuple[Value, ...]:
     """The payment methods a text names: ids, numbers, last four digits, or only a kind."""
-    text = text[:TEXT_LIMIT]
+    return _read(_payments, text[:TEXT_LIMIT])
+
+
+def _payments(text: str) -> Iterator[Value]:
+    if text.isascii():
+        lowered = text.lower()
+        if not any(word in lowered for word in _PAYMENT_HINTS):
+            return  # every payment pattern names a card, a certificate, a bank, ...
     for m in _PAYMENT_ID.finditer(text):
         yield Value("payment", f"{_payment_kind(m['kind'])}:{int(m['n'])}", m.group())
     for m in _PAYMENT_TEXT.finditer(text):
@@ -312,6 +348,8 @@ def _flights_in(text: str) -> list[str]:
 
 
 def _ids_in(text: str) -> Iterator[Value]:
+    if _DIGIT.search(text) is None:
+        return  # each kind of id holds a digit
     for m in _CODE.finditer(text):
         code = m.group().lstrip("#")
         yield Value("id", code.upper(), m.group())

@@ -41,6 +41,7 @@ import re
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterator
+from itertools import filterfalse
 
 from auditor.findings import Severity, Violation, excerpt
 from auditor.model import Message
@@ -81,18 +82,69 @@ _ENDS = frozenset(".!?:;\"'*#>-(\n")
 def screen(replay: Replay, options: Options) -> bool:
     """Some reply is sent `min_repeats` times or more, verbatim or reworded (every message of a
     loop has the same key)."""
-    if len(replay.shared("LP004.replies", _replies)) < options.min_repeats:
+    replies = replay.shared("LP004.replies", _replies)
+    if len(replies) < options.min_repeats:
         return False  # too few replies for any of them to repeat
+    texts = [said for _, said in replies]
+    words, _ = replay.shared("LP004.words", _words)
+    if options.min_repeats > 1 and not _may_repeat(texts, words):
+        return False  # each reply has a key of its own: spare computing them one by one
     counts = Counter(key for _, key in replay.shared("LP004.keyed", _keyed))
     return max(counts.values()) >= options.min_repeats
+
+
+_LINES = _SPACES[:10] + "\n" + _SPACES[11:]
+"""`_SPACES` keeping newlines, which separate the replies (joined texts hold no other)."""
+
+
+def _may_repeat(texts: list[str], words: list[frozenset[str]]) -> bool:
+    """Whether some reply could take the key of an earlier one (`_Rewordings.key`); when none
+    can, every key is sent once.
+
+    While no reply has taken an earlier key, the `WINDOW` recent messages a reply is compared
+    with are the `WINDOW` replies before it, and the one it repeats verbatim, any earlier one.
+    Near is the Jaccard similarity of `_Rewordings` on the `words` of each text (numbers
+    kept), never below theirs for messages whose numbers agree (the same words added to both).
+    """
+    if len(set(texts)) < len(texts):
+        return True  # a reply sent again verbatim
+    for j in range(1, len(words)):
+        after = words[j]
+        size = len(after)
+        for before in words[max(0, j - WINDOW) : j]:
+            common = len(after & before)
+            union = size + len(before) - common
+            if (common / union if union else 1.0) >= SIMILAR:
+                return True
+    return False
+
+
+def _words(replay: Replay) -> tuple[list[frozenset[str]], list[list[str]]]:
+    return _words_of([said for _, said in replay.shared("LP004.replies", _replies)])
+
+
+def _words_of(texts: list[str]) -> tuple[list[frozenset[str]], list[list[str]]]:
+    """The set of the tokens `_content` reads in each text (without a newline) but stop words
+    (numbers kept), and the tokens; all the texts lowered and split at once, at C speed."""
+    if not texts:
+        return [], []
+    lowered = "\n".join(texts).lower()
+    if lowered.isascii():
+        parts = lowered.translate(_LINES).split("\n")
+    else:  # past its first non-ASCII character `translate` is slow: only there, text by text
+        parts = [text.translate(_SPACES) for text in lowered.split("\n")]
+    tokens = list(map(str.split, parts))
+    return list(map(STOP_WORDS.__rsub__, map(frozenset, tokens))), tokens
 
 
 def _replies(replay: Replay) -> list[tuple[Message, str]]:
     """The assistant's replies long enough to count, with their words joined by one space."""
     replies = []
     for turn in replay.turns:
+        if turn.message.tool_calls:
+            continue
         words = turn.message.text.split()
-        if not turn.message.tool_calls and len(words) >= MIN_WORDS:
+        if len(words) >= MIN_WORDS:
             replies.append((turn.message, " ".join(words)))
     return replies
 
@@ -100,7 +152,13 @@ def _replies(replay: Replay) -> list[tuple[Message, str]]:
 def _keyed(replay: Replay) -> list[tuple[Message, str]]:
     """Each reply with the key of the earlier reply it repeats, or its own (`_Rewordings`)."""
     keys = _Rewordings()
-    return [(message, keys.key(said)) for message, said in replay.shared("LP004.replies", _replies)]
+    replies = replay.shared("LP004.replies", _replies)
+    words, split = replay.shared("LP004.words", _words)
+    keyed = []
+    for (message, said), found, tokens in zip(replies, words, split, strict=True):
+        numbers = _numbers(tokens) if _has_digit(said) else ()
+        keyed.append((message, keys.key(said, (found.difference(numbers), numbers))))
+    return keyed
 
 
 def check(replay: Replay, options: Options) -> Iterator[Violation]:
@@ -152,13 +210,14 @@ class _Rewordings:
         self.recent: list[tuple[str, str, frozenset[str], tuple[str, ...]]] = []
         """(key, text, words, numbers) of the last `WINDOW` distinct messages, oldest first."""
 
-    def key(self, text: str) -> str:
+    def key(self, text: str, content: tuple[frozenset[str], tuple[str, ...]] | None = None) -> str:
+        """`content`: `_content(text)` when the caller has it."""
         known = self.exact.get(text)
         if known is not None:
             key, words, numbers = known
         else:
             key = text
-            words, numbers = _content(text)
+            words, numbers = _content(text) if content is None else content
             size = len(words)
             for k, t, w, n in reversed(self.recent):  # Jaccard similarity, inlined: it is hot
                 if n != numbers:
@@ -182,10 +241,19 @@ def _content(text: str) -> tuple[frozenset[str], tuple[str, ...]]:
     """The content words of a text (no stop words, no numbers) and its numbers, in order."""
     lower = text.lower()
     tokens = lower.translate(_SPACES).split()
-    if not any(digit in lower for digit in "0123456789"):
+    if not _has_digit(lower):
         return frozenset(tokens) - STOP_WORDS, ()
-    numbers = tuple(t for t in tokens if not t.isalpha() and _DIGIT.search(t))
+    numbers = _numbers(tokens)
     return frozenset(tokens).difference(STOP_WORDS, numbers), numbers
+
+
+def _numbers(tokens: list[str]) -> tuple[str, ...]:
+    """The tokens holding a digit, in order (a word is spared the regex: `isalpha()` first)."""
+    return tuple(filter(_DIGIT.search, filterfalse(str.isalpha, tokens)))
+
+
+def _has_digit(text: str) -> bool:
+    return any(digit in text for digit in "0123456789")
 
 
 def _names(text: str) -> frozenset[str]:
