@@ -32,12 +32,12 @@ sys.path.insert(0, str(ROOT))
 from auditor.approvals.language import _MUTATING  # noqa: E402
 from auditor.approvals.options import PENDING_SCAN, ApprovalOptions, pending_test  # noqa: E402
 from auditor.approvals.policy import read as read_policy  # noqa: E402
+from auditor.canonical import key  # noqa: E402
 from auditor.dialects import triggers  # noqa: E402
 from auditor.formats._common import text_of, tool_specs  # noqa: E402
 from auditor.replay import looks_like_error  # noqa: E402
 from auditor.rules import _claims, _placeholders  # noqa: E402
 from auditor.rules._loops import Options as LoopOptions  # noqa: E402
-from auditor.canonical import key  # noqa: E402
 from auditor.rules._loops import transparent  # noqa: E402
 from auditor.rules._quickschema import checker  # noqa: E402
 from auditor.rules.leaked_control_tokens import _bracketed  # noqa: E402
@@ -192,10 +192,14 @@ def _call_rules(verdict: Verdict, made: list[_Call], tools: Any) -> None:
         verdict.could.add("EX005")
     for c in mine:
         schema = known.get(c.name)
-        if isinstance(c.arguments, dict) and isinstance(schema, dict) and schema:
-            if not checker(schema)(c.arguments):
-                verdict.could.add("EX007")
-                break
+        if (
+            isinstance(c.arguments, dict)
+            and isinstance(schema, dict)
+            and schema
+            and not checker(schema)(c.arguments)
+        ):
+            verdict.could.add("EX007")
+            break
 
 
 def _loop_rules(verdict: Verdict, messages: list, made: list[_Call]) -> None:
@@ -205,8 +209,11 @@ def _loop_rules(verdict: Verdict, messages: list, made: list[_Call]) -> None:
     by_name = Counter(c.name for c in mine)
     often = {n for n, k in by_name.items() if k >= LOOPS.min_repeats}
     if often:
-        keys = Counter(_key(c) for c in mine if c.name in often)
-        repeated = sum(1 for k in keys.values() if k >= LOOPS.min_repeats)
+        turns: dict[tuple[str, str | None], set[int]] = defaultdict(set)
+        for c in mine:
+            if c.name in often:  # one call with one outcome, in distinct turns
+                turns[(_key(c), c.result)].add(c.turn)
+        repeated = sum(1 for t in turns.values() if len(t) >= LOOPS.min_repeats)
         if repeated:
             verdict.could.add("LP001")
         if repeated >= 2:
@@ -291,7 +298,9 @@ def _approvals(messages: list, made: list[_Call], tools: Any, value: dict) -> bo
     if any(_MUTATING.match(n) or APPROVALS.requires(n) for n in names):
         return True
     shim = SimpleNamespace(
-        messages=[SimpleNamespace(role=m["role"], text=text_of(m.get("content"))) for m in messages],
+        messages=[
+            SimpleNamespace(role=m["role"], text=text_of(m.get("content"))) for m in messages
+        ],
         instructions=None,
         tools=tools,
     )
