@@ -371,6 +371,70 @@ def truth(path: Path) -> tuple[float, Any, dict[str, set[str]]]:
     return seconds, report, found
 
 
+def screened(path: Path) -> dict[str, set[str]]:
+    """Per conversation, the rules the real engine checks: its screen said yes, or it has no
+    screen and its requirements are met. The best a pre-pass mirroring the screens can do."""
+    from dataclasses import replace
+
+    from auditor import config, engine
+
+    settings = config.build()
+    checked: dict[str, set[str]] = defaultdict(set)
+
+    def recorder(rule: Any) -> Any:
+        screen = getattr(rule, "screen", None)
+
+        def check(rep: Any, options: Any) -> Any:
+            checked[rep.conversation.id].add(rule.code)
+            return rule.check(rep, options)
+
+        def watched(rep: Any, options: Any) -> bool:
+            said = screen(rep, options)
+            if said:
+                checked[rep.conversation.id].add(rule.code)
+            return bool(said)
+
+        if screen is None:
+            return replace(rule, check=check)
+        return replace(rule, screen=watched)
+
+    rules = tuple(recorder(r) if r.check is not None else r for r in settings.rules)
+    engine.audit([str(path)], replace(settings, rules=rules))
+    return checked
+
+
+def parts(lines: list[bytes]) -> None:
+    """The pre-pass's cost by part, each timed in its own loop over the decoded values."""
+    values = [orjson.loads(line) for line in lines]
+    clock = time.perf_counter
+    start = clock()
+    shaped = [_shaped(v.get("messages")) for v in values]
+    costs = {"shape check": clock() - start}
+    start = clock()
+    paired = [_calls_and_texts(v["messages"]) for v in values]
+    costs["pairing, texts"] = clock() - start
+    start = clock()
+    tools = [tool_specs(v.get("tools") or v.get("functions")) for v in values]
+    costs["tool specs"] = clock() - start
+    steps: dict[str, Any] = {
+        "text rules (FB001-3, FB006, EX003-4)": lambda v, p, t, d: _text_rules(
+            d, v["messages"], p[1], p[0]
+        ),
+        "loop rules (LP001-5)": lambda v, p, t, d: _loop_rules(d, v["messages"], p[0]),
+        "call rules (EX001, EX005-7, FB005)": lambda v, p, t, d: _call_rules(d, p[0], t),
+        "FB004 grounding": lambda v, p, t, d: _ungrounded(d, v["messages"], p[2], p[0]),
+        "approvals (CF)": lambda v, p, t, d: _approvals(v["messages"], p[0], t, v),
+    }
+    for label, step in steps.items():
+        start = clock()
+        for v, p, t in zip(values, paired, tools, strict=True):
+            step(v, p, t, Verdict())
+        costs[label] = clock() - start
+    assert all(shaped)
+    for label, seconds in costs.items():
+        print(f"    {label:<40} {seconds:5.2f} s")
+
+
 def main(path: Path) -> int:
     lines = _lines(path)
     size = sum(map(len, lines))
@@ -408,6 +472,21 @@ def main(path: Path) -> int:
             misses += 1
             print(f"  MISS!!! {conversation}: {sorted(missed)} fire, the pre-pass said clean")
     _facts(verdicts, report)
+    checked = screened(path)
+    ideal = sum(1 for i in ids if not checked.get(i))
+    print(f"  the engine's own screens and requirements leave clean: {ideal} of {n}")
+    screens = Counter(code for codes in checked.values() for code in codes)
+    print("  rule   pre-pass could   engine checks   fires")
+    for code in sorted(set(could) | set(screens) | set(fires)):
+        print(f"  {code}  {could[code]:14d}  {screens[code]:14d}  {fires[code]:6d}")
+    stronger = Counter(
+        code
+        for conversation, v in zip(ids, verdicts, strict=True)
+        for code in checked.get(conversation, set()) - v.could
+    )
+    print(f"  rules the pre-pass rules out where the engine's screen does not: {dict(stronger)}")
+    print("  pre-pass by part:")
+    parts(lines)
     print(f"  misses: {misses}")
     return 1 if misses else 0
 
