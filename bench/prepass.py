@@ -33,7 +33,7 @@ from auditor.approvals.language import _MUTATING  # noqa: E402
 from auditor.approvals.options import PENDING_SCAN, ApprovalOptions, pending_test  # noqa: E402
 from auditor.approvals.policy import read as read_policy  # noqa: E402
 from auditor.canonical import key  # noqa: E402
-from auditor.dialects import triggers  # noqa: E402
+from auditor.dialects import _TRIGGER_HINTS, triggers  # noqa: E402
 from auditor.formats._common import text_of, tool_specs  # noqa: E402
 from auditor.replay import looks_like_error  # noqa: E402
 from auditor.rules import _claims, _placeholders  # noqa: E402
@@ -160,15 +160,17 @@ def _text_rules(verdict: Verdict, messages: list, said: list[str], made: list[_C
         verdict.could.add("FB003")
     if _hinted(joined):
         verdict.could.add("FB006")
-    marked = [
-        m for m in messages if m["role"] == "assistant" and triggers(text_of(m.get("content")))
-    ]
-    if marked:
-        verdict.could.update(("FB001", "EX004"))
-        if any("Answer" in text_of(m.get("content")) for m in marked):
-            verdict.could.add("FB002")
-        if any(not m.get("tool_calls") for m in marked):
-            verdict.could.add("EX003")
+    # `dialects._marked`: one search of the joined texts before any message is read alone.
+    if any(map(joined.__contains__, _TRIGGER_HINTS)) or joined[:1] == "a" or "\x00a" in joined:
+        marked = [
+            m for m in messages if m["role"] == "assistant" and triggers(text_of(m.get("content")))
+        ]
+        if marked:
+            verdict.could.update(("FB001", "EX004"))
+            if any("Answer" in text_of(m.get("content")) for m in marked):
+                verdict.could.add("FB002")
+            if any(not m.get("tool_calls") for m in marked):
+                verdict.could.add("EX003")
     if any(_bracketed(c.name) for c in made if c.caller == "assistant"):
         verdict.could.add("EX004")
 
@@ -256,6 +258,22 @@ def _grounded(token: str, given: str) -> bool:
     return False
 
 
+_SEEN: dict[tuple[str, str | None], list[tuple[str, str, str]]] = {}
+
+
+def _identifiers(call: _Call) -> list[tuple[str, str, str]]:
+    """`_read_identifiers`, read once per tool and arguments text (`_identifiers_of`'s cache)."""
+    if call.raw_arguments is None or len(call.raw_arguments) > 2_000:
+        return _read_identifiers(call)  # type: ignore[arg-type]
+    key_ = (call.name, call.raw_arguments)
+    found = _SEEN.get(key_)
+    if found is None:
+        if len(_SEEN) >= 4096:
+            _SEEN.clear()
+        found = _SEEN[key_] = _read_identifiers(call)  # type: ignore[arg-type]
+    return found
+
+
 def _ungrounded(verdict: Verdict, messages: list, texts: list[str], made: list[_Call]) -> None:
     """FB004: some identifier an assistant's call passes is not written, as a whole token,
     in an earlier message of the system, the user or a tool. Verbatim presence is only
@@ -269,7 +287,7 @@ def _ungrounded(verdict: Verdict, messages: list, texts: list[str], made: list[_
     for c in made:
         if c.caller != "assistant" or c.turn < first or _creates(c.name):
             continue
-        found = _read_identifiers(c)
+        found = _identifiers(c)
         if not paths:
             found = [f for f in found if f[2] != "file path"]
         if not found:
@@ -299,7 +317,9 @@ def _approvals(messages: list, made: list[_Call], tools: Any, value: dict) -> bo
         return True
     shim = SimpleNamespace(
         messages=[
-            SimpleNamespace(role=m["role"], text=text_of(m.get("content"))) for m in messages
+            SimpleNamespace(role=m["role"], text=text_of(m.get("content")))
+            for m in messages
+            if m["role"] in ("system", "developer")
         ],
         instructions=None,
         tools=tools,
