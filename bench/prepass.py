@@ -94,6 +94,9 @@ def _shaped(messages: Any) -> bool:
             return False
         if "function_call" in m:
             return False
+        content = m.get("content")
+        if content is not None and type(content) is not str:
+            return False  # parts: another format's blocks (`tool_use`) may hide there
         calls = m.get("tool_calls")
         if calls is not None and type(calls) is not list:
             return False
@@ -528,5 +531,47 @@ def _facts(verdicts: list[Verdict], report: Any) -> None:
     print(f"  skipped (rule, reason) pairs: {sum(skipped.values())}")
 
 
+def fixtures(root: Path) -> int:
+    """Every OpenAI-chat line of the fixtures audited alone by the engine and screened by the
+    pre-pass: a rule that fires where the pre-pass said clean is a MISS. The shape of the
+    equivalence test a landed pre-pass would need (run on more than the bench's one shape)."""
+    import tempfile
+
+    from auditor import config, engine
+    from auditor.formats import openai
+
+    settings = config.build()
+    seen = clean = misses = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        one = Path(tmp) / "one.jsonl"
+        for path in sorted(root.rglob("*.jsonl")):
+            for number, line in enumerate(path.read_bytes().splitlines(), 1):
+                try:
+                    value = orjson.loads(line)
+                except orjson.JSONDecodeError:
+                    continue
+                if type(value) is not dict or type(value.get("messages")) is not list:
+                    continue
+                verdict = could_fire(value)
+                if verdict.full:
+                    continue
+                one.write_bytes(line + b"\n")
+                report = engine.audit([str(one)], settings)
+                if any(f.code.startswith("IN") for f in report.findings):
+                    continue  # not OpenAI chat after all, or a record the format rejects
+                if report.counts.conversations != 1 or not openai.detect:
+                    continue
+                seen += 1
+                clean += not verdict.could
+                missed = {f.code for f in report.findings} - verdict.could
+                if missed:
+                    misses += 1
+                    print(f"  MISS!!! {path}:{number}: {sorted(missed)} fire, pre-pass said clean")
+    print(f"  fixtures: {seen} OpenAI-chat conversations, {clean} proved clean, misses: {misses}")
+    return 1 if misses else 0
+
+
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--fixtures"]:
+        sys.exit(fixtures(Path(sys.argv[2])))
     sys.exit(main(Path(sys.argv[1])))
