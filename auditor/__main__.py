@@ -1,7 +1,7 @@
 """The `audit` command and `python -m auditor`.
 
-`audit --version` is answered here, before the command line is built: typer (and the pydantic
-it loads) costs a few hundred milliseconds that a version check should not pay.
+`audit --version` is answered here, before the command line is built: typer costs a hundred
+milliseconds or more that a version check should not pay.
 """
 
 import sys

@@ -18,7 +18,7 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 
-# typer 0.29 vendors Click; the pin in pyproject.toml keeps this private path stable.
+# typer 0.28 vendors Click; the pin in pyproject.toml keeps this private path stable.
 from typer._click.exceptions import ClickException
 from typer.core import TyperCommand
 
