@@ -40,8 +40,10 @@ from auditor.rules import _claims, _placeholders  # noqa: E402
 from auditor.rules._loops import Options as LoopOptions  # noqa: E402
 from auditor.rules._loops import transparent  # noqa: E402
 from auditor.rules._quickschema import checker  # noqa: E402
+from auditor.rules._rewordings import may_repeat as _may_repeat  # noqa: E402
+from auditor.rules._rewordings import words_of as _words_of  # noqa: E402
 from auditor.rules.leaked_control_tokens import _bracketed  # noqa: E402
-from auditor.rules.repeated_assistant_message import MIN_WORDS, _may_repeat, _words_of  # noqa: E402
+from auditor.rules.repeated_assistant_message import MIN_WORDS  # noqa: E402
 from auditor.rules.repeated_assistant_message import Options as ReplyOptions  # noqa: E402
 from auditor.rules.simulated_data import _hinted  # noqa: E402
 from auditor.rules.ungrounded_argument import _GIVERS, _creates, _read_identifiers  # noqa: E402

@@ -351,13 +351,13 @@ _WORDS = [
     ]
 )
 def test_lp004_prefilter_never_hides_a_repeat(texts):
-    """LP004's `_may_repeat` says no only where every reply has a key of its own, and the
-    words it reads are `_content`'s (what `_keyed` reuses)."""
-    from auditor.rules import repeated_assistant_message as lp004
+    """LP004's `may_repeat` says no only where every reply has a key of its own, and the
+    words it reads are `content_of`'s (what the rule's `_keyed` reuses)."""
+    from auditor.rules import _rewordings as lp004
 
-    for text, words, tokens in zip(texts, *lp004._words_of(texts), strict=True):
-        numbers = lp004._numbers(tokens) if lp004._has_digit(text) else ()
-        assert (words.difference(numbers), numbers) == lp004._content(text)
-    keys = lp004._Rewordings()
+    for text, words, tokens in zip(texts, *lp004.words_of(texts), strict=True):
+        numbers = lp004.numbers_in(tokens) if lp004.has_digit(text) else ()
+        assert (words.difference(numbers), numbers) == lp004.content_of(text)
+    keys = lp004.Rewordings()
     if len({keys.key(text) for text in texts}) < len(texts):
-        assert lp004._may_repeat(texts, lp004._words_of(texts)[0])
+        assert lp004.may_repeat(texts, lp004.words_of(texts)[0])
