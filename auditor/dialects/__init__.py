@@ -93,9 +93,15 @@ _TRIGGER_HINTS = ("{", "[", "<", "Action", "Observation", "Final", "Answer", "as
 def triggers(text: str) -> bool:
     """Whether `read` could find anything in `text`: when not, it reads nothing (the screen
     of the text rules, FB001, FB002, EX003, EX004)."""
-    if not text or not (any(map(text.__contains__, _TRIGGER_HINTS)) or text[:1] == "a"):
+    if not text or not _hinted(text):
         return False
     return _TRIGGER.search(text) is not None
+
+
+def _hinted(text: str) -> bool:
+    """Whether `text`, or one of the messages it joins with NUL (`Replay.said`), holds what
+    `_TRIGGER` needs: a hint as a plain substring, or a leading `a` (`\\Aanalysis`)."""
+    return any(map(text.__contains__, _TRIGGER_HINTS)) or text[:1] == "a" or "\x00a" in text
 
 
 def tool_names(conversation: Conversation) -> frozenset[str] | None:
@@ -126,8 +132,7 @@ def marked_turns(replay: Replay) -> list[Message]:
 
 
 def _marked(replay: Replay) -> list[Message]:
-    said = replay.said()  # most conversations: no hint in any answer, one search each
-    if not any(map(said.__contains__, _TRIGGER_HINTS)) and not (said[:1] == "a" or "\x00a" in said):
+    if not _hinted(replay.said()):  # most conversations: no hint in any answer, one search each
         return []
     return [t.message for t in replay.turns if triggers(t.message.text)]
 
