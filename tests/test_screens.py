@@ -361,3 +361,90 @@ def test_lp004_prefilter_never_hides_a_repeat(texts):
     keys = lp004.Rewordings()
     if len({keys.key(text) for text in texts}) < len(texts):
         assert lp004.may_repeat(texts, lp004.words_of(texts)[0])
+
+
+def _fb004(user_text: str, argument: str, tool_text: str = "ok") -> dict:
+    """A user turn, then a call passing `argument` as `order_id`."""
+    arguments = orjson.dumps({"order_id": argument}).decode()
+    call = {
+        "id": "c1",
+        "type": "function",
+        "function": {"name": "get_order", "arguments": arguments},
+    }
+    return {
+        "id": "fb004",
+        "messages": [
+            {"role": "system", "content": "You help customers with their orders."},
+            {"role": "user", "content": user_text},
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "c1", "content": tool_text},
+        ],
+    }
+
+
+def _fb004_screen_and_check(value: dict) -> tuple[bool, list]:
+    from auditor.rules import ungrounded_argument as fb004
+
+    (conversation,) = _replays(value, ApprovalOptions())
+    said = fb004.screen(replay(conversation), None)
+    return said, list(fb004.check(replay(conversation), None))
+
+
+@pytest.mark.parametrize(
+    ("user_text", "argument"),
+    [
+        ("My order is W2378156.", "W2378156"),  # as written, before a full stop
+        ("My order is #w2378156, thanks", "#W2378156"),  # another case, with a `#`
+        ("order (W2378156)", "W2378156"),
+        (
+            "see https://acme.test/orders/W2378156?x=1 please",
+            "https://acme.test/orders/W2378156?x=1",
+        ),
+    ],
+)
+def test_fb004_screen_says_no_for_an_identifier_given_as_a_whole_token(user_text, argument):
+    assert _fb004_screen_and_check(_fb004(user_text, argument)) == (False, [])
+
+
+@pytest.mark.parametrize(
+    ("user_text", "argument", "tool_text", "grounded"),
+    [
+        ("I am xmia_li_3668.", "mia_li_3668", "ok", False),  # inside a longer token
+        ("I am mia_li_3668x.", "mia_li_3668", "ok", False),
+        ("I have an order.", "mia_li_3668", "found mia_li_3668", False),  # given after the call
+        ("I am İmia_li_3668", "mia_li_3668", "ok", False),  # lowering lengthens the text
+        ("I am .mia_li_3668", "mia_li_3668", "ok", True),  # the check strips the dot
+        ("I am İ mia_li_3668", "mia_li_3668", "ok", True),  # left out, grounded by the check
+    ],
+)
+def test_fb004_screen_sends_other_texts_to_the_check(user_text, argument, tool_text, grounded):
+    said, found = _fb004_screen_and_check(_fb004(user_text, argument, tool_text))
+    assert said is True
+    expected = [] if grounded else ["`get_order` was called with `order_id` = `mia_li_3668`"]
+    assert [v.message.split(", an id")[0] for v in found] == expected
+
+
+def test_fb004_screen_leaves_other_written_forms_to_the_check():
+    """`ORD-20931` after "20931" is grounded by the check's keys, not by the screen's search."""
+    said, found = _fb004_screen_and_check(_fb004("Order 20931 is late.", "ORD-20931"))
+    assert (said, found) == (True, [])
+
+
+_DECOR = ["", "#", ".", "x", "(", ")", "/", "-", "İ", "=", "..", "?", " ", "\n", "ı"]
+
+
+@settings(max_examples=300 * FUZZ, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.sampled_from(
+        ["W2378156", "mia_li_3668", "a.b@c.org", "/srv/app/main.py", "https://x.io/a/b2"]
+    ),
+    st.lists(st.tuples(st.sampled_from(_DECOR), st.sampled_from(_DECOR)), max_size=3),
+    st.sampled_from([str.lower, str.upper, str.title, lambda s: s]),
+)
+def test_fb004_screen_no_means_the_check_finds_it_grounded(token, decorations, case):
+    """Whatever surrounds the identifier in the user's text, a screen that says no agrees
+    with the check."""
+    text = " and ".join(f"{before}{case(token)}{after}" for before, after in decorations)
+    said, found = _fb004_screen_and_check(_fb004(text or "hello", token))
+    if not said:
+        assert found == []

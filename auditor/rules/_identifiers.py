@@ -112,7 +112,7 @@ def _token_keys(token: str) -> frozenset[str]:
 @lru_cache(maxsize=8192)  # dates, flight numbers, ids recur across a log's tool results
 def keys(token: str) -> frozenset[str]:
     """The forms under which a token of the conversation is indexed."""
-    t = _bare(token)
+    t = bare(token)
     if not t:
         return frozenset()
     if "@" in t:
@@ -135,7 +135,7 @@ def keys(token: str) -> frozenset[str]:
 @lru_cache(maxsize=8192)
 def lookups(token: str, sort: str) -> frozenset[str]:
     """The forms of an argument's identifier of sort `sort`, any of which found grounds it."""
-    t = _bare(token)
+    t = bare(token)
     if sort == "URL":
         return frozenset((t, _url(t), *_url_paths(_url(t))))
     if sort == "file path":
@@ -161,7 +161,7 @@ def signature(token: str, sort: str) -> tuple[tuple[str, ...], ...]:
     its file name, its folders their first two names; a phone number its last four digits).
     A text that holds none cannot ground the identifier and is not tokenised at all.
     """
-    t = _bare(token)
+    t = bare(token)
     if sort == "URL":
         return (
             tuple(_RUNS.findall(_url(t))),
@@ -184,7 +184,7 @@ def signature(token: str, sort: str) -> tuple[tuple[str, ...], ...]:
 @lru_cache(maxsize=8192)
 def kind(token: str) -> str | None:
     """What sort of identifier an argument's token is, or None when it is none."""
-    t = _bare(token)
+    t = bare(token)
     if len(t) < 4 or t in _TECH:
         return None
     if "@" in t and "." in t.split("@")[-1]:
@@ -217,8 +217,14 @@ def _numbers(t: str) -> list[str]:
     return _DIGITS.findall(t)
 
 
-def _bare(token: str) -> str:
+def bare(token: str) -> str:
+    """A token without the punctuation around it, lower-cased: the form every key starts from."""
     return token.strip(_PUNCT).lower().lstrip("#")
+
+
+def is_id_char(char: str) -> bool:
+    """Whether `char` can be part of an identifier token (`tokens` cuts at every other)."""
+    return _SPACES[ord(char)] != 32
 
 
 def _suffixes(path: str) -> list[str]:

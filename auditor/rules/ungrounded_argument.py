@@ -9,8 +9,8 @@ arguments of an earlier call that succeeded. The same value written differently 
 value: case, a `#`, separators, a short code around a number (`ORD-20931` and `20931`, but not
 `credit_card_7334` and "ending in 7334"), a URL's `www.` or scheme, a path's leading
 directories. One finding per call, naming the argument and the value; a value is reported
-once. The conversation is indexed once as it is read, and only as far as an identifier still
-lacks a source.
+once. An identifier an earlier text holds as a whole token is found by a plain search; the
+conversation is indexed only for the rest, once, and only as far as one still lacks a source.
 
 ## Why is this bad?
 An id the agent never saw is an id it made up: an order number guessed from the pattern of
@@ -46,6 +46,7 @@ taken as the same order), and identifiers without digits or punctuation (`mia_li
 """
 
 import re
+from bisect import bisect_left
 from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache
 
@@ -80,8 +81,18 @@ CREATE_VERBS = frozenset(
 
 
 def screen(replay: Replay, options: None) -> bool:
-    """Some call of the assistant passes an identifier."""
-    return bool(replay.shared(CODE, _wanted))
+    """Some call of the assistant passes an identifier that no earlier system, developer or
+    user turn or tool result holds as a whole token, in any case (`_Given`): only then can the
+    check, which also reads every other written form, find it ungrounded."""
+    wanted = replay.shared(CODE, _wanted)
+    if not wanted:
+        return False
+    given = _Given(replay.conversation.messages)
+    return any(
+        sort == "phone number" or not given.before(token, exchange.turn)
+        for exchange, found in wanted
+        for _, token, sort in found
+    )
 
 
 def _wanted(replay: Replay) -> list[tuple[Exchange, list[tuple[str, str, str]]]]:
@@ -282,6 +293,78 @@ def _keys_of(text: str, phones: bool) -> frozenset[str]:
     seen: set[str] = set()
     _identifiers.index(seen, text, phones)
     return frozenset(seen)
+
+
+class _Given:
+    """The texts `_Index.read` reads (system, developer and user turns, tool results), lowered
+    and joined by newlines, to find an identifier written as a whole token with C-speed
+    searches. Every match `before` accepts is a token `_identifiers.index` would index under
+    the identifier's own bare form, so the check finds it grounded too; a text that lowering
+    would lengthen (`İ`) is left out, so positions match its tokens character for character."""
+
+    def __init__(self, messages: Sequence[Message]) -> None:
+        parts: list[str] = []
+        self.turns: list[int] = []
+        self.starts: list[int] = []
+        size = 0
+        for message in messages:
+            result = message.result
+            if result is not None:
+                text = result.text
+            elif message.role in _GIVERS:
+                text = message.text
+            else:
+                continue
+            lowered = text.lower()
+            if len(lowered) != len(text):
+                continue
+            self.turns.append(message.index)
+            self.starts.append(size)
+            parts.append(lowered)
+            size += len(lowered) + 1
+        self.text = "\n".join(parts)
+        self.first: dict[str, int] = {}
+
+    def before(self, token: str, turn: int) -> bool:
+        """Whether a text before message `turn` holds `token` as a whole token."""
+        needle = _identifiers.bare(token)
+        at = self.first.get(needle)
+        if at is None:
+            at = self.first[needle] = self._find(needle)
+        k = bisect_left(self.turns, turn)
+        return at < (self.starts[k] if k < len(self.starts) else len(self.text) + 1)
+
+    def _find(self, needle: str) -> int:
+        """Where the first whole-token match of `needle` starts, or past the end. A match is
+        whole when no identifier character touches it, but for one `#` before it and
+        punctuation after it that `bare` strips; after `MAX_TRIES` matches inside longer tokens
+        the search gives up (the check then reads the texts itself)."""
+        text = self.text
+        end_of_text = len(text)
+        is_id = _identifiers.is_id_char
+        pos = text.find(needle)
+        for _ in range(MAX_TRIES):
+            if pos < 0 or not needle:
+                break
+            start, end = pos, pos + len(needle)
+            if start and text[start - 1] == "#":
+                start -= 1
+            while end < end_of_text and end - pos - len(needle) < 8 and text[end] in _TRAILING:
+                end += 1
+            if (
+                (start == 0 or not is_id(text[start - 1]))
+                and (end == end_of_text or not is_id(text[end]))
+                and _identifiers.bare(text[start:end]) == needle
+            ):
+                return pos
+            pos = text.find(needle, pos + 1)
+        return end_of_text + 1
+
+
+MAX_TRIES = 16
+"""Matches of one identifier inside longer tokens `_Given` skips before it gives up."""
+_TRAILING = frozenset(".:?=&%")
+"""Identifier characters that `bare` strips from a token's end."""
 
 
 def _violation(replay: Replay, exchange: Exchange, new: list[tuple[str, str, str]]) -> Violation:
