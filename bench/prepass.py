@@ -37,6 +37,7 @@ from auditor.dialects import _TRIGGER_HINTS, triggers  # noqa: E402
 from auditor.formats._common import text_of, tool_specs  # noqa: E402
 from auditor.replay import looks_like_error  # noqa: E402
 from auditor.rules import _claims, _placeholders  # noqa: E402
+from auditor.rules._grounding import GIVERS as _GIVERS  # noqa: E402
 from auditor.rules._loops import Options as LoopOptions  # noqa: E402
 from auditor.rules._loops import transparent  # noqa: E402
 from auditor.rules._quickschema import checker  # noqa: E402
@@ -46,7 +47,7 @@ from auditor.rules.leaked_control_tokens import _bracketed  # noqa: E402
 from auditor.rules.repeated_assistant_message import MIN_WORDS  # noqa: E402
 from auditor.rules.repeated_assistant_message import Options as ReplyOptions  # noqa: E402
 from auditor.rules.simulated_data import _hinted  # noqa: E402
-from auditor.rules.ungrounded_argument import _GIVERS, _creates, _read_identifiers  # noqa: E402
+from auditor.rules.ungrounded_argument import _creates, _read_identifiers  # noqa: E402
 
 TEXT_RULES = ("FB001", "FB002", "EX003", "EX004")
 CALL_RULES = ("FB004", "FB005", "EX001", "EX006", "LP001", "LP002", "LP003", "LP005")

@@ -46,16 +46,13 @@ taken as the same order), and identifiers without digits or punctuation (`mia_li
 """
 
 import re
-from bisect import bisect_left
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator
 from functools import lru_cache
 
-import orjson
-
 from auditor.findings import Severity, Violation, on_call
-from auditor.model import Conversation, Message, ToolCall
+from auditor.model import ToolCall
 from auditor.replay import Exchange, Replay
-from auditor.rules import _identifiers
+from auditor.rules import _grounding, _identifiers
 from auditor.rules._toolnames import words
 from auditor.rules._values import strings
 
@@ -72,7 +69,6 @@ FREE_TEXT = frozenset(_FREE_TEXT.split())
 """Argument names (or words of them) that hold free text."""
 NEW_VALUES = ("new", "output", "out", "dest", "destination", "target", "save")
 """First words of argument names that hold a value the call creates."""
-_GIVERS = ("system", "developer", "user")
 _MAYBE_ID = re.compile(r"[\d/@.]")
 CREATE_VERBS = frozenset(
     ["create", "write", "mkdir", "make", "new", "save", "touch", "generate", "init"]
@@ -82,12 +78,12 @@ CREATE_VERBS = frozenset(
 
 def screen(replay: Replay, options: None) -> bool:
     """Some call of the assistant passes an identifier that no earlier system, developer or
-    user turn or tool result holds as a whole token, in any case (`_Given`): only then can the
+    user turn or tool result holds as a whole token, in any case (`_grounding.Given`): only then can the
     check, which also reads every other written form, find it ungrounded."""
     wanted = replay.shared(CODE, _wanted)
     if not wanted:
         return False
-    given = _Given(replay.conversation.messages)
+    given = _grounding.Given(replay.conversation.messages)
     return any(
         sort == "phone number" or not given.before(token, exchange.turn)
         for exchange, found in wanted
@@ -104,7 +100,7 @@ def check(replay: Replay, options: None) -> Iterator[Violation]:
     if not wanted:
         return
     conversation = replay.conversation
-    first = next((m.index for m in conversation.messages if m.role in _GIVERS), None)
+    first = next((m.index for m in conversation.messages if m.role in _grounding.GIVERS), None)
     if first is None:
         return  # a lone response: what the agent was given is not in the log
     # Without its system prompt the log hides the working directory the agent was told.
@@ -113,7 +109,7 @@ def check(replay: Replay, options: None) -> Iterator[Violation]:
     phones = any(
         sort == "phone number" or token.isdigit() for _, f in wanted for _, token, sort in f
     )
-    index = _Index(phones, [f for _, found in wanted for f in found], replay)
+    index = _grounding.Index(phones, [f for _, found in wanted for f in found], replay)
     read_to = 0
     settled: set[tuple[str, str]] = set()  # identifiers found grounded, or reported, already
     for exchange, found in wanted:
@@ -178,193 +174,6 @@ def _free(key: str) -> bool:
 @lru_cache(maxsize=1024)
 def _creates(tool: str) -> bool:
     return _first_word(tool) in CREATE_VERBS
-
-
-class _Index:
-    """The keys of every identifier the conversation gave, as far as it has been read.
-
-    Only texts that could hold a grounding token are tokenised: a text must contain the pieces
-    of at least one of the identifiers the calls pass (`_identifiers.signature`), found with
-    plain substring searches. With more than `MAX_SIGNATURES` of them, every text is tokenised,
-    so the work stays linear however many identifiers a conversation passes.
-    """
-
-    def __init__(
-        self, phones: bool, candidates: list[tuple[str, str, str]], replay: Replay
-    ) -> None:
-        self.replay = replay
-        self._succeeded: dict[int, Exchange] | None = None
-        self.seen: set[str] = set()
-        self.phones = phones
-        self.declarations_read = False
-        self.candidates = candidates
-        self._signatures: list[tuple[str, ...]] | None = None
-        self._made = False
-
-    @property
-    def signatures(self) -> list[tuple[str, ...]] | None:
-        """The pieces to look for before tokenising a long text; None: tokenise every text.
-        Made on first use: most conversations never need them."""
-        if not self._made:
-            self._made = True
-            found = {
-                alternative
-                for _, token, sort in dict.fromkeys(self.candidates)
-                for alternative in _identifiers.signature(token, sort)
-            }
-            if 0 < len(found) <= MAX_SIGNATURES and all(found):
-                self._signatures = list(found)
-        return self._signatures
-
-    def grounds(self, token: str, sort: str, conversation: Conversation | None = None) -> bool:
-        """Whether what was read so far gives the identifier; with the conversation, the tool
-        declarations are read when nothing else does (most identifiers come from users and
-        tool results, so most conversations never need them)."""
-        forms = _identifiers.lookups(token, sort)
-        if not forms.isdisjoint(self.seen):
-            return True
-        if conversation is not None and not self.declarations_read:
-            self.declarations_read = True
-            self.declared(conversation)
-            return not forms.isdisjoint(self.seen)
-        return False
-
-    def declared(self, conversation: Conversation) -> None:
-        """The identifiers in the tool declarations, and the tools' names."""
-        tools = conversation.tools or ()
-        text = "\n".join(
-            f"{t.name} {t.description} {orjson.dumps(t.parameters).decode()}" for t in tools
-        )
-        self.seen.update(t.name.lower() for t in tools)
-        if text:  # the same declarations in every conversation of a log: read once
-            self.seen.update(_keys_of(text, self.phones))
-
-    def read(self, messages: Sequence[Message]) -> None:
-        """What the messages give: system and user turns' texts, tool results, and the
-        arguments of the successful calls those results answer (one loop: it is hot)."""
-        seen, phones = self.seen, self.phones
-        if self._succeeded is None:
-            self._succeeded = {
-                e.result_turn: e for e in self.replay.exchanges if e.result_turn and not e.failed
-            }
-        succeeded = self._succeeded
-        low, high = _CACHED
-        for message in messages:
-            result = message.result
-            if result is not None:
-                texts = [result.text]
-                answered = succeeded.get(message.index)
-                if answered is not None:  # its arguments as logged: one text, not per value
-                    call = answered.call
-                    texts.append(call.raw_arguments or " ".join(v for _, v, _ in strings(call)))
-            elif message.role in _GIVERS:
-                texts = [message.text]
-            else:
-                for call in message.tool_calls:
-                    seen.add(call.name.lower())
-                continue
-            for text in texts:
-                size = len(text)
-                if low <= size <= high:  # one lookup, relevant or not
-                    seen.update(_keys_of(text, phones))
-                elif size < _SHORT or self._relevant(text):
-                    _identifiers.index(seen, text, phones)
-
-    def _relevant(self, text: str) -> bool:
-        signatures = self.signatures
-        return signatures is None or _holds(text.lower().__contains__, signatures)
-
-
-def _holds(has: Callable[[str], bool], signatures: list[tuple[str, ...]]) -> bool:
-    return any(all(map(has, pieces)) for pieces in signatures)
-
-
-MAX_SIGNATURES = 64
-"""Identifiers whose pieces are looked for in each text before it is tokenised."""
-_SHORT = 200
-"""Texts shorter than this are tokenised at once: cheaper than looking for pieces first."""
-_CACHED = (1_000, 50_000)
-"""Texts of this length are indexed once for the whole run: system prompts and declarations,
-which a log repeats in every conversation."""
-
-
-@lru_cache(maxsize=128)
-def _keys_of(text: str, phones: bool) -> frozenset[str]:
-    seen: set[str] = set()
-    _identifiers.index(seen, text, phones)
-    return frozenset(seen)
-
-
-class _Given:
-    """The texts `_Index.read` reads (system, developer and user turns, tool results), lowered
-    and joined by newlines, to find an identifier written as a whole token with C-speed
-    searches. Every match `before` accepts is a token `_identifiers.index` would index under
-    the identifier's own bare form, so the check finds it grounded too; a text that lowering
-    would lengthen (`İ`) is left out, so positions match its tokens character for character."""
-
-    def __init__(self, messages: Sequence[Message]) -> None:
-        parts: list[str] = []
-        self.turns: list[int] = []
-        self.starts: list[int] = []
-        size = 0
-        for message in messages:
-            result = message.result
-            if result is not None:
-                text = result.text
-            elif message.role in _GIVERS:
-                text = message.text
-            else:
-                continue
-            lowered = text.lower()
-            if len(lowered) != len(text):
-                continue
-            self.turns.append(message.index)
-            self.starts.append(size)
-            parts.append(lowered)
-            size += len(lowered) + 1
-        self.text = "\n".join(parts)
-        self.first: dict[str, int] = {}
-
-    def before(self, token: str, turn: int) -> bool:
-        """Whether a text before message `turn` holds `token` as a whole token."""
-        needle = _identifiers.bare(token)
-        at = self.first.get(needle)
-        if at is None:
-            at = self.first[needle] = self._find(needle)
-        k = bisect_left(self.turns, turn)
-        return at < (self.starts[k] if k < len(self.starts) else len(self.text) + 1)
-
-    def _find(self, needle: str) -> int:
-        """Where the first whole-token match of `needle` starts, or past the end. A match is
-        whole when no identifier character touches it, but for one `#` before it and
-        punctuation after it that `bare` strips; after `MAX_TRIES` matches inside longer tokens
-        the search gives up (the check then reads the texts itself)."""
-        text = self.text
-        end_of_text = len(text)
-        is_id = _identifiers.is_id_char
-        pos = text.find(needle)
-        for _ in range(MAX_TRIES):
-            if pos < 0 or not needle:
-                break
-            start, end = pos, pos + len(needle)
-            if start and text[start - 1] == "#":
-                start -= 1
-            while end < end_of_text and end - pos - len(needle) < 8 and text[end] in _TRAILING:
-                end += 1
-            if (
-                (start == 0 or not is_id(text[start - 1]))
-                and (end == end_of_text or not is_id(text[end]))
-                and _identifiers.bare(text[start:end]) == needle
-            ):
-                return pos
-            pos = text.find(needle, pos + 1)
-        return end_of_text + 1
-
-
-MAX_TRIES = 16
-"""Matches of one identifier inside longer tokens `_Given` skips before it gives up."""
-_TRAILING = frozenset(".:?=&%")
-"""Identifier characters that `bare` strips from a token's end."""
 
 
 def _violation(replay: Replay, exchange: Exchange, new: list[tuple[str, str, str]]) -> Violation:

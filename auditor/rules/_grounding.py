@@ -1,0 +1,209 @@
+"""Where FB004 (ungrounded-argument) looks for the source of an identifier a call passes.
+
+`Given` is the screen's plain search for an identifier written as a whole token in an earlier
+text; `Index` is the check's index of every written form (`_identifiers.keys`) of the
+identifiers the conversation gave, read only as far as one still lacks a source.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+
+import orjson
+
+from auditor.model import Conversation, Message
+from auditor.replay import Exchange, Replay
+from auditor.rules import _identifiers
+from auditor.rules._values import strings
+
+GIVERS = ("system", "developer", "user")
+"""Roles whose texts give the agent identifiers (tool results give them too)."""
+
+
+class Index:
+    """The keys of every identifier the conversation gave, as far as it has been read.
+
+    Only texts that could hold a grounding token are tokenised: a text must contain the pieces
+    of at least one of the identifiers the calls pass (`_identifiers.signature`), found with
+    plain substring searches. With more than `MAX_SIGNATURES` of them, every text is tokenised,
+    so the work stays linear however many identifiers a conversation passes.
+    """
+
+    def __init__(
+        self, phones: bool, candidates: list[tuple[str, str, str]], replay: Replay
+    ) -> None:
+        self.replay = replay
+        self._succeeded: dict[int, Exchange] | None = None
+        self.seen: set[str] = set()
+        self.phones = phones
+        self.declarations_read = False
+        self.candidates = candidates
+        self._signatures: list[tuple[str, ...]] | None = None
+        self._made = False
+
+    @property
+    def signatures(self) -> list[tuple[str, ...]] | None:
+        """The pieces to look for before tokenising a long text; None: tokenise every text.
+        Made on first use: most conversations never need them."""
+        if not self._made:
+            self._made = True
+            found = {
+                alternative
+                for _, token, sort in dict.fromkeys(self.candidates)
+                for alternative in _identifiers.signature(token, sort)
+            }
+            if 0 < len(found) <= MAX_SIGNATURES and all(found):
+                self._signatures = list(found)
+        return self._signatures
+
+    def grounds(self, token: str, sort: str, conversation: Conversation | None = None) -> bool:
+        """Whether what was read so far gives the identifier; with the conversation, the tool
+        declarations are read when nothing else does (most identifiers come from users and
+        tool results, so most conversations never need them)."""
+        forms = _identifiers.lookups(token, sort)
+        if not forms.isdisjoint(self.seen):
+            return True
+        if conversation is not None and not self.declarations_read:
+            self.declarations_read = True
+            self.declared(conversation)
+            return not forms.isdisjoint(self.seen)
+        return False
+
+    def declared(self, conversation: Conversation) -> None:
+        """The identifiers in the tool declarations, and the tools' names."""
+        tools = conversation.tools or ()
+        text = "\n".join(
+            f"{t.name} {t.description} {orjson.dumps(t.parameters).decode()}" for t in tools
+        )
+        self.seen.update(t.name.lower() for t in tools)
+        if text:  # the same declarations in every conversation of a log: read once
+            self.seen.update(_keys_of(text, self.phones))
+
+    def read(self, messages: Sequence[Message]) -> None:
+        """What the messages give: system and user turns' texts, tool results, and the
+        arguments of the successful calls those results answer (one loop: it is hot)."""
+        seen, phones = self.seen, self.phones
+        if self._succeeded is None:
+            self._succeeded = {
+                e.result_turn: e for e in self.replay.exchanges if e.result_turn and not e.failed
+            }
+        succeeded = self._succeeded
+        low, high = _CACHED
+        for message in messages:
+            result = message.result
+            if result is not None:
+                texts = [result.text]
+                answered = succeeded.get(message.index)
+                if answered is not None:  # its arguments as logged: one text, not per value
+                    call = answered.call
+                    texts.append(call.raw_arguments or " ".join(v for _, v, _ in strings(call)))
+            elif message.role in GIVERS:
+                texts = [message.text]
+            else:
+                for call in message.tool_calls:
+                    seen.add(call.name.lower())
+                continue
+            for text in texts:
+                size = len(text)
+                if low <= size <= high:  # one lookup, relevant or not
+                    seen.update(_keys_of(text, phones))
+                elif size < _SHORT or self._relevant(text):
+                    _identifiers.index(seen, text, phones)
+
+    def _relevant(self, text: str) -> bool:
+        signatures = self.signatures
+        return signatures is None or _holds(text.lower().__contains__, signatures)
+
+
+def _holds(has: Callable[[str], bool], signatures: list[tuple[str, ...]]) -> bool:
+    return any(all(map(has, pieces)) for pieces in signatures)
+
+
+MAX_SIGNATURES = 64
+"""Identifiers whose pieces are looked for in each text before it is tokenised."""
+_SHORT = 200
+"""Texts shorter than this are tokenised at once: cheaper than looking for pieces first."""
+_CACHED = (1_000, 50_000)
+"""Texts of this length are indexed once for the whole run: system prompts and declarations,
+which a log repeats in every conversation."""
+
+
+@lru_cache(maxsize=128)
+def _keys_of(text: str, phones: bool) -> frozenset[str]:
+    seen: set[str] = set()
+    _identifiers.index(seen, text, phones)
+    return frozenset(seen)
+
+
+class Given:
+    """The texts `Index.read` reads (system, developer and user turns, tool results), lowered
+    and joined by newlines, to find an identifier written as a whole token with C-speed
+    searches. Every match `before` accepts is a token `_identifiers.index` would index under
+    the identifier's own bare form, so the check finds it grounded too; a text that lowering
+    would lengthen (`İ`) is left out, so positions match its tokens character for character."""
+
+    def __init__(self, messages: Sequence[Message]) -> None:
+        parts: list[str] = []
+        self.turns: list[int] = []
+        self.starts: list[int] = []
+        size = 0
+        for message in messages:
+            result = message.result
+            if result is not None:
+                text = result.text
+            elif message.role in GIVERS:
+                text = message.text
+            else:
+                continue
+            lowered = text.lower()
+            if len(lowered) != len(text):
+                continue
+            self.turns.append(message.index)
+            self.starts.append(size)
+            parts.append(lowered)
+            size += len(lowered) + 1
+        self.text = "\n".join(parts)
+        self.first: dict[str, int] = {}
+
+    def before(self, token: str, turn: int) -> bool:
+        """Whether a text before message `turn` holds `token` as a whole token."""
+        needle = _identifiers.bare(token)
+        at = self.first.get(needle)
+        if at is None:
+            at = self.first[needle] = self._find(needle)
+        k = bisect_left(self.turns, turn)
+        return at < (self.starts[k] if k < len(self.starts) else len(self.text) + 1)
+
+    def _find(self, needle: str) -> int:
+        """Where the first whole-token match of `needle` starts, or past the end. A match is
+        whole when no identifier character touches it, but for one `#` before it and
+        punctuation after it that `bare` strips; after `MAX_TRIES` matches inside longer tokens
+        the search gives up (the check then reads the texts itself)."""
+        text = self.text
+        end_of_text = len(text)
+        is_id = _identifiers.is_id_char
+        pos = text.find(needle)
+        for _ in range(MAX_TRIES):
+            if pos < 0 or not needle:
+                break
+            start, end = pos, pos + len(needle)
+            if start and text[start - 1] == "#":
+                start -= 1
+            while end < end_of_text and end - pos - len(needle) < 8 and text[end] in _TRAILING:
+                end += 1
+            if (
+                (start == 0 or not is_id(text[start - 1]))
+                and (end == end_of_text or not is_id(text[end]))
+                and _identifiers.bare(text[start:end]) == needle
+            ):
+                return pos
+            pos = text.find(needle, pos + 1)
+        return end_of_text + 1
+
+
+MAX_TRIES = 16
+"""Matches of one identifier inside longer tokens `_Given` skips before it gives up."""
+_TRAILING = frozenset(".:?=&%")
+"""Identifier characters that `bare` strips from a token's end."""
