@@ -10,6 +10,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from functools import lru_cache
+from itertools import accumulate
 
 import orjson
 
@@ -142,29 +143,26 @@ class Given:
     and joined by newlines, to find an identifier written as a whole token with C-speed
     searches. Every match `before` accepts is a token `_identifiers.index` would index under
     the identifier's own bare form, so the check finds it grounded too; a text that lowering
-    would lengthen (`İ`) is left out, so positions match its tokens character for character."""
+    would lengthen (`İ`) is blanked out, so positions match its tokens character for character."""
 
     def __init__(self, messages: Sequence[Message]) -> None:
-        parts: list[str] = []
         self.turns: list[int] = []
-        self.starts: list[int] = []
-        size = 0
+        texts: list[str] = []
         for message in messages:
             result = message.result
             if result is not None:
-                text = result.text
+                texts.append(result.text)
             elif message.role in GIVERS:
-                text = message.text
+                texts.append(message.text)
             else:
                 continue
-            lowered = text.lower()
-            if len(lowered) != len(text):
-                continue
             self.turns.append(message.index)
-            self.starts.append(size)
-            parts.append(lowered)
-            size += len(lowered) + 1
-        self.text = "\n".join(parts)
+        joined = "\n".join(texts)
+        self.text = joined.lower()  # one call for every text: most are ASCII
+        if len(self.text) != len(joined):
+            texts = [t if len(t.lower()) == len(t) else "" for t in texts]
+            self.text = "\n".join(texts).lower()
+        self.starts = list(accumulate((len(t) + 1 for t in texts[:-1]), initial=0))
         self.first: dict[str, int] = {}
 
     def before(self, token: str, turn: int) -> bool:
@@ -174,7 +172,7 @@ class Given:
         if at is None:
             at = self.first[needle] = self._find(needle)
         k = bisect_left(self.turns, turn)
-        return at < (self.starts[k] if k < len(self.starts) else len(self.text) + 1)
+        return at < (self.starts[k] if k < len(self.turns) else len(self.text) + 1)
 
     def _find(self, needle: str) -> int:
         """Where the first whole-token match of `needle` starts, or past the end. A match is
