@@ -9,8 +9,8 @@ arguments of an earlier call that succeeded. The same value written differently 
 value: case, a `#`, separators, a short code around a number (`ORD-20931` and `20931`, but not
 `credit_card_7334` and "ending in 7334"), a URL's `www.` or scheme, a path's leading
 directories. One finding per call, naming the argument and the value; a value is reported
-once. An identifier an earlier text holds as a whole token is found by a plain search; the
-conversation is indexed only for the rest, once, and only as far as one still lacks a source.
+once. The conversation is indexed once as it is read, and only as far as an identifier still
+lacks a source.
 
 ## Why is this bad?
 An id the agent never saw is an id it made up: an order number guessed from the pattern of
