@@ -400,6 +400,7 @@ def _fb004_screen_and_check(value: dict) -> tuple[bool, list]:
             "see https://acme.test/orders/W2378156?x=1 please",
             "https://acme.test/orders/W2378156?x=1",
         ),
+        ("İ: my order is W2378156", "W2378156"),  # as written: the text need not be lowered
     ],
 )
 def test_fb004_screen_says_no_for_an_identifier_given_as_a_whole_token(user_text, argument):
@@ -414,7 +415,7 @@ def test_fb004_screen_says_no_for_an_identifier_given_as_a_whole_token(user_text
         ("I have an order.", "mia_li_3668", "found mia_li_3668", False),  # given after the call
         ("I am İmia_li_3668", "mia_li_3668", "ok", False),  # lowering lengthens the text
         ("I am .mia_li_3668", "mia_li_3668", "ok", True),  # the check strips the dot
-        ("I am İ mia_li_3668", "mia_li_3668", "ok", True),  # left out, grounded by the check
+        ("İ: I am MIA_LI_3668", "mia_li_3668", "ok", True),  # lowering lengthens: blanked
     ],
 )
 def test_fb004_screen_sends_other_texts_to_the_check(user_text, argument, tool_text, grounded):
@@ -430,7 +431,7 @@ def test_fb004_screen_leaves_other_written_forms_to_the_check():
     assert (said, found) == (True, [])
 
 
-_DECOR = ["", "#", ".", "x", "(", ")", "/", "-", "İ", "=", "..", "?", " ", "\n", "ı"]
+_DECOR = ["", "#", ".", "x", "(", ")", "/", "-", "İ", "=", "..", "?", " ", "\n", "ı", "K"]
 
 
 @settings(max_examples=300 * FUZZ, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -139,69 +139,86 @@ def _keys_of(text: str, phones: bool) -> frozenset[str]:
 
 
 class Given:
-    """The texts `Index.read` reads (system, developer and user turns, tool results), lowered
-    and joined by newlines, to find an identifier written as a whole token with C-speed
-    searches. Every match `before` accepts is a token `_identifiers.index` would index under
-    the identifier's own bare form, so the check finds it grounded too; a text that lowering
-    would lengthen (`İ`) is blanked out, so positions match its tokens character for character."""
+    """The texts `Index.read` reads (system, developer and user turns, tool results), joined by
+    newlines, to find an identifier written as a whole token with C-speed searches: as the
+    call writes it first, then in any case (the texts lowered, on first need).
+
+    Every match `before` accepts is a token `_identifiers.index` would index under the
+    identifier's own bare form, so the check finds it grounded too. Lowering keeps positions:
+    a text that lowering would lengthen (`İ`) is replaced by as many spaces, and every other
+    character lowers to one character of the same class (identifier character or not)."""
 
     def __init__(self, messages: Sequence[Message]) -> None:
-        self.turns: list[int] = []
-        texts: list[str] = []
-        for message in messages:
-            result = message.result
-            if result is not None:
-                texts.append(result.text)
-            elif message.role in GIVERS:
-                texts.append(message.text)
-            else:
-                continue
-            self.turns.append(message.index)
-        joined = "\n".join(texts)
-        self.text = joined.lower()  # one call for every text: most are ASCII
-        if len(self.text) != len(joined):
-            texts = [t if len(t.lower()) == len(t) else "" for t in texts]
-            self.text = "\n".join(texts).lower()
+        picked = [m for m in messages if m.result is not None or m.role in GIVERS]
+        self.turns = [m.index for m in picked]
+        self.texts = texts = [m.text if m.result is None else m.result.text for m in picked]
+        self.text = "\n".join(texts)
         self.starts = list(accumulate((len(t) + 1 for t in texts[:-1]), initial=0))
+        self._lowered: str | None = None
         self.first: dict[str, int] = {}
+        """Where the first whole-token match of each identifier starts, as written."""
+        self.first_lowered: dict[str, int] = {}
+        """The same in any case."""
+
+    @property
+    def lowered(self) -> str:
+        if self._lowered is None:
+            lowered = self.text.lower()  # one call for every text: most are ASCII
+            if len(lowered) != len(self.text):
+                lowered = "\n".join(
+                    low if len(low) == len(t) else " " * len(t)
+                    for t, low in zip(self.texts, map(str.lower, self.texts), strict=True)
+                )
+            self._lowered = lowered
+        return self._lowered
 
     def before(self, token: str, turn: int) -> bool:
         """Whether a text before message `turn` holds `token` as a whole token."""
         needle = _identifiers.bare(token)
-        at = self.first.get(needle)
-        if at is None:
-            at = self.first[needle] = self._find(needle)
+        if not needle:
+            return False
         k = bisect_left(self.turns, turn)
-        return at < (self.starts[k] if k < len(self.turns) else len(self.text) + 1)
+        limit = self.starts[k] if k < len(self.turns) else len(self.text) + 1
+        at = self.first.get(needle)
+        if at is None:  # as the call writes it (`bare` but in its own case)
+            written = token.strip(_identifiers.PUNCT).lstrip("#")
+            at = self.first[needle] = _find(self.text, written, needle)
+        if at < limit:
+            return True
+        at = self.first_lowered.get(needle)
+        if at is None:
+            at = self.first_lowered[needle] = _find(self.lowered, needle, needle)
+        return at < limit
 
-    def _find(self, needle: str) -> int:
-        """Where the first whole-token match of `needle` starts, or past the end. A match is
-        whole when no identifier character touches it, but for one `#` before it and
-        punctuation after it that `bare` strips; after `MAX_TRIES` matches inside longer tokens
-        the search gives up (the check then reads the texts itself)."""
-        text = self.text
-        end_of_text = len(text)
-        is_id = _identifiers.is_id_char
-        pos = text.find(needle)
-        for _ in range(MAX_TRIES):
-            if pos < 0 or not needle:
-                break
-            start, end = pos, pos + len(needle)
-            if start and text[start - 1] == "#":
-                start -= 1
-            while end < end_of_text and end - pos - len(needle) < 8 and text[end] in _TRAILING:
-                end += 1
-            if (
-                (start == 0 or not is_id(text[start - 1]))
-                and (end == end_of_text or not is_id(text[end]))
-                and _identifiers.bare(text[start:end]) == needle
-            ):
-                return pos
-            pos = text.find(needle, pos + 1)
-        return end_of_text + 1
+
+def _find(text: str, written: str, needle: str) -> int:
+    """Where the first whole-token match of `written` in `text` starts, whose bare form is
+    `needle`, or past the end. A match is whole when no identifier character touches it, but
+    for one `#` before it and punctuation after it that `bare` strips; after `MAX_TRIES`
+    matches inside longer tokens the search gives up (the check then reads the texts itself)."""
+    end_of_text = len(text)
+    is_id = _identifiers.is_id_char
+    size = len(written)
+    pos = text.find(written) if written else -1
+    for _ in range(MAX_TRIES):
+        if pos < 0:
+            break
+        start, end = pos, pos + size
+        if start and text[start - 1] == "#":
+            start -= 1
+        while end < end_of_text and end - pos - size < 8 and text[end] in _TRAILING:
+            end += 1
+        if (
+            (start == 0 or not is_id(text[start - 1]))
+            and (end == end_of_text or not is_id(text[end]))
+            and _identifiers.bare(text[start:end]) == needle
+        ):
+            return pos
+        pos = text.find(written, pos + 1)
+    return end_of_text + 1
 
 
 MAX_TRIES = 16
-"""Matches of one identifier inside longer tokens `_Given` skips before it gives up."""
+"""Matches of one identifier inside longer tokens `_find` skips before it gives up."""
 _TRAILING = frozenset(".:?=&%")
 """Identifier characters that `bare` strips from a token's end."""

@@ -59,7 +59,8 @@ _TECH_WORDS = """
 """
 _TECH = frozenset(_TECH_WORDS.split())
 """Names of encodings, formats and architectures: they mix letters and digits but name no record."""
-_PUNCT = ".,:;!?)]}>'\"`*=&%"
+PUNCT = ".,:;!?)]}>'\"`*=&%"
+"""What `bare` strips from both ends of a token."""
 
 
 def tokens(text: str, phones: bool = True) -> list[str]:
@@ -219,7 +220,7 @@ def _numbers(t: str) -> list[str]:
 
 def bare(token: str) -> str:
     """A token without the punctuation around it, lower-cased: the form every key starts from."""
-    return token.strip(_PUNCT).lower().lstrip("#")
+    return token.strip(PUNCT).lower().lstrip("#")
 
 
 def is_id_char(char: str) -> bool:
