@@ -78,8 +78,8 @@ CREATE_VERBS = frozenset(
 
 def screen(replay: Replay, options: None) -> bool:
     """Some call of the assistant passes an identifier that no earlier system, developer or
-    user turn or tool result holds as a whole token, in any case (`_grounding.Given`): only then can the
-    check, which also reads every other written form, find it ungrounded."""
+    user turn or tool result holds as a whole token, in any case (`_grounding.Given`): only
+    then can the check, which also reads every other written form, find it ungrounded."""
     wanted = replay.shared(CODE, _wanted)
     if not wanted:
         return False
