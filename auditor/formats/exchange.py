@@ -270,11 +270,15 @@ class _Thread:
             self.tools.setdefault(spec.name, spec)
 
     def conversations(self, _: Location) -> Iterator[Conversation]:
+        for i, message in enumerate(self.messages):
+            # Each message was made for this thread alone and is published only now: its
+            # index is set in place (a `replace` per message cost 4% of a gateway log's run).
+            message.index = i
         yield Conversation(
             self.id,
             NAME,
             self.location,
-            tuple(replace(m, index=i) for i, m in enumerate(self.messages)),
+            tuple(self.messages),
             tools=tuple(self.tools.values()) or None,
             own_id=self.own,
             complete=False,
