@@ -10,11 +10,13 @@ import json
 import os
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from auditor import formats, sources
 from auditor.formats import FileReader, Problem
 from auditor.model import Conversation, Location
-from tests.conftest import FIXTURES, SNAPSHOTS, UPDATE, audit
+from tests.conftest import FIXTURES, FUZZ, SNAPSHOTS, UPDATE, audit
 
 FORMAT_DIR = FIXTURES / "formats"
 CASES = sorted(
@@ -557,3 +559,61 @@ def test_bare_item_list_is_responses_and_input_format_forces_another_reading(tmp
     assert as_openai.message == "expected a message object with a string `role`"
     (wrong,) = audit([path], input_format="stream").findings
     assert wrong.code == "IN002" and wrong.message.startswith("not a stream record")
+
+
+# Anthropic's reader takes a body without blocks (a Chat Completions request in a gateway log)
+# message by message, without drafts: it must give what the drafts give, problems included.
+_TEXTS = st.sampled_from(["", " ", "\n\t", "hello", " hi ", "a\nb"])
+_CONTENTS = st.one_of(
+    st.none(),
+    _TEXTS,
+    st.lists(st.fixed_dictionaries({"type": st.just("text"), "text": _TEXTS}), max_size=2),
+    st.just([{"type": "tool_use", "id": "t1", "name": "f", "input": {}}]),  # blocks: drafts
+    st.just([{"type": "web_search_tool_result", "tool_use_id": "s1", "content": []}]),
+    st.just(7),
+)
+_CALLS = st.lists(
+    st.fixed_dictionaries(
+        {
+            "id": st.sampled_from(["c1", "c2"]),
+            "type": st.just("function"),
+            "function": st.fixed_dictionaries(
+                {"name": st.sampled_from(["f", ""]), "arguments": st.sampled_from(["{}", "{"])}
+            ),
+        }
+    ),
+    max_size=2,
+)
+_MESSAGES = st.one_of(
+    st.fixed_dictionaries(
+        {"role": st.sampled_from(["user", "assistant", "system", "tool", "function"])},
+        optional={
+            "content": _CONTENTS,
+            "tool_calls": st.one_of(_CALLS, st.just("x")),
+            "tool_call_id": st.sampled_from(["c1", "c9"]),
+            "name": st.sampled_from(["bob", 3]),
+            "reasoning_content": st.one_of(_TEXTS, st.just(1)),
+            "is_error": st.booleans(),
+        },
+    ),
+    st.sampled_from([{"content": "no role"}, "text", 1, {"role": 2}]),
+)
+
+
+@settings(max_examples=200 * FUZZ, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(_MESSAGES, max_size=6),
+    st.one_of(st.none(), _TEXTS, st.just([{"type": "text", "text": "be brief"}])),
+)
+def test_anthropic_plain_bodies_read_as_their_drafts(items, system):
+    from auditor.formats import anthropic
+    from auditor.formats._common import freeze
+
+    body: dict = {"messages": items}
+    if system is not None:
+        body["system"] = system
+    here = Location("gateway.jsonl", 3, "/request")
+    fast: list[Problem] = []
+    slow: list[Problem] = []
+    assert anthropic.messages(body, here, fast) == freeze(anthropic.drafts(body, here, slow))
+    assert fast == slow

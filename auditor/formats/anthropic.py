@@ -104,8 +104,39 @@ def _conversation(
 
 
 def messages(body: dict, location: Location, problems: list[Problem]) -> tuple[Message, ...]:
-    """The messages of a body with `messages` (and an optional top-level `system`)."""
-    return freeze(drafts(body, location, problems))
+    """The messages of a body with `messages` (and an optional top-level `system`).
+
+    A body without Anthropic blocks (a Chat Completions request, or string contents) is read
+    message by message as OpenAI's, without drafts: the same messages `drafts` and `freeze`
+    give (`tests/test_formats.py` checks it), at a third of the cost. Gateway logs send the
+    whole conversation again in every request, so this is their hot path.
+    """
+    items = body.get("messages")
+    if not isinstance(items, list) or any(
+        type(m) is dict and type(c := m.get("content")) is list and _blocks(c) for m in items
+    ):
+        return freeze(drafts(body, location, problems))
+    out: list[Message] = []
+    system = body.get("system")
+    if system:
+        text = text_of(system)
+        out.append(Message(0, "system", _stripped(text), location.child("system")))
+    for _, item, here in roled(items, location.child("messages"), problems):
+        message = openai.message(item, len(out), here, problems)
+        message.text = _stripped(message.text)  # as `Draft.text` leaves it
+        message.reasoning = _stripped(message.reasoning)
+        out.append(message)
+    return tuple(out)
+
+
+def _stripped(text: str) -> str:
+    """A text that is only whitespace counts as none (what a draft's `text` gives)."""
+    return "" if text.isspace() else text
+
+
+def _blocks(content: list) -> bool:
+    """What makes `read_message` read a message's content as blocks."""
+    return has_blocks(content) or _server_blocks(content)
 
 
 def drafts(body: dict, location: Location, problems: list[Problem]) -> list[Draft]:
@@ -130,7 +161,7 @@ def read_message(item: dict, here: Location, problems: list[Problem]) -> list[Dr
     """
     role = item["role"]
     content = item.get("content")
-    if not has_blocks(content) and not _server_blocks(content):
+    if not _blocks(content):
         return [Draft.of(openai.message(item, 0, here, problems))]
     main = Draft(role, here)
     results: list[Draft] = []
