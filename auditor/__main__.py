@@ -6,9 +6,7 @@ milliseconds or more that a version check should not pay.
 
 import sys
 
-from auditor import __version__
-
-VERSION = f"audit (auditor) {__version__}"
+from auditor import VERSION
 
 
 def main() -> None:

@@ -22,7 +22,7 @@ import typer
 from typer._click.exceptions import ClickException
 from typer.core import TyperCommand
 
-from auditor.__main__ import VERSION
+from auditor import VERSION
 from auditor.errors import AuditorError
 
 EXAMPLES = """\
