@@ -24,7 +24,7 @@ from typing import Any
 import orjson
 
 from auditor.model import Conversation, Message, ToolCall
-from auditor.replay import looks_like_error
+from auditor.replay.calls import looks_like_error
 
 NEAR = 3
 """Messages within this many turns of a finding are kept with long excerpts."""

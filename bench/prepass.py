@@ -29,13 +29,13 @@ import orjson
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from auditor.approvals.language import _MUTATING  # noqa: E402
-from auditor.approvals.options import PENDING_SCAN, ApprovalOptions, pending_test  # noqa: E402
-from auditor.approvals.policy import read as read_policy  # noqa: E402
 from auditor.canonical import key  # noqa: E402
 from auditor.dialects import _TRIGGER_HINTS, triggers  # noqa: E402
 from auditor.formats._common import text_of, tool_specs  # noqa: E402
 from auditor.replay import looks_like_error  # noqa: E402
+from auditor.replay.approvals.language import _MUTATING  # noqa: E402
+from auditor.replay.approvals.options import PENDING_SCAN, ApprovalOptions, pending_test  # noqa: E402
+from auditor.replay.approvals.policy import read as read_policy  # noqa: E402
 from auditor.rules import _claims, _placeholders  # noqa: E402
 from auditor.rules._grounding import GIVERS as _GIVERS  # noqa: E402
 from auditor.rules._loops import Options as LoopOptions  # noqa: E402

@@ -17,9 +17,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from auditor import config, engine
-from auditor.approvals import ApprovalOptions, asks_to_confirm, verdict
-from auditor.approvals.policy import read as read_policy
-from auditor.approvals.replies import instructed
 from auditor.errors import ConfigError
 from auditor.model import (
     ApprovalDecision,
@@ -32,6 +29,9 @@ from auditor.model import (
     ToolSpec,
 )
 from auditor.replay import replay
+from auditor.replay.approvals import ApprovalOptions, asks_to_confirm, verdict
+from auditor.replay.approvals.policy import read as read_policy
+from auditor.replay.approvals.replies import instructed
 from auditor.rules import REQUIREMENTS
 from auditor.rules import approved_arguments_changed as cf001
 from auditor.rules import approved_arguments_reformatted as cf002
@@ -562,7 +562,7 @@ _PIECES = [
 @given(st.lists(st.sampled_from(_PIECES), max_size=12).map("".join))
 def test_value_prefilters_change_nothing(text):
     """The cheap tests before the value patterns skip only texts no pattern matches."""
-    from auditor.approvals import values
+    from auditor.replay.approvals import values
 
     with mock.patch.object(values, "_DATES_IN_DIGITS", values._DATES):  # no month test
         dates = list(values._dates_in(text))

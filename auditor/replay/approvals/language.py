@@ -26,16 +26,16 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from auditor import actions
-from auditor.approvals import replies, values
-from auditor.approvals.drafts import Calls, Draft
-from auditor.approvals.options import ApprovalOptions
-from auditor.approvals.policy import Policy
-from auditor.approvals.policy import read as read_policy
-from auditor.approvals.values import Value
 from auditor.model import Conversation, Message
+from auditor.replay.approvals import replies, values
+from auditor.replay.approvals.drafts import Calls, Draft
+from auditor.replay.approvals.options import ApprovalOptions
+from auditor.replay.approvals.policy import Policy
+from auditor.replay.approvals.policy import read as read_policy
+from auditor.replay.approvals.values import Value
 
 if TYPE_CHECKING:
-    from auditor.replay import Exchange
+    from auditor.replay.calls import Exchange
 
 # Without `require_approval`, the tools whose calls a plain-language decision covers.
 

@@ -13,11 +13,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from auditor import canonical
-from auditor.approvals.drafts import Calls, Draft, parse_arguments
 from auditor.model import ApprovalDecision, ApprovalRequest, Message
+from auditor.replay.approvals.drafts import Calls, Draft, parse_arguments
 
 if TYPE_CHECKING:
-    from auditor.replay import Exchange
+    from auditor.replay.calls import Exchange
 
 
 def present(messages: Sequence[Message], exchanges: Sequence[Exchange]) -> bool:

@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from auditor.approvals import values
-from auditor.approvals.values import Value
+from auditor.replay.approvals import values
+from auditor.replay.approvals.values import Value
 
 _ASKS = re.compile(
     r"\b(?:please|kindly|can you|could you|would you|do you|to) (?:please )?confirm\b"

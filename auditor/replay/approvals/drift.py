@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from auditor.approvals.values import Argument, Value, in_arguments, same
+from auditor.replay.approvals.values import Argument, Value, in_arguments, same
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
 
-from auditor.approvals.values import Value
 from auditor.model import ApprovalDecision, ApprovalRequest, Message
+from auditor.replay.approvals.values import Value
 
 if TYPE_CHECKING:
-    from auditor.replay import Exchange
+    from auditor.replay.calls import Exchange
 
 Source = Literal["explicit", "pattern", "natural-language", "policy"]
 

@@ -3,91 +3,33 @@
 A call is paired with the first later result that carries its id; a result without an id
 answers the oldest open call. A call is *passed* when the role that made it speaks again
 before its result arrives: the caller moved on without the tool's output. Approvals are
-paired with the calls they gate (`auditor.approvals`) when a rule first asks for them. Rules
+paired with the calls they gate (`auditor.replay.approvals`) when a rule first asks for them. Rules
 read the pairing from here and never pair anything themselves.
 """
 
 from __future__ import annotations
 
-import re
 from collections import deque
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass
 from functools import cache
 from typing import Any, TypeVar
 
-from auditor.approvals import Approval, ApprovalOptions, pair
 from auditor.model import Conversation, Message, ToolCall, ToolResult
+from auditor.replay.approvals import Approval, ApprovalOptions, pair
+from auditor.replay.calls import Exchange, Orphan, Turn, failed, looks_like_error
 
 T = TypeVar("T")
 
-
-# Built for every call and every assistant message: plain slotted dataclasses, read and never
-# changed, as the model's own (see `auditor.model`).
-@dataclass(slots=True, unsafe_hash=True)
-class Exchange:
-    """A tool call and what became of it."""
-
-    call: ToolCall
-    turn: int
-    """Index of the message that made the call."""
-    caller: str
-    """Role of that message: normally `assistant`; tau2's simulated user calls tools too."""
-    result: ToolResult | None
-    result_turn: int | None
-    passed_at: int | None
-    """The caller's next message when it came before the result: the caller moved on without it."""
-    failed: bool = False
-    """The result is an error: flagged by the log or, when the log has no flag, worded so."""
-
-    @property
-    def answered(self) -> bool:
-        """A result arrived before the caller's next turn."""
-        return self.result is not None and self.passed_at is None
-
-
-def _failed(result: ToolResult | None) -> bool:
-    if result is None:
-        return False
-    if result.is_error is not None:
-        return result.is_error
-    return looks_like_error(result.text)
-
-
-# Logs without an error flag (tau-bench, SWE-agent) say it in the text: "Error: payment amount
-# does not add up…", "Traceback (most recent call last):".
-_ERROR_TEXT = re.compile(
-    r"\s*(?:error\b|exception\b|traceback \(most recent call last\)"
-    r"|an? (?:unexpected |unknown |internal )?error (?:has )?occurred\b"
-    r"|internal (?:server )?error\b)",
-    re.I,
-)
-
-
-def looks_like_error(text: str) -> bool:
-    """A tool result that reads as an error when the log has no flag for it."""
-    return _ERROR_TEXT.match(text) is not None
-
-
-@dataclass(slots=True, unsafe_hash=True)
-class Turn:
-    """An assistant message, with what was known when it was written."""
-
-    message: Message
-    exchanges: tuple[Exchange, ...]
-    """The calls this message makes."""
-    first_exchange: int
-    """Index in `Replay.exchanges` of this turn's first call: the history is everything before."""
-
-
-@dataclass(slots=True, unsafe_hash=True)
-class Orphan:
-    """A tool result that answers no earlier call."""
-
-    message: Message
-    result: ToolResult
-    answered_turn: int | None = None
-    """When the id names an earlier call that already had its result: that call's turn."""
+__all__ = [
+    "Approval",
+    "ApprovalOptions",
+    "Exchange",
+    "Orphan",
+    "Replay",
+    "Turn",
+    "looks_like_error",
+    "replay",
+]
 
 
 class Replay:
@@ -127,7 +69,7 @@ class Replay:
     @property
     def approvals(self) -> tuple[Approval, ...]:
         """Every approval asked, decided or required, with the call that ran under it: paired
-        on first use (`auditor.approvals.pair`), which most conversations make cheap."""
+        on first use (`auditor.replay.approvals.pair`), which most conversations make cheap."""
         if self._approvals is None:
             self._approvals = pair(self.conversation, self.exchanges, self._options)
         return self._approvals
@@ -196,7 +138,7 @@ class _Open:
             self.result,
             self.result_turn,
             self.passed_at,
-            _failed(self.result),
+            failed(self.result),
         )
 
 

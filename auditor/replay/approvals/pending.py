@@ -11,12 +11,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from auditor import canonical
-from auditor.approvals.drafts import Calls, Draft
-from auditor.approvals.options import PENDING_SCAN, ApprovalOptions, pending_test
-from auditor.approvals.replies import verdict
+from auditor.replay.approvals.drafts import Calls, Draft
+from auditor.replay.approvals.options import PENDING_SCAN, ApprovalOptions, pending_test
+from auditor.replay.approvals.replies import verdict
 
 if TYPE_CHECKING:
-    from auditor.replay import Exchange
+    from auditor.replay.calls import Exchange
 
 
 def present(exchanges: Sequence[Exchange], options: ApprovalOptions) -> bool:

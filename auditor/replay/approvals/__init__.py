@@ -28,14 +28,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from auditor.approvals import events, language, pending
-from auditor.approvals.drafts import Approval, Calls, Source
-from auditor.approvals.options import DEFAULT_PENDING_PATTERNS, ApprovalOptions
-from auditor.approvals.replies import asks_to_confirm, verdict
 from auditor.model import Conversation
+from auditor.replay.approvals import events, language, pending
+from auditor.replay.approvals.drafts import Approval, Calls, Source
+from auditor.replay.approvals.options import DEFAULT_PENDING_PATTERNS, ApprovalOptions
+from auditor.replay.approvals.replies import asks_to_confirm, verdict
 
 if TYPE_CHECKING:
-    from auditor.replay import Exchange
+    from auditor.replay.calls import Exchange
 
 __all__ = [
     "DEFAULT_PENDING_PATTERNS",
