@@ -226,8 +226,8 @@ def output_format(invocation: Invocation) -> str:
 def write(invocation: Invocation, outcome: Outcome, fmt: str) -> None:
     """The report, in the chosen format, to stdout or `-o FILE`."""
     from auditor import statistics as stats
-    from auditor.gitignore import repository_root
     from auditor.reporters import writer
+    from auditor.sources.gitignore import repository_root
 
     write_to = (
         functools.partial(stats.write, output_format="table" if fmt == "concise" else fmt)

@@ -9,7 +9,7 @@ lines deferred by spans read at the file's end, FB003's undecided findings decid
 file's tools are known, timelines), so the report is the same, byte for byte.
 
 What runs where:
-- here (the client): the paths are expanded (a glob, a directory walk; `auditor.remote` for
+- here (the client): the paths are expanded (a glob, a directory walk; `auditor.sources.remote` for
   URLs); large JSON Lines files are cut into spans as `--jobs` cuts them (`sources.split`),
   reading the first line of each span to keep session streams whole; the lines of session
   streams a span defers are read; and the report is written;
@@ -38,11 +38,12 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from auditor import __version__ as VERSION
-from auditor import engine, remote, sources
+from auditor import engine, sources
 from auditor.config import Settings
 from auditor.errors import AuditorError
 from auditor.progress import size_of as progress_size
 from auditor.report import Report, RunError
+from auditor.sources import remote
 
 if TYPE_CHECKING:
     from distributed import Client

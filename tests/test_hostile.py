@@ -239,6 +239,7 @@ def test_directory_with_symlink_loops(tmp_path):
 def test_a_directory_that_cannot_be_read(tmp_path, monkeypatch):
     # Simulated: permissions do not stop root, who runs CI here.
     from auditor import sources
+    from auditor.sources import walk
 
     (tmp_path / "ok").mkdir()
     (tmp_path / "ok" / "a.jsonl").write_bytes(GOOD + b"\n")
@@ -250,7 +251,7 @@ def test_a_directory_that_cannot_be_read(tmp_path, monkeypatch):
             raise PermissionError(13, "Permission denied", str(path))
         return real_scandir(path)
 
-    monkeypatch.setattr(sources.os, "scandir", scandir)
+    monkeypatch.setattr(walk.os, "scandir", scandir)
     found = list(sources.discover([str(tmp_path)]))
     assert [type(f).__name__ for f in found] == ["PathError", "Source"]
     assert found[0].reason == "permission denied"

@@ -10,7 +10,8 @@ import subprocess
 
 import pytest
 
-from auditor import gitignore, sources
+from auditor import sources
+from auditor.sources import gitignore
 from tests.conftest import FIXTURES
 from tests.test_cli import audit_process
 

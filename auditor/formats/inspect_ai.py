@@ -1,7 +1,7 @@
 """Inspect AI eval logs: a `.json` log or an `.eval` archive, one conversation per sample.
 
 A `.json` log is `{version, eval, plan, results, samples}`; an `.eval` is a zip whose
-`header.json` and `samples/*.json` members `sources` yields as records (`auditor.archives`).
+`header.json` and `samples/*.json` members `sources` yields as records (`auditor.sources.archives`).
 
 Every sample (one epoch of one dataset item) is a conversation, named `eval_id:sample:epoch`.
 Its `messages` are the conversation: assistant `tool_calls` (`{id, function, arguments}`) and

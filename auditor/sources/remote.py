@@ -1,6 +1,6 @@
 """Logs named by URL (`s3://bucket/logs/**/*.jsonl`, `gs://…`, `memory://…`), read through fsspec.
 
-`sources` hands every path that looks like a URL to this module: `discover` turns it into
+`auditor.sources` hands every path that looks like a URL to this module: `discover` turns it into
 sources (a glob expanded by fsspec, a directory walked as a local one is), `open_binary` opens
 one for reading, and the rest of `sources` reads it exactly as it reads a local file. So a
 remote file keeps every record boundary guarantee of a local one: a line or document past
@@ -28,7 +28,18 @@ import itertools
 from collections.abc import Callable, Iterator
 from typing import IO, Any
 
-from auditor import sources
+from auditor.sources.kinds import (
+    PACKAGE_DIRECTORIES,
+    Excluded,
+    Found,
+    PathError,
+    Skipped,
+    Source,
+    kind_of,
+)
+
+Exclude = Callable[[str], bool]
+"""Whether a path is left out (`auditor.sources.walk.Exclude`)."""
 
 INSTALL = "pip install 'auditor[dask]'"
 BLOCK = 2 * 1024 * 1024
@@ -41,19 +52,19 @@ _SCAN = 16 * 1024 * 1024
 _MAGIC = frozenset("*?[")
 
 
-def discover(url: str, exclude: sources.Exclude) -> Iterator[sources.Found]:
+def discover(url: str, exclude: Exclude) -> Iterator[Found]:
     """The sources a URL names: a file, the files a glob matches, or a directory's files
-    (walked as `sources.discover` walks one: sorted, hidden names and package directories
+    (walked as `walk.discover` walks one: sorted, hidden names and package directories
     left out, files whose name promises no log reported as Skipped)."""
     if exclude(url):
-        yield sources.Excluded(url)
+        yield Excluded(url)
         return
     try:
         fs, root = _filesystem(url)
         if _MAGIC.intersection(root):
             found = fs.glob(root, detail=True)
             if not found:
-                yield sources.PathError(url, "no file matches this pattern")
+                yield PathError(url, "no file matches this pattern")
                 return
             for name, info in sorted(found.items(), key=lambda item: _order(item[0])):
                 if info.get("type") == "directory":
@@ -63,7 +74,7 @@ def discover(url: str, exclude: sources.Exclude) -> Iterator[sources.Found]:
             return
         info = fs.info(root)
     except Exception as exc:  # a driver's own errors too: one line for this path, not the run
-        yield sources.PathError(url, reason(exc))
+        yield PathError(url, reason(exc))
         return
     if info.get("type") == "directory":
         yield from _walk(fs, root, exclude)
@@ -71,22 +82,22 @@ def discover(url: str, exclude: sources.Exclude) -> Iterator[sources.Found]:
         yield _source(url, info, explicit=True)
 
 
-def _walk(fs: Any, root: str, exclude: sources.Exclude) -> Iterator[sources.Found]:
+def _walk(fs: Any, root: str, exclude: Exclude) -> Iterator[Found]:
     try:
         found = fs.find(root, detail=True)
     except Exception as exc:
-        yield sources.PathError(fs.unstrip_protocol(root), reason(exc))
+        yield PathError(fs.unstrip_protocol(root), reason(exc))
         return
     base = root.rstrip("/") + "/"
     for name, info in sorted(found.items(), key=lambda item: _order(item[0])):
         parts = name[len(base) :].split("/") if name.startswith(base) else [name]
-        if any(p.startswith(".") or p in sources._PACKAGE_DIRECTORIES for p in parts):
+        if any(p.startswith(".") or p in PACKAGE_DIRECTORIES for p in parts):
             continue
         url = fs.unstrip_protocol(name)
         if exclude(url):
-            yield sources.Excluded(url)
-        elif sources.kind_of(name)[0] == "sniff":
-            yield sources.Skipped(url)
+            yield Excluded(url)
+        elif kind_of(name)[0] == "sniff":
+            yield Skipped(url)
         else:
             yield _source(url, info, explicit=False)
 
@@ -96,10 +107,10 @@ def _order(name: str) -> list[str]:
     return name.split("/")
 
 
-def _source(url: str, info: dict[str, Any], explicit: bool) -> sources.Source:
-    kind, compressed = sources.kind_of(url)
+def _source(url: str, info: dict[str, Any], explicit: bool) -> Source:
+    kind, compressed = kind_of(url)
     size = info.get("size")
-    return sources.Source(url, kind, compressed, explicit, size=size if size else None)
+    return Source(url, kind, compressed, explicit, size=size if size else None)
 
 
 def open_binary(url: str) -> IO[bytes]:
@@ -142,13 +153,13 @@ def counting_with(map_: Map) -> Iterator[None]:
         _map = previous
 
 
-def cuts(url: str, targets: list[int], size: int, fp: IO[bytes]) -> list[tuple[int, int]]:
-    """`sources._cuts` for the file at `url`: where each span starts, and its first line's
+def cuts(url: str, targets: list[int], size: int) -> list[tuple[int, int]] | None:
+    """`framing.cuts` for the file at `url`: where each span starts, and its first line's
     number. With a map given (`counting_with`), the stretches between two targets are read
     where the file lies, one task each, so that this process does not read the whole file
-    just to number its lines; else `fp` is read here."""
+    just to number its lines; else None: the caller reads the file itself."""
     if _map is None:
-        return sources._cuts(fp, targets)
+        return None
     bounds = [0, *targets, size]
     counted = _map(count_newlines, [(url, a, b) for a, b in itertools.pairwise(bounds)])
     return joined(counted)
@@ -172,7 +183,7 @@ def count_newlines(url: str, start: int, end: int) -> tuple[int, int | None]:
 
 
 def joined(counted: list[tuple[int, int | None]]) -> list[tuple[int, int]]:
-    """The cuts `sources._cuts` finds, from what `count_newlines` says of each stretch: a
+    """The cuts `framing.cuts` finds, from what `count_newlines` says of each stretch: a
     stretch starts at a target, and its first newline ends the line that target falls in
     (or, with none, a later stretch's first newline does)."""
     found = [(0, 1)]

@@ -1,331 +1,47 @@
-"""Turn the paths a user names into records: one JSON value (or text) and where it came from.
+"""Framing: the bytes of one source cut into records, one JSON value (or text) each, with where
+it came from (`read`); a large JSON Lines file cut into spans of whole lines for `--jobs`.
 
 Everything is read in binary: one bad UTF-8 byte costs one record, not the file, and a stray
-`\\r` cannot shift the line numbers after it (SPEC §9).
+`\\r` cannot shift the line numbers after it.
 """
 
 from __future__ import annotations
 
 import gzip
 import os
-import re
-import stat
 import sys
 import zlib
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, replace
-from fnmatch import fnmatchcase
-from typing import IO, TYPE_CHECKING, Any, Literal
+from dataclasses import replace
+from typing import IO
 
 import orjson
 
 from auditor.model import Location
+from auditor.sources.kinds import (
+    MAX_RECORD_BYTES,
+    InvalidRecord,
+    Kind,
+    Record,
+    Source,
+    Span,
+    is_url,
+)
 
-if TYPE_CHECKING:
-    from auditor.gitignore import Ignore
-
-Kind = Literal["jsonl", "document", "text", "sniff", "archive"]
-STDIN = "<stdin>"
-
-JSONL_SUFFIXES = (".jsonl", ".ndjson")
-DOCUMENT_SUFFIXES = (".json", ".traj")
-TEXT_SUFFIXES = (".txt",)
-ARCHIVE_SUFFIXES = (".eval",)
-"""Inspect logs: zip archives of JSON members (`auditor.archives`)."""
 _GZIP_MAGIC = b"\x1f\x8b"
 _ZIP_MAGIC = b"PK\x03\x04"
 _BOM = b"\xef\xbb\xbf"
 # What a broken or truncated .gz raises part-way through a read.
 _STREAM_ERRORS = (OSError, EOFError, zlib.error)
-MAX_RECORD_BYTES = 128 * 1024 * 1024
-"""The default bound on one line or one document (`max-record-mb`): past it a record is IN001
-and is never held in memory, so a 4 MB .gz expanding to one 4 GiB line cannot exhaust it."""
 _DRAIN = 1024 * 1024
 _BUFFER = 1024 * 1024
 """Read buffer of a file: lines of several KB cost a system call each with the default 8 KB."""
 
 
-@dataclass(frozen=True, slots=True)
-class Source:
-    """One input to read."""
-
-    path: str
-    """The path as the user wrote it (or found below a directory they named); `-` is stdin."""
-    kind: Kind
-    compressed: bool
-    explicit: bool
-    """Named on the command line, not found by walking a directory."""
-    span: Span | None = None
-    """A part of a JSON Lines file, for `--jobs`; None for the whole source."""
-    size: int | None = None
-    """Bytes on disk (compressed, for a .gz) when known: what the progress bar counts."""
-
-    @property
-    def name(self) -> str:
-        """The path as findings name it: `<stdin>` for `-`, in every output format."""
-        return STDIN if self.path == "-" else self.path
-
-
-@dataclass(frozen=True, slots=True)
-class Span:
-    """Whole lines `start` to `end` (byte offsets) of a file, the first being line `first_line`."""
-
-    start: int
-    end: int
-    first_line: int
-
-
-@dataclass(frozen=True, slots=True)
-class Record:
-    """One JSON value (or one text file) and where it starts."""
-
-    location: Location
-    value: Any
-    kind: Literal["json", "text"] = "json"
-    document: bytes | None = None
-    """The bytes of a whole JSON document, kept so pointers can be turned into line numbers."""
-
-
-@dataclass(frozen=True, slots=True)
-class InvalidRecord:
-    """A line or document that could not be read as JSON (or text)."""
-
-    location: Location
-    reason: str
-    excerpt: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class PathError:
-    """A path that cannot be read at all."""
-
-    path: str
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class Excluded:
-    """A path (file or directory) the configuration's `exclude` globs leave out; not read."""
-
-    path: str
-
-
-@dataclass(frozen=True, slots=True)
-class Ignored:
-    """A path (file or directory) a directory walk leaves out because a .gitignore says so."""
-
-    path: str
-
-
-@dataclass(frozen=True, slots=True)
-class Skipped:
-    """A file a directory walk found whose name promises no log (`notes.md`, `plot.png`)."""
-
-    path: str
-
-
-Found = Source | PathError | Excluded | Ignored | Skipped
-
-
-class Exclude:
-    """The `exclude` globs of a configuration, matched as ruff matches its own.
-
-    A glob without `/` (`*.tmp.jsonl`, `archive`) matches a file or directory of that name at
-    any depth; a glob with `/` (`logs/archive/**`, `logs/*.json`) matches the path relative to
-    `root`, the directory of the configuration file (paths outside it are matched as given).
-    A directory that matches is not entered. `*` also crosses `/`, as in fnmatch; a leading
-    `**/` may match nothing. `extend` adds globs relative to another root (`--exclude`, to
-    the working directory).
-    """
-
-    def __init__(self, patterns: Iterable[str], root: str = ".") -> None:
-        self.groups: list[tuple[str, list[str], list[str]]] = []
-        self.extend(patterns, root)
-
-    def extend(self, patterns: Iterable[str], root: str) -> Exclude:
-        names: list[str] = []
-        paths: list[str] = []
-        for pattern in patterns:
-            pattern = pattern.replace(os.sep, "/").removeprefix("./").rstrip("/")
-            if not pattern:
-                continue
-            if "/" in pattern:
-                paths.append(pattern)
-                if pattern.startswith("**/"):
-                    paths.append(pattern[3:])
-                if pattern.endswith("/**"):
-                    paths.append(pattern[:-3])  # the directory itself: not even entered
-            else:
-                names.append(pattern)
-        if names or paths:
-            self.groups.append((os.path.abspath(root), names, paths))
-        return self
-
-    def __bool__(self) -> bool:
-        return bool(self.groups)
-
-    def __call__(self, path: str) -> bool:
-        if path == "-" or not self:
-            return False
-        return any(_excluded(path, *group) for group in self.groups)
-
-
-def _excluded(path: str, root: str, names: list[str], paths: list[str]) -> bool:
-    relative = os.path.relpath(os.path.abspath(path), root)
-    if relative == ".." or relative.startswith(".." + os.sep):
-        relative = os.path.normpath(path)
-    parts = [p for p in relative.replace(os.sep, "/").split("/") if p not in ("", ".")]
-    if any(fnmatchcase(part, name) for part in parts for name in names):
-        return True
-    prefixes = ["/".join(parts[: i + 1]) for i in range(len(parts))]
-    return any(fnmatchcase(p, glob) for p in prefixes for glob in paths)
-
-
-def kind_of(path: str) -> tuple[Kind, bool]:
-    """The kind of file a name promises, and whether it is gzip-compressed."""
-    name = path.lower()
-    if name.endswith(ARCHIVE_SUFFIXES):
-        return "archive", False
-    compressed = name.endswith(".gz")
-    if compressed:
-        name = name[:-3]
-    if name.endswith(JSONL_SUFFIXES):
-        return "jsonl", compressed
-    if name.endswith(DOCUMENT_SUFFIXES):
-        return "document", compressed
-    if name.endswith(TEXT_SUFFIXES):
-        return "text", compressed
-    return "sniff", compressed
-
-
-def _walkable(name: str) -> bool:
-    return kind_of(name)[0] != "sniff"
-
-
-# Directories that hold installed software, never agent logs: not entered by a walk. A
-# virtualenv is recognised by its `pyvenv.cfg` (whatever its name), a conda environment by
-# its `conda-meta`; hidden directories (`.venv`, `.git`, `.tox`) are not entered anyway.
-_ENVIRONMENT_MARKERS = frozenset({"pyvenv.cfg", "conda-meta"})
-_PACKAGE_DIRECTORIES = frozenset({"node_modules", "site-packages", "__pypackages__"})
-
-
-def discover(
-    paths: Iterable[str], exclude: Exclude | None = None, gitignore: bool = True
-) -> Iterator[Found]:
-    """Sources for the given paths, directories walked recursively in sorted order.
-
-    A directory reached twice (through a symlink, or a symlink loop) is walked once. Hidden
-    files and directories (`.git`, `.venv`), virtualenvs, conda environments and
-    `node_modules` are not entered unless named, nor what a .gitignore lists (with
-    `gitignore`; see `auditor.gitignore`). Paths that `exclude` matches, named or walked, are
-    not read. A walked file whose name promises no log is reported as Skipped.
-    """
-    from auditor.gitignore import Ignore
-
-    seen: set[tuple[int, int]] = set()
-    exclude = exclude or Exclude(())
-    for path in paths:
-        if path == "-":
-            yield Source("-", "sniff", False, True)
-            continue
-        if is_url(path):  # `s3://…`, `memory://…`: read through fsspec
-            from auditor import remote
-
-            yield from remote.discover(path, exclude)
-            continue
-        if exclude(path):
-            yield Excluded(path)
-            continue
-        try:
-            st = os.stat(path)
-        except OSError as exc:
-            yield PathError(path, os_reason(exc))
-            continue
-        if stat.S_ISDIR(st.st_mode):
-            ignore = Ignore.above(path) if gitignore else None
-            yield from _walk(path, st, seen, exclude, ignore, named=True)
-        elif not stat.S_ISREG(st.st_mode):
-            # /dev/zero never ends and a FIFO may never open: only files and stdin are read.
-            yield PathError(path, f"is {_special(st.st_mode)}, not a file (pipe it in: `audit -`)")
-        else:
-            kind, compressed = kind_of(path)
-            yield Source(path, kind, compressed, True, size=st.st_size)
-
-
-def _walk(
-    directory: str,
-    st: os.stat_result,
-    seen: set[tuple[int, int]],
-    exclude: Exclude,
-    ignore: Ignore | None,
-    named: bool = False,
-) -> Iterator[Found]:
-    if (st.st_dev, st.st_ino) in seen:
-        return
-    seen.add((st.st_dev, st.st_ino))
-    try:
-        with os.scandir(directory) as it:
-            entries = sorted(it, key=lambda e: e.name)
-    except OSError as exc:
-        yield PathError(directory, os_reason(exc))
-        return
-    names = {entry.name for entry in entries}
-    if not named and names & _ENVIRONMENT_MARKERS:
-        return
-    if ignore is not None:
-        ignore = ignore.below(directory, names)
-    for entry in entries:
-        if entry.name.startswith("."):
-            continue
-        path = os.path.join(directory, entry.name)
-        try:
-            entry_stat = entry.stat()  # follows symlinks; a dangling link raises
-            is_dir = stat.S_ISDIR(entry_stat.st_mode)
-        except OSError:
-            if entry.is_symlink():
-                continue  # a dangling link inside a tree is not the user's input
-            raise
-        if not is_dir and not stat.S_ISREG(entry_stat.st_mode):
-            continue  # sockets, FIFOs and devices found in a tree are nobody's logs
-        if is_dir and entry.name in _PACKAGE_DIRECTORIES:
-            continue
-        if ignore is not None and ignore(path, is_dir):
-            yield Ignored(path)
-        elif exclude(path):
-            yield Excluded(path)
-        elif is_dir:
-            yield from _walk(path, entry_stat, seen, exclude, ignore)
-        elif _walkable(entry.name):
-            kind, compressed = kind_of(entry.name)
-            yield Source(path, kind, compressed, False, size=entry_stat.st_size)
-        else:
-            yield Skipped(path)
-
-
-def _special(mode: int) -> str:
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "a device"
-
-
-def os_reason(exc: OSError) -> str:
-    return (exc.strerror or str(exc)).lower()
-
-
-_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+://")
-
-
-def is_url(path: str) -> bool:
-    """`s3://bucket/key`, `gs://…`, `memory://…`, `file://…`: read through fsspec (`remote`)."""
-    return _URL.match(path) is not None
-
-
 def open_binary(path: str) -> IO[bytes]:
     """A file opened for reading in binary; a URL through fsspec, buffered like a local file."""
     if is_url(path):
-        from auditor import remote
+        from auditor.sources import remote
 
         return remote.open_binary(path)
     return open(path, "rb", buffering=_BUFFER)
@@ -334,7 +50,7 @@ def open_binary(path: str) -> IO[bytes]:
 def getsize(path: str) -> int:
     """Bytes of a file, local or at a URL. Raises OSError."""
     if is_url(path):
-        from auditor import remote
+        from auditor.sources import remote
 
         return remote.size(path)
     return os.path.getsize(path)
@@ -372,7 +88,7 @@ def read(
 
 
 def _read_archive(path: str, fp: IO[bytes], limit: int) -> Iterator[Record | InvalidRecord]:
-    from auditor.archives import read_eval  # zipfile only for the files that need it
+    from auditor.sources.archives import read_eval  # zipfile only for the files that need it
 
     for location, value, reason in read_eval(path, fp, limit):
         if reason is None:
@@ -482,22 +198,22 @@ def split(source: Source, parts: int) -> list[Source]:
                 return [source]  # compressed after all: read as one stream
             fp.seek(0)
             targets = [size * k // parts for k in range(1, parts)]
+            found = None
             if is_url(source.path):  # counted where it lies when it can be (`remote.cuts`)
-                from auditor import remote
+                from auditor.sources import remote
 
-                cuts = remote.cuts(source.path, targets, size, fp)
-            else:
-                cuts = _cuts(fp, targets)
+                found = remote.cuts(source.path, targets, size)
+            starts = found if found is not None else cuts(fp, targets)
     except OSError:
         return [source]  # reading it whole reports the error
     spans = []
-    for (start, first_line), (end, _) in zip(cuts, [*cuts[1:], (size, 0)], strict=True):
+    for (start, first_line), (end, _) in zip(starts, [*starts[1:], (size, 0)], strict=True):
         if end > start:
             spans.append(replace(source, span=Span(start, end, first_line)))
     return spans or [source]
 
 
-def _cuts(fp: IO[bytes], targets: list[int]) -> list[tuple[int, int]]:
+def cuts(fp: IO[bytes], targets: list[int]) -> list[tuple[int, int]]:
     """(offset, line number) where each span starts: just after the first newline at or past
     each target offset."""
     cuts = [(0, 1)]
