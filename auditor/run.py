@@ -59,7 +59,7 @@ class Invocation:
     statistics: bool = False
     jobs: int = 1
     engine: str = "local"
-    """`dask`: audited on a Dask cluster (`auditor.scaleout`)."""
+    """`dask`: audited on a Dask cluster (`auditor.engine.dask`)."""
     scheduler: str | None = None
     """The Dask scheduler's address; None starts a local cluster of `jobs` workers."""
 
@@ -107,9 +107,9 @@ def audit(invocation: Invocation, chosen: Settings) -> Outcome:
     from auditor.progress import Bar
 
     if invocation.engine == "dask":
-        from auditor import scaleout
+        from auditor.engine import dask
 
-        scaleout.require()
+        dask.require()
     accepted = baseline.load(invocation.baseline_file) if invocation.baseline_file else None
     started = time.perf_counter()
     planned = list(engine.plan(invocation.paths, chosen))
@@ -145,11 +145,10 @@ def _audit_plan(
     from auditor import engine
 
     if invocation.engine == "dask":
-        from auditor import scaleout
+        from auditor.engine import dask
 
-        return scaleout.audit_plan(
-            planned, chosen, progress, jobs=invocation.jobs, scheduler=invocation.scheduler
-        )
+        with dask.runner(invocation.scheduler, invocation.jobs) as runner:
+            return engine.audit_plan(planned, chosen, progress, runner=runner)
     return engine.audit_plan(planned, chosen, progress=progress, jobs=invocation.jobs)
 
 

@@ -259,7 +259,7 @@ def audit_run(
 ) -> tuple[float, float]:
     """Wall time and peak resident memory (MB) of one `audit -f json` process tree, with
     `options` added, the report written to `output`, and the process trees of `others` (a
-    Dask cluster's, `scaleout.py`) counted in the memory."""
+    Dask cluster's, `engine/dask.py`) counted in the memory."""
     command = [
         sys.executable,
         "-m",

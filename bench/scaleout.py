@@ -42,7 +42,7 @@ def cluster(workers: int) -> Iterator[tuple[str, list[int]]]:
     """`dask scheduler` and `dask worker` on loopback, as the README starts them."""
     port = _free_port()
     address = f"tcp://127.0.0.1:{port}"
-    # As the README starts them: the profiler off (auditor.scaleout.QUIET_WORKERS).
+    # As the README starts them: the profiler off (auditor.engine.dask.QUIET_WORKERS).
     env = {**os.environ, "DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED": "False"}
     quiet: dict = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "env": env}
     scheduler = subprocess.Popen(

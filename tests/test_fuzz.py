@@ -131,10 +131,10 @@ def _records(path: Path) -> list[tuple[str, bytes]]:
     return [("json", data)]
 
 
-def audit_records(records: list[sources.Record]) -> engine._Result:
+def audit_records(records: list[sources.Record]) -> engine.SourceResult:
     """Read, replay and audit records in memory, as `engine.audit_source` does for a file."""
-    result = engine._Result()
-    auditor = engine._Auditor(SETTINGS, result)
+    result = engine.SourceResult()
+    auditor = engine.ConversationChecker(SETTINGS, result)
     reader = FileReader()
     for record in records:
         start = len(result.findings)
@@ -146,7 +146,7 @@ def audit_records(records: list[sources.Record]) -> engine._Result:
     return result
 
 
-def check(result: engine._Result, path: str) -> None:
+def check(result: engine.SourceResult, path: str) -> None:
     assert result.errors == [], result.errors
     findings = result.findings + [f for g in result.repeats.values() for f in g.findings()]
     for finding in findings:

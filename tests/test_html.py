@@ -273,7 +273,7 @@ def test_jobs_give_the_same_page_when_spans_defer_a_session(tmp_path, monkeypatc
     log = tmp_path / "mixed.jsonl"
     log.write_text("\n".join(lines) + "\n")
     source = sources.Source(str(log), "jsonl", False, True)
-    assert len(engine._spans(source, config.build(), 2)) > 1, "the file must be cut"
+    assert len(engine.spans(source, config.build(), 2)) > 1, "the file must be cut"
     assert html_of(log, jobs=1) == html_of(log, jobs=2)
     settings = dataclasses.replace(config.build(), timelines=True)
     report = engine.audit([str(log)], settings, jobs=2)

@@ -66,7 +66,7 @@ def test_grouped_formats_are_not_cut(tmp_path, monkeypatch):
     for path in files:
         source = sources.Source(str(path), "jsonl", False, True)
         cut += len(sources.split(source, 4)) > 1
-        assert engine._spans(source, config.build(), 4) == [source]
+        assert engine.spans(source, config.build(), 4) == [source]
     assert cut, "at least one stream fixture is large enough to be cut"
     one = engine.audit([str(stream)], config.build(), jobs=1)
     two = engine.audit([str(stream)], config.build(), jobs=2)

@@ -18,7 +18,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from auditor import config, engine, scaleout, sources
+from auditor import config, engine, sources
+from auditor.engine import dask as scaleout
 from auditor.errors import AuditorError
 from auditor.report import Context
 from auditor.reporters import REPORTERS, writer
@@ -59,7 +60,9 @@ def render(report, name: str = "json") -> str:
 
 
 def on_dask(client, paths, settings=SETTINGS):
-    return scaleout.audit_with(client, engine.plan(paths, settings), settings)
+    return engine.audit_plan(
+        engine.plan(paths, settings), settings, runner=scaleout.DaskRunner(client)
+    )
 
 
 def on_one_core(paths, settings=SETTINGS):
@@ -152,9 +155,9 @@ def logs(tmp_path, monkeypatch, client):
 
 def test_local_files_give_the_same_report(logs, client, monkeypatch):
     big = sources.Source(str(logs / "big.jsonl"), "jsonl", False, True)
-    assert len(engine._spans(big, SETTINGS, 2)) > 1, "the large log must be cut"
+    assert len(engine.spans(big, SETTINGS, 2)) > 1, "the large log must be cut"
     mixed = sources.Source(str(logs / "mixed.jsonl"), "jsonl", False, True)
-    assert len(engine._spans(mixed, SETTINGS, 2)) > 1, "the mixed log must be cut"
+    assert len(engine.spans(mixed, SETTINGS, 2)) > 1, "the mixed log must be cut"
     deferred = []
     read_only = sources.read_only
 
@@ -285,7 +288,7 @@ def test_a_source_that_fails_on_a_worker_is_one_error(client, memory, monkeypatc
             raise RuntimeError("the store said no")  # a driver's exception, not an OSError
         return audit_source(source, settings, *args, **kwargs)
 
-    monkeypatch.setattr(engine, "audit_source", flaky)  # the cluster runs in this process
+    monkeypatch.setattr(scaleout, "audit_source", flaky)  # the cluster runs in this process
     report = on_dask(client, ["memory://fail/"])
     assert [e.message for e in report.errors] == ["memory:///fail/a.jsonl: the store said no"]
     assert {f.path for f in report.findings} <= {"memory:///fail/b.jsonl"}

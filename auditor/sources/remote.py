@@ -144,7 +144,7 @@ _map: Map | None = None
 
 @contextlib.contextmanager
 def counting_with(map_: Map) -> Iterator[None]:
-    """While it lasts, `cuts` counts newlines with `map_` (`scaleout`: on the Dask workers)."""
+    """While it lasts, `cuts` counts newlines with `map_` (`engine.dask`: on the Dask workers)."""
     global _map
     previous, _map = _map, map_
     try:

@@ -1,9 +1,9 @@
 """`--engine dask`: the audit of files and byte ranges mapped over a Dask cluster.
 
 The audit of one source (a file, or a span of whole lines of a JSON Lines file) is a pure
-function of that source and the settings: `engine.audit_source`. This module maps it over the
-plan with `distributed` instead of local worker processes, and hands the results back to
-`engine.audit_plan` in plan order, never in the order they complete. The engine then merges
+function of that source and the settings: `source.audit_source`. `DaskRunner` maps it over the
+plan with `distributed` instead of local worker processes (`runners`), and hands the results
+back to `engine.audit_plan` in plan order, never in the order they complete. The engine then merges
 them with the same code as a local run (repeat groups joined across the spans of a file,
 lines deferred by spans read at the file's end, FB003's undecided findings decided once every
 file's tools are known, timelines), so the report is the same, byte for byte.
@@ -34,15 +34,19 @@ import errno
 import functools
 import importlib.util
 import logging
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from auditor import __version__ as VERSION
-from auditor import engine, sources
+from auditor import sources
 from auditor.config import Settings
+from auditor.engine.plan import Planned
+from auditor.engine.results import Progress, SourceResult
+from auditor.engine.runners import Results
+from auditor.engine.source import audit_source
 from auditor.errors import AuditorError
 from auditor.progress import size_of as progress_size
-from auditor.report import Report, RunError
+from auditor.report import RunError
 from auditor.sources import remote
 
 if TYPE_CHECKING:
@@ -67,18 +71,13 @@ def require() -> None:
         )
 
 
-def audit_plan(
-    planned: Iterable[engine.Planned],
-    settings: Settings,
-    progress: engine.Progress | None = None,
-    jobs: int = 1,
-    scheduler: str | None = None,
-) -> Report:
-    """Audit the plan on the cluster at `scheduler`, else on a cluster of `jobs` local worker
+@contextlib.contextmanager
+def runner(scheduler: str | None, jobs: int) -> Iterator[DaskRunner]:
+    """A runner on the cluster at `scheduler`, else on a cluster of `jobs` local worker
     processes started for this run."""
     require()
     with connect(scheduler, jobs) as client:
-        return audit_with(client, planned, settings, progress)
+        yield DaskRunner(client)
 
 
 @contextlib.contextmanager
@@ -109,24 +108,39 @@ def connect(scheduler: str | None, jobs: int) -> Iterator[Client]:
         yield client
 
 
-def audit_with(
-    client: Client,
-    planned: Iterable[engine.Planned],
-    settings: Settings,
-    progress: engine.Progress | None = None,
-) -> Report:
-    """Audit the plan with the workers of `client`: files cut for as many spans as they have
-    threads, results merged by `engine.audit_plan` in plan order."""
-    try:
-        client.wait_for_workers(1, timeout=CONNECT_TIMEOUT)
-    except TimeoutError as exc:
-        address = client.scheduler.address if client.scheduler else "?"
-        raise AuditorError(f"the Dask scheduler at {address} has no worker") from exc
-    _same_version(client)
-    threads = sum(client.nthreads().values())
-    results = functools.partial(_results, client)
-    with remote.counting_with(functools.partial(_map, client)):  # remote files are cut there
-        return engine.audit_plan(planned, settings, progress, jobs=max(threads, 1), results=results)
+class DaskRunner:
+    """Sources audited by the workers of `client`: the plan is cut for as many spans as they
+    have threads, and remote files are cut there (`remote.counting_with`)."""
+
+    def __init__(self, client: Client) -> None:
+        try:
+            client.wait_for_workers(1, timeout=CONNECT_TIMEOUT)
+        except TimeoutError as exc:
+            address = client.scheduler.address if client.scheduler else "?"
+            raise AuditorError(f"the Dask scheduler at {address} has no worker") from exc
+        _same_version(client)
+        self.client = client
+        self.jobs = max(sum(client.nthreads().values()), 1)
+
+    def results(
+        self, planned: Iterator[Planned], settings: Settings, progress: Progress | None
+    ) -> Results:
+        """`Runner.results` on Dask: every source submitted at once, results fetched as they
+        complete, and handed on in plan order only (one that completes early waits its turn)."""
+        client = self.client
+        with remote.counting_with(functools.partial(_map, client)):  # remote files cut there
+            items = list(planned)
+        work = [i for i in items if isinstance(i, sources.Source) and i.path != "-"]
+        arrived = _arrivals(client, work, settings)
+        position = 0
+        for item in items:
+            if not isinstance(item, sources.Source):
+                yield item
+            elif item.path == "-":  # standard input is this process's
+                yield item, audit_source(item, settings, progress)
+            else:
+                yield item, arrived(position)
+                position += 1
 
 
 def _map(client: Client, function: Callable[..., Any], calls: list[tuple[Any, ...]]) -> list[Any]:
@@ -156,28 +170,6 @@ def _same_version(client: Client) -> None:
 
 def _version() -> str:
     return VERSION
-
-
-def _results(
-    client: Client,
-    planned: Iterator[engine.Planned],
-    settings: Settings,
-    progress: engine.Progress | None,
-) -> Iterator[engine.Planned | tuple[sources.Source, Any]]:
-    """`engine.Results` on Dask: every source submitted at once, results fetched as they
-    complete, and handed on in plan order only (one that completes early waits its turn)."""
-    items = list(planned)
-    work = [i for i in items if isinstance(i, sources.Source) and i.path != "-"]
-    arrived = _arrivals(client, work, settings)
-    position = 0
-    for item in items:
-        if not isinstance(item, sources.Source):
-            yield item
-        elif item.path == "-":  # standard input is this process's
-            yield item, engine.audit_source(item, settings, progress)
-        else:
-            yield item, arrived(position)
-            position += 1
 
 
 def _arrivals(
@@ -218,8 +210,8 @@ def _audit(source: sources.Source, settings: Settings) -> Any:
     """One source audited on a worker; what a local run would stop on becomes an error line
     for that source (a storage driver's own exceptions are not all OSError)."""
     try:
-        return engine.audit_source(source, settings)
+        return audit_source(source, settings)
     except Exception as exc:
-        result = engine._Result()
+        result = SourceResult()
         result.errors.append(RunError("path", f"{source.name}: {remote.reason(exc)}", source.name))
         return result

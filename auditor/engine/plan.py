@@ -1,0 +1,62 @@
+"""The plan: what to audit, in input order (`plan`), and the plan cut for `--jobs` worker
+processes (`cut_for_jobs`: large JSON Lines files in spans of whole lines). Nothing is read
+but the first line of each span.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from auditor import sources
+from auditor.config import Settings
+from auditor.engine.source import format_of, grouped, may_be_sidecar
+from auditor.formats import FileReader
+from auditor.report import Counts, RunError, Unread
+
+Planned = sources.Source | RunError | Counts | Unread
+
+
+def plan(paths: Iterable[str], settings: Settings) -> Iterator[Planned]:
+    """What to audit, in input order: sources, errors for unreadable paths, counts for
+    excluded and gitignored ones, and the files of other types a walk found. Nothing is read
+    yet."""
+    exclude = settings.excluder()
+    for item in sources.discover(paths, exclude, gitignore=settings.respect_gitignore):
+        if isinstance(item, sources.PathError):
+            yield RunError("path", f"{item.path}: {item.reason}", item.path)
+        elif isinstance(item, sources.Excluded):
+            yield Counts(excluded=1)
+        elif isinstance(item, sources.Ignored):
+            yield Counts(gitignored=1)
+        elif isinstance(item, sources.Skipped):
+            yield Unread(item.path, "type")
+        else:
+            yield item
+
+
+def cut_for_jobs(planned: Iterable[Planned], settings: Settings, jobs: int) -> Iterator[Planned]:
+    """The plan with large files cut into spans, for `jobs` worker processes."""
+    for item in planned:
+        if isinstance(item, sources.Source):
+            yield from spans(item, settings, jobs)
+        else:
+            yield item
+
+
+def spans(source: sources.Source, settings: Settings, jobs: int) -> list[sources.Source]:
+    """The spans a file may be audited in, in parallel; the file whole when a span starts with
+    a format whose conversations span lines (spans defer such lines to the parent, which would
+    then read them all), or when it may be a side-car (decided on the whole file)."""
+    parts = sources.split(source, jobs * 4)
+    if len(parts) == 1:
+        return parts
+    reader = FileReader(settings.input_format)
+    for i, part in enumerate(parts):
+        first = next(iter(sources.read(part, limit=settings.max_record_bytes)), None)
+        if not isinstance(first, sources.Record):
+            continue
+        if grouped(reader, first):
+            return [source]
+        if i == 0 and may_be_sidecar(source, settings) and format_of(reader, first) is None:
+            return [source]
+    return parts
