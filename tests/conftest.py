@@ -25,6 +25,10 @@ requires_realdata = pytest.mark.skipif(
     not REALDATA.is_dir(),
     reason="../shared/realdata is not present (it exists on dev machines only)",
 )
+requires_corpora = pytest.mark.skipif(
+    not any(REALDATA.parent.glob("realdata*")),
+    reason="../shared/realdata* is not present (it exists on dev machines only)",
+)
 
 
 def audit(

@@ -1,4 +1,4 @@
-"""Fingerprints: one a finding, over every fixture; stable where baselines
+"""Fingerprints: one a finding, over every fixture and every real corpus; stable where baselines
 need them to be (runs, lines inserted above, the logs' order); identities unchanged since
 version 1 baselines recorded them."""
 
@@ -10,7 +10,8 @@ from collections import defaultdict
 import pytest
 
 from auditor.findings import fingerprint, identity, normal_path, occurrence
-from tests.conftest import FIXTURES, ROOT, audit
+from tests.conftest import FIXTURES, ROOT, audit, requires_corpora
+from tests.ecosystem import check
 from tests.test_ci import conversation
 
 
@@ -35,6 +36,14 @@ def test_no_two_findings_over_every_fixture_share_a_fingerprint(monkeypatch):
     report = audit([FIXTURES.relative_to(ROOT)])
     assert len(report.findings) > 300
     assert shared(f.to_dict() for f in report.findings) == []
+
+
+@requires_corpora
+def test_no_two_findings_on_any_corpus_share_a_fingerprint():
+    # Each corpus is one run, as the ecosystem check audits it (in its ledger's fingerprints).
+    found = check.findings(check.SHARED)
+    assert {f["path"].split("/")[0] for f in found} == set(check.corpora(check.SHARED))
+    assert shared(found) == []
 
 
 def test_the_same_finding_in_two_logs_has_two_fingerprints_and_one_identity(tmp_path):
