@@ -152,3 +152,34 @@ def test_a_fingerprint_twice_and_a_missing_field_are_named():
         "entry 2 (FB004 realdata/x.jsonl): missing turn",
         "entry 2 (FB004 realdata/x.jsonl): fingerprint x appears twice",
     ]
+
+
+def test_adopt_takes_verdicts_judged_elsewhere_by_what_the_finding_says():
+    found = [_finding("fp-1"), _finding("fp-2", "says that"), _finding("fp-3", "twice")]
+    found.append({**_finding("fp-4", "twice"), "line": 9})
+    entries = [_entry("fp-2", "true")]
+    true = {"verdict": "true", "reason": "r", "class": "true"}
+    verdicts = [
+        # Judged from the checkout on main: other fingerprints, paths under ../shared/.
+        {
+            **_finding("old-1"),
+            "path": "../shared/realdata/x.jsonl",
+            "verdict": "false",
+            "reason": "the date is not an id",
+            "class": "fb004-dates",
+        },
+        {**_finding("old-2", "says that"), "verdict": "false", "reason": "r", "class": "c"},
+        {**_finding("old-4", "twice"), "line": 9, **true},
+        {**_finding("old-5", "not said"), **true},
+    ]
+    adopted, notes = check.adopt(found, entries, verdicts)
+    assert [(e["fingerprint"], e["verdict"], e["class"]) for e in adopted] == [
+        ("fp-2", "true", ""),  # the ledger's verdict stays
+        ("fp-1", "false", "fb004-dates"),
+        ("fp-4", "true", "true"),  # of two findings alike, the one on its line
+    ]
+    assert notes == [
+        "kept the ledger's 'true', not 'false': "
+        "realdata/x.jsonl:3: FB004 [conversation c-1, turn 2] says that",
+        "no single finding for realdata/x.jsonl:3: FB004 [conversation c-1, turn 2] not said",
+    ]

@@ -263,6 +263,52 @@ def updated(
     return kept
 
 
+def adopt(
+    found: Iterable[Finding], entries: list[Entry], verdicts: Iterable[Entry]
+) -> tuple[list[Entry], list[str]]:
+    """The ledger with verdicts judged elsewhere (a branch's `verdicts-NAME.jsonl`, written
+    with other fingerprints, or run from the checkout: paths and conversations under
+    `../shared/`) put on the findings they name, matched by path, conversation, turn, code and
+    message (and line, where that leaves several); and what could not be adopted."""
+    by_key: dict[tuple[Any, ...], list[Finding]] = {}
+    for f in found:
+        by_key.setdefault(_key(f), []).append(f)
+    ledger = {e["fingerprint"]: e for e in entries}
+    notes = []
+    for v in verdicts:
+        candidates = by_key.get(_key(v), [])
+        if len(candidates) > 1:
+            candidates = [f for f in candidates if f.get("line") == v.get("line")]
+        if len(candidates) != 1:
+            notes.append(f"no single finding for {describe(v)}")
+            continue
+        (f,) = candidates
+        old = ledger.get(f["fingerprint"])
+        if old is not None and old["verdict"] in VERDICTS and old["verdict"] != v.get("verdict"):
+            notes.append(
+                f"kept the ledger's {old['verdict']!r}, not {v.get('verdict')!r}: {describe(f)}"
+            )
+            continue
+        ledger[f["fingerprint"]] = {
+            **stub(f),
+            **{k: v[k] for k in ("verdict", "open", "reason", "class") if k in v},
+        }
+    return list(ledger.values()), notes
+
+
+def _key(item: Finding | Entry) -> tuple[Any, ...]:
+    def local(value: Any) -> Any:
+        return value.removeprefix("../shared/") if isinstance(value, str) else value
+
+    return (
+        local(item.get("path")),
+        local(item.get("conversation")),
+        item.get("turn"),
+        item.get("code"),
+        item.get("message"),
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--shared", type=Path, default=SHARED, help="where realdata* are")
@@ -275,6 +321,14 @@ def main(argv: list[str] | None = None) -> int:
         "--refresh", action="store_true", help="rewrite matched entries' message and line"
     )
     parser.add_argument("--strict", action="store_true", help="fail on open false alarms too")
+    parser.add_argument(
+        "--adopt",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="take the verdicts of FILE (judged elsewhere) into the ledger",
+    )
     args = parser.parse_args(argv)
     try:
         entries = read_ledger(args.ledger) if args.ledger.is_file() else []
@@ -294,12 +348,17 @@ def main(argv: list[str] | None = None) -> int:
     except RuntimeError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    before = len(entries)
+    for path in args.adopt:
+        entries, notes = adopt(found, entries, read_ledger(path))
+        for note in notes:
+            print(f"{path}: {note}", file=sys.stderr)
     c = compare(found, entries)
     show(c, len(entries), runs, sys.stdout)
-    if args.write_stubs or args.drop_gone or args.refresh:
-        new = updated(c, entries, args.write_stubs, args.drop_gone, args.refresh)
-        write(args.ledger, new)
-        print(f"\nwrote {args.ledger}: {len(entries)} -> {len(new)} entries")
+    if args.write_stubs or args.drop_gone or args.refresh or args.adopt:
+        entries = updated(c, entries, args.write_stubs, args.drop_gone, args.refresh)
+        write(args.ledger, entries)
+        print(f"\nwrote {args.ledger}: {before} -> {len(entries)} entries")
     failures = c.failures(args.strict)
     print(f"\n{'FAIL' if failures else 'ok'}: {failures} finding(s) to read or fix")
     return 1 if failures else 0
