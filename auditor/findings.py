@@ -113,7 +113,8 @@ class Finding:
     its file (what baselines match; `fingerprint()`)."""
     identity: str
     """The fingerprint without the path and occurrence (`identity()`): the same for a finding
-    in a log that was moved or renamed, so baselines can follow the log. Not reported."""
+    in a log that was moved or renamed, so baselines can follow the log. Baselines record
+    it; the reports do not."""
 
     def sort_key(self) -> tuple[Any, ...]:
         return (
