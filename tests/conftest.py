@@ -42,7 +42,9 @@ def audit(
 
 
 def brief(f: Finding) -> dict:
-    """A finding without its path (which depends on where the checkout is)."""
+    """A finding without its path and fingerprint (which depend on where the checkout is),
+    with its identity (which does not) in the fingerprint's place."""
     d = f.to_dict()
-    del d["path"]
+    del d["path"], d["fingerprint"]
+    d["identity"] = f.identity
     return d
