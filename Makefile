@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: run test fuzz lint format bench docs clean
+.PHONY: run test fuzz lint format bench docs ecosystem clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -48,9 +48,16 @@ format: $(DEV_STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/bench.py
 
-## docs: regenerate the rule table in README.md from the rule docstrings
+## docs: regenerate the rule table in README.md from the rule docstrings, and the per-rule
+## precision table from the ecosystem ledger
 docs: $(STAMP)
 	$(BIN)/python -m auditor.docs --write README.md
+
+## ecosystem: audit every ../shared/realdata* corpus and compare the findings with the judged
+## ledger tests/ecosystem/judged.jsonl (ARGS=--strict, --write-stubs, --drop-gone, --refresh;
+## see tests/ecosystem/README.md)
+ecosystem: $(STAMP)
+	$(BIN)/python tests/ecosystem/check.py $(ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

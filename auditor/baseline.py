@@ -1,24 +1,29 @@
 """Baselines: accept today's findings so that CI fails only on new ones.
 
-`audit logs/ --write-baseline .audit-baseline.json` records every finding's fingerprint with
-how often it occurs; `audit logs/ --baseline .audit-baseline.json` then leaves out up to that
-many findings per fingerprint and reports the rest. The fingerprint (`findings.fingerprint`)
-holds no path and no line, so findings keep matching when lines are inserted above them or
-the log is moved; a finding that occurs once more than recorded is new.
+`audit logs/ --write-baseline .audit-baseline.json` records every finding's fingerprint;
+`audit logs/ --baseline .audit-baseline.json` then leaves out the findings it records and
+reports the rest. A fingerprint (`findings.fingerprint`) is unique in a run and holds the
+log's path but no line, so findings keep matching when lines are inserted above them; two
+findings that read the same in two logs never hide each other. Each entry also records the
+finding's `identity` (the fingerprint without the path): a log this run read that the
+baseline does not know matches, by identity, the entries of logs this run did not read, so
+moving or renaming a log leaves its findings baselined.
 
 The file is JSON, sorted by code, path, conversation and turn for reviewable diffs:
 
-    {"version": 1, "tool": {"name": "auditor", "version": "0.1.0"},
-     "findings": [{"fingerprint": "…", "count": 1, "code": "EX001", "path": "logs/a.jsonl",
-                   "conversation": "run-7", "turn": 3, "message": "…"}]}
+    {"version": 2, "tool": {"name": "auditor", "version": "0.1.0"},
+     "findings": [{"fingerprint": "…", "identity": "…", "code": "EX001",
+                   "path": "logs/a.jsonl", "conversation": "run-7", "turn": 3, "message": "…"}]}
 
-Only `fingerprint` and `count` are read back; the rest is there for the reviewer.
+Only `fingerprint`, `identity` and `path` are read back; the rest is there for the reviewer.
+A version 1 baseline (fingerprints without the path, with a `count` each) is still read and
+matched on identity alone, as it was written; `--write-baseline` rewrites it as version 2.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections import Counter
+from collections import defaultdict, deque
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -27,31 +32,27 @@ import orjson
 
 from auditor import __version__
 from auditor.errors import ConfigError, InputError
-from auditor.findings import Finding
+from auditor.findings import Finding, normal_path
 from auditor.report import Report, Stale
 from auditor.reporters._escape import dumps
 
-VERSION = 1
+VERSION = 2
+READS = (1, 2)
 
 
 def document(findings: Iterable[Finding]) -> dict[str, Any]:
-    """The baseline of these findings: one entry per fingerprint, with its count."""
-    counts: Counter[str] = Counter()
-    first: dict[str, Finding] = {}
-    for f in findings:
-        counts[f.fingerprint] += 1
-        first.setdefault(f.fingerprint, f)
+    """The baseline of these findings: one entry per finding."""
     entries = [
         {
-            "fingerprint": fp,
-            "count": counts[fp],
+            "fingerprint": f.fingerprint,
+            "identity": f.identity,
             "code": f.code,
             "path": f.path,
             "conversation": f.conversation,
             "turn": f.turn,
             "message": f.message,
         }
-        for fp, f in first.items()
+        for f in findings
     ]
     entries.sort(
         key=lambda e: (
@@ -82,13 +83,26 @@ def write(path: str, findings: Iterable[Finding]) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
+class Entry:
+    """One entry of a baseline as read back."""
+
+    fingerprint: str | None
+    """None in a version 1 baseline, whose `fingerprint` was the identity."""
+    identity: str
+    count: int
+    """Findings it accepts: 1, or a version 1 entry's `count`."""
+    path: str | None
+    """The log it was written for, normalised (`findings.normal_path`)."""
+    recorded: dict[str, Any]
+
+
+@dataclass(frozen=True)
 class Baseline:
-    """A baseline as read back: how many findings each fingerprint accepts, and what each
-    entry recorded (to name the entries that no longer match)."""
+    """A baseline as read back."""
 
     path: str
-    counts: Counter[str]
-    entries: dict[str, dict[str, Any]]
+    version: int
+    entries: tuple[Entry, ...]
 
 
 def load(path: str) -> Baseline:
@@ -101,53 +115,82 @@ def load(path: str) -> Baseline:
         raise InputError(f"cannot read baseline {path}: {reason}") from exc
     except orjson.JSONDecodeError as exc:
         raise ConfigError(f"invalid baseline {path}: not valid JSON: {exc}") from exc
-    if not isinstance(doc, dict) or doc.get("version") != VERSION:
-        found = doc.get("version") if isinstance(doc, dict) else None
+    version = doc.get("version") if isinstance(doc, dict) else None
+    if version not in READS or isinstance(version, bool):
         raise ConfigError(
             f"invalid baseline {path}: expected a version {VERSION} baseline written by "
-            f"`audit --write-baseline`, got version {found!r}"
+            f"`audit --write-baseline`, got version {version!r}"
         )
     entries = doc.get("findings")
     if not isinstance(entries, list):
         raise ConfigError(f"invalid baseline {path}: `findings` must be a list")
-    counts: Counter[str] = Counter()
-    recorded: dict[str, dict[str, Any]] = {}
+    read = _entry_v1 if version == 1 else _entry
+    out = []
     for i, entry in enumerate(entries):
-        fp = entry.get("fingerprint") if isinstance(entry, dict) else None
-        n = entry.get("count", 1) if isinstance(entry, dict) else None
-        if not isinstance(fp, str) or not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        got = read(entry) if isinstance(entry, dict) else None
+        if got is None:
+            needs = "a `count` >= 1" if version == 1 else "a string `identity`"
             raise ConfigError(
-                f"invalid baseline {path}: findings[{i}] needs a string `fingerprint` and a "
-                "`count` >= 1"
+                f"invalid baseline {path}: findings[{i}] needs a string `fingerprint` and {needs}"
             )
-        counts[fp] += n
-        recorded.setdefault(fp, entry)
-    return Baseline(path, counts, recorded)
+        out.append(got)
+    return Baseline(path, version, tuple(out))
+
+
+def _entry(entry: dict[str, Any]) -> Entry | None:
+    fp, same = entry.get("fingerprint"), entry.get("identity")
+    if not isinstance(fp, str) or not isinstance(same, str):
+        return None
+    return Entry(fp, same, 1, _path(entry), entry)
+
+
+def _entry_v1(entry: dict[str, Any]) -> Entry | None:
+    fp, n = entry.get("fingerprint"), entry.get("count", 1)
+    if not isinstance(fp, str) or not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        return None
+    return Entry(None, fp, n, _path(entry), entry)
+
+
+def _path(entry: dict[str, Any]) -> str | None:
+    value = entry.get("path")
+    return normal_path(value) if isinstance(value, str) else None
 
 
 def apply(report: Report, baseline: Baseline) -> Report:
     """The report without the findings the baseline accepts (kept aside as `accepted`), and
     with the entries that matched nothing in the files this run read (`stale`).
 
-    Findings are matched in report order, so when a fingerprint occurs more often than the
-    baseline allows, the later occurrences are the new ones. An entry of a file this run did
-    not read (pre-commit names only the changed files) is not judged stale.
+    A finding matches the entry of its fingerprint. A finding in a log the baseline does not
+    know (moved or renamed) matches, by identity, an entry of a log this run did not read;
+    every entry of a version 1 baseline matches by identity, as it did. Findings are matched
+    in report order, so when more findings share an identity than entries allow, the later
+    ones are the new ones. An entry of a file this run did not read (pre-commit names only
+    the changed files) is not judged stale.
     """
-    left = Counter(baseline.counts)
+    read = {normal_path(f.path) for f in report.files}
+    known = {e.path for e in baseline.entries}
+    left = [e.count for e in baseline.entries]
+    exact: dict[str, int] = {}
+    moved: dict[str, deque[int]] = defaultdict(deque)  # identity -> entries, in file order
+    for i, e in enumerate(baseline.entries):
+        if e.fingerprint is not None and e.path in read:
+            exact[e.fingerprint] = i
+        else:
+            moved[e.identity].append(i)
     kept: list[Finding] = []
     accepted: list[Finding] = []
     for f in report.findings:
-        if left[f.fingerprint] > 0:
-            left[f.fingerprint] -= 1
+        i = exact.get(f.fingerprint)
+        if i is None and (baseline.version == 1 or normal_path(f.path) not in known):
+            i = _take(moved.get(f.identity), left)
+        if i is not None and left[i] > 0:
+            left[i] -= 1
             accepted.append(f)
         else:
             kept.append(f)
-    read = {f.path for f in report.files}
-    stale = []
-    for fp, n in left.items():
-        entry = baseline.entries.get(fp, {})
-        if n > 0 and entry.get("path") in read:
-            stale.append(_stale(fp, n, entry))
+    stale = [
+        _stale(e, left[i]) for i, e in enumerate(baseline.entries) if left[i] > 0 and e.path in read
+    ]
     return dataclasses.replace(
         report,
         findings=tuple(kept),
@@ -157,14 +200,25 @@ def apply(report: Report, baseline: Baseline) -> Report:
     )
 
 
-def _stale(fingerprint: str, count: int, entry: dict[str, Any]) -> Stale:
+def _take(entries: deque[int] | None, left: list[int]) -> int | None:
+    """The first of `entries` that still accepts a finding (spent ones dropped)."""
+    while entries:
+        if left[entries[0]] > 0:
+            return entries[0]
+        entries.popleft()
+    return None
+
+
+def _stale(entry: Entry, count: int) -> Stale:
+    recorded = entry.recorded
+
     def text(key: str) -> str | None:
-        value = entry.get(key)
+        value = recorded.get(key)
         return value if isinstance(value, str) else None
 
-    turn = entry.get("turn")
+    turn = recorded.get("turn")
     return Stale(
-        fingerprint,
+        entry.fingerprint or entry.identity,
         count,
         code=text("code"),
         path=text("path"),

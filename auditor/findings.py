@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import enum
 import hashlib
+import os
+import posixpath
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -107,7 +109,12 @@ class Finding:
     call_id: str | None
     evidence: str
     fingerprint: str
-    """Stable across runs, line shifts and moves of the conversation in its file (baselines)."""
+    """Unique in the report; stable across runs, line shifts and moves of the conversation in
+    its file (what baselines match; `fingerprint()`)."""
+    identity: str
+    """The fingerprint without the path and occurrence (`identity()`): the same for a finding
+    in a log that was moved or renamed, so baselines can follow the log. Baselines record
+    it; the reports do not."""
 
     def sort_key(self) -> tuple[Any, ...]:
         return (
@@ -140,13 +147,41 @@ class Finding:
 _VOLATILE = re.compile(r"\d+")
 
 
-def fingerprint(code: str, conversation_key: str, turn: int | None, evidence: str) -> str:
-    """code + conversation identity + turn + normalised evidence, hashed (SPEC §6).
+def identity(code: str, conversation_key: str, turn: int | None, evidence: str) -> str:
+    """What a finding is wherever its log lies: code + conversation identity + turn +
+    normalised evidence, hashed (SPEC §6).
 
-    Digits in the evidence are masked so that a finding keeps its fingerprint when only a
-    counter or a timestamp in the excerpt changes; the path and line are left out so that a
-    file rename or lines inserted above do not make old findings look new.
+    Digits in the evidence are masked so that a finding keeps its identity when only a
+    counter or a timestamp in the excerpt changes; the path and line are left out so that
+    lines inserted above, or a log moved or renamed, leave it the same. Two findings that read
+    the same in two logs (conversations of the same id, or without one that start alike)
+    share it: `fingerprint` tells them apart.
     """
     normalised = _VOLATILE.sub("0", " ".join(evidence.split()).lower())
     key = "\x1f".join((code, conversation_key, "" if turn is None else str(turn), normalised))
+    return _digest(key)
+
+
+def fingerprint(identity: str, path: str) -> str:
+    """The finding in its log: its `identity` and the log's path (normalised: `logs//a` and
+    `./logs/a` are `logs/a`), hashed, so that findings that read the same in two logs differ.
+    Findings that are alike within one log too (a conversation without an id logged twice)
+    are told apart by `occurrence` once the run's findings are sorted.
+    """
+    return _digest(f"{identity}\x1f{normal_path(path)}")
+
+
+def occurrence(fingerprint: str, n: int) -> str:
+    """The fingerprint of the `n`-th (from 0) finding of a run sharing `fingerprint`, in
+    report order (the order of the log): the first keeps it, so lines inserted above leave
+    every one its own, and a new copy after the others is the new one."""
+    return fingerprint if n == 0 else _digest(f"{fingerprint}#{n}")
+
+
+def normal_path(path: str) -> str:
+    """`path` as fingerprints and baselines compare it: `/`-separated, without `.` or `//`."""
+    return posixpath.normpath(path.replace(os.sep, "/")) if path else path
+
+
+def _digest(key: str) -> str:
     return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:20]

@@ -126,12 +126,11 @@ def audit(invocation: Invocation, chosen: Settings) -> Outcome:
         for line in verbose_lines(report):
             stderr(f"audit: {line}")
     if invocation.write_baseline:
-        written = baseline.write(invocation.write_baseline, report.findings)
+        baseline.write(invocation.write_baseline, report.findings)
         if not invocation.quiet:
-            n, kinds = len(report.findings), len(written["findings"])
+            n = len(report.findings)
             stderr(
-                f"audit: wrote {n} finding{'' if n == 1 else 's'} "
-                f"({kinds} fingerprint{'' if kinds == 1 else 's'}) to {invocation.write_baseline}"
+                f"audit: wrote {n} finding{'' if n == 1 else 's'} to {invocation.write_baseline}"
             )
     if accepted is not None:
         report = baseline.apply(report, accepted)

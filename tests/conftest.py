@@ -25,6 +25,10 @@ requires_realdata = pytest.mark.skipif(
     not REALDATA.is_dir(),
     reason="../shared/realdata is not present (it exists on dev machines only)",
 )
+requires_corpora = pytest.mark.skipif(
+    not any(REALDATA.parent.glob("realdata*")),
+    reason="../shared/realdata* is not present (it exists on dev machines only)",
+)
 
 
 def audit(
@@ -38,7 +42,9 @@ def audit(
 
 
 def brief(f: Finding) -> dict:
-    """A finding without its path (which depends on where the checkout is)."""
+    """A finding without its path and fingerprint (which depend on where the checkout is),
+    with its identity (which does not) in the fingerprint's place."""
     d = f.to_dict()
-    del d["path"]
+    del d["path"], d["fingerprint"]
+    d["identity"] = f.identity
     return d

@@ -296,13 +296,12 @@ def test_baseline_written_today_silences_todays_findings_tomorrow(tmp_path):
     )
     proc = audit_process("today/runs.jsonl", "--write-baseline", "baseline.json", cwd=tmp_path)
     assert proc.returncode == 0  # the findings are accepted
-    assert (
-        proc.stderr.splitlines()[0] == b"audit: wrote 2 findings (2 fingerprints) to baseline.json"
-    )
+    assert proc.stderr.splitlines()[0] == b"audit: wrote 2 findings to baseline.json"
     written = json.loads((tmp_path / "baseline.json").read_text())
-    assert [(e["code"], e["conversation"], e["turn"], e["count"]) for e in written["findings"]] == [
-        ("EX001", "run-alpha", 1, 1),
-        ("EX001", "today/runs.jsonl:2", 1, 1),
+    assert written["version"] == 2
+    assert [(e["code"], e["path"], e["conversation"], e["turn"]) for e in written["findings"]] == [
+        ("EX001", "today/runs.jsonl", "run-alpha", 1),
+        ("EX001", "today/runs.jsonl", "today/runs.jsonl:2", 1),
     ]
 
     # Tomorrow: new conversations inserted above the old ones (every old line shifts by 3),
@@ -342,14 +341,59 @@ def test_baseline_counts_duplicates_instead_of_collapsing_them(tmp_path):
     (tmp_path / "runs.jsonl").write_text(same * 2)
     proc = audit_process("runs.jsonl", "--write-baseline", "b.json", cwd=tmp_path)
     assert proc.returncode == 0
-    (entry,) = json.loads((tmp_path / "b.json").read_text())["findings"]
-    assert entry["count"] == 2
+    first, second = json.loads((tmp_path / "b.json").read_text())["findings"]
+    assert first["identity"] == second["identity"]  # alike, but each its own fingerprint
+    assert first["fingerprint"] != second["fingerprint"]
     (tmp_path / "runs.jsonl").write_text(same * 3)
     proc = audit_process("runs.jsonl", "--baseline", "b.json", "-f", "jsonl", cwd=tmp_path)
     assert proc.returncode == 1
     assert brief(proc) == [("EX001", 3, "runs.jsonl:3", 1)]  # the third copy is new
     (tmp_path / "runs.jsonl").write_text(same)
     assert audit_process("runs.jsonl", "--baseline", "b.json", cwd=tmp_path).returncode == 0
+
+
+def test_baseline_entry_of_one_log_never_hides_the_same_finding_in_another(tmp_path):
+    """Two logs whose conversations share an id: their findings read the same, yet are two."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "a.jsonl").write_text(conversation("alpha"))
+    proc = audit_process("logs", "--write-baseline", "b.json", cwd=tmp_path)
+    assert proc.returncode == 0
+    # a.jsonl is fixed; b.jsonl gets the finding a.jsonl had, word for word.
+    (logs / "a.jsonl").write_text(conversation("alpha", answered=True))
+    (logs / "b.jsonl").write_text(conversation("alpha"))
+    proc = audit_process("logs", "--baseline", "b.json", "-f", "jsonl", cwd=tmp_path)
+    assert proc.returncode == 1
+    (new,) = jsonl(proc)
+    assert (new["code"], new["path"], new["conversation"], new["turn"]) == (
+        "EX001",
+        "logs/b.jsonl",
+        "run-alpha",
+        1,
+    )
+    assert "1 baseline entry matched no finding" in proc.stderr.decode()
+    # Both logs with the finding: one entry accepts a.jsonl's, b.jsonl's is new.
+    (logs / "a.jsonl").write_text(conversation("alpha"))
+    proc = audit_process("logs", "--baseline", "b.json", "-f", "jsonl", cwd=tmp_path)
+    assert [(f["path"], f["conversation"]) for f in jsonl(proc)] == [("logs/b.jsonl", "run-alpha")]
+
+
+def test_version_1_baseline_is_still_read_and_matched_as_it_was_written(tmp_path):
+    (tmp_path / "runs.jsonl").write_text(conversation("alpha") + conversation("beta"))
+    assert audit_process("runs.jsonl", "--write-baseline", "b.json", cwd=tmp_path).returncode == 0
+    # What auditor 0.1 wrote: the identity as `fingerprint`, a count, no identity field.
+    old = [
+        {"fingerprint": e["identity"], "count": 1, "code": e["code"], "path": e["path"]}
+        for e in json.loads((tmp_path / "b.json").read_text())["findings"]
+    ]
+    (tmp_path / "v1.json").write_text(json.dumps({"version": 1, "findings": old}))
+    (tmp_path / "moved.jsonl").write_text(
+        conversation("gamma") + (tmp_path / "runs.jsonl").read_text()
+    )
+    proc = audit_process("moved.jsonl", "--baseline", "v1.json", "-f", "jsonl", cwd=tmp_path)
+    assert proc.returncode == 1
+    assert brief(proc) == [("EX001", 1, "run-gamma", 1)]
+    assert proc.stderr.decode().splitlines()[0] == "audit: 2 findings in the baseline not shown"
 
 
 def test_write_baseline_still_exits_2_when_a_path_is_missing(tmp_path):
@@ -363,8 +407,12 @@ def test_write_baseline_still_exits_2_when_a_path_is_missing(tmp_path):
     [
         (None, "audit: error: cannot read baseline {path}: no such file or directory\n"),
         ("{", "audit: error: invalid baseline {path}: not valid JSON: "),
-        ('{"version": 9, "findings": []}', "expected a version 1 baseline"),
+        ('{"version": 9, "findings": []}', "expected a version 2 baseline"),
         ('{"version": 1, "findings": [{"count": 2}]}', "findings[0] needs a string `fingerprint`"),
+        (
+            '{"version": 2, "findings": [{"fingerprint": "f"}]}',
+            "findings[0] needs a string `fingerprint` and a string `identity`",
+        ),
     ],
 )
 def test_bad_baseline_is_exit_2(tmp_path, content, message):

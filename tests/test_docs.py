@@ -43,3 +43,18 @@ def test_readme_rule_table_and_demo_output_are_current():
     assert docs.update(readme, ROOT) == readme, "README is stale: run `make docs`"
     for rule in RULES:
         assert f"| {rule.code} | `{rule.name}` |" in readme
+
+
+def test_precision_table_counts_the_ledgers_verdicts_per_rule(tmp_path):
+    ledger = tmp_path / docs.LEDGER
+    ledger.parent.mkdir(parents=True)
+    verdicts = [("LP004", "true"), ("CF001", "false"), ("CF001", "true"), ("CF001", "unclear")]
+    verdicts += [("CF001", "true"), ("CF001", "")]  # a stub nobody judged yet is not counted
+    ledger.write_text("".join(f'{{"code": "{c}", "verdict": "{v}"}}\n' for c, v in verdicts))
+    assert docs.precision_table(tmp_path).splitlines()[2:] == [
+        "| CF001 | `approved-arguments-changed` | 4 | 2 | 1 | 1 | 50.0 % |",  # registry order
+        "| LP004 | `repeated-assistant-message` | 1 | 1 | 0 | 0 | 100.0 % |",
+        "| all |  | 5 | 3 | 1 | 1 | 60.0 % |",
+    ]
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert docs.precision_table(ROOT) in readme  # and the README's is the committed ledger's

@@ -79,7 +79,7 @@ def baseline_review(out: str, logs: Path) -> bool:
     # jq writes a missing conversation (an unreadable line's finding) as `null`.
     conversation = lambda e: "null" if e["conversation"] is None else e["conversation"]  # noqa: E731
     return bool(entries) and out.splitlines() == [
-        f"{e['count']}x {e['code']} {conversation(e)}: {e['message']}" for e in entries
+        f"{e['path']} {e['code']} {conversation(e)}: {e['message']}" for e in entries
     ]
 
 
@@ -121,7 +121,7 @@ EXPECTED: dict[str, Callable[[str, dict, Path], bool]] = {
         lambda out, doc, logs: statistics_rows(out, logs)
     ),
     "audit logs/ --write-baseline baseline.json -q > /dev/null; jq -r '.findings[] | "
-    r""""\(.count)x \(.code) \(.conversation): \(.message)"' baseline.json""": (
+    r""""\(.path) \(.code) \(.conversation): \(.message)"' baseline.json""": (
         lambda out, doc, logs: baseline_review(out, logs)
     ),
 }

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 import pytest
 
-from auditor.findings import Finding, Severity, fingerprint
+from auditor.findings import Finding, Severity, fingerprint, identity
 from auditor.report import Context, Counts, Gap, Report, RunError
 from auditor.reporters import REPORTERS, writer
 from auditor.rules import BY_CODE, RULES
@@ -29,6 +29,7 @@ def _finding(
     code, path, line, pointer, conversation, turn, message, evidence="", tool=None, call_id=None
 ):
     rule = BY_CODE[code]
+    same = identity(code, conversation or "", turn, evidence or message)
     return Finding(
         code=code,
         name=rule.name,
@@ -42,7 +43,8 @@ def _finding(
         tool=tool,
         call_id=call_id,
         evidence=evidence,
-        fingerprint=fingerprint(code, conversation or "", turn, evidence or message),
+        fingerprint=fingerprint(same, path),
+        identity=same,
     )
 
 

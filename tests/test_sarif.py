@@ -54,7 +54,7 @@ def test_results_point_at_rules_files_and_turns():
     for result in run["results"]:
         assert rules[result["ruleIndex"]]["id"] == result["ruleId"]
         assert not result["message"]["text"].startswith(result["ruleId"])
-        assert "auditor/v1" in result["partialFingerprints"]
+        assert "auditor/v2" in result["partialFingerprints"]
         assert "primaryLocationLineHash" not in result["partialFingerprints"]
     ex001 = run["results"][1]
     location = ex001["locations"][0]

@@ -21,8 +21,9 @@ conversation.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable
+from dataclasses import replace
 
 from auditor import sources, timeline
 from auditor.config import Settings
@@ -32,7 +33,7 @@ from auditor.engine.plan import Planned, cut_for_jobs, plan, spans
 from auditor.engine.results import UNREAD_SHOWN, Progress, SourceResult
 from auditor.engine.runners import Runner, local
 from auditor.engine.source import audit_source
-from auditor.findings import Finding
+from auditor.findings import Finding, occurrence
 from auditor.report import Counts, FileSummary, Report, RunError, Unread
 
 __all__ = [
@@ -49,6 +50,17 @@ __all__ = [
     "plan",
     "spans",
 ]
+
+
+def unique(findings: list[Finding]) -> None:
+    """Findings alike in one log (a conversation without an id logged twice) told apart, in
+    place: the n-th of a fingerprint gets `occurrence(fingerprint, n)`, in the sorted order."""
+    seen: Counter[str] = Counter()
+    for i, f in enumerate(findings):
+        n = seen[f.fingerprint]
+        seen[f.fingerprint] += 1
+        if n:
+            findings[i] = replace(f, fingerprint=occurrence(f.fingerprint, n))
 
 
 def audit(
@@ -134,6 +146,7 @@ def audit_plan(
     close(file)
     findings = decide(findings, tooled, skipped, settings)
     findings.sort(key=Finding.sort_key)
+    unique(findings)
     if timelines:
         timelines = shown(timelines, findings)
     return Report(

@@ -14,7 +14,7 @@ from dataclasses import replace
 from auditor import timeline
 from auditor.config import Settings
 from auditor.engine.results import SourceResult, UnreadGroup, shape
-from auditor.findings import Finding, Severity, Violation, excerpt, fingerprint
+from auditor.findings import Finding, Severity, Violation, excerpt, fingerprint, identity
 from auditor.formats import Problem, unreadable
 from auditor.model import Conversation, validate
 from auditor.replay import ApprovalOptions, Replay, replay
@@ -220,6 +220,7 @@ class ConversationChecker:
     def _finding(self, rule: Rule, v: Violation, conversation: str | None, key: str) -> Finding:
         loc = v.location
         turn = v.turn if v.turn >= 0 else None
+        same = identity(rule.code, key, turn, v.evidence or v.message)
         return Finding(
             code=rule.code,
             name=rule.name,
@@ -233,7 +234,8 @@ class ConversationChecker:
             tool=v.tool,
             call_id=v.call_id,
             evidence=v.evidence,
-            fingerprint=fingerprint(rule.code, key, turn, v.evidence or v.message),
+            fingerprint=fingerprint(same, loc.path),
+            identity=same,
         )
 
 

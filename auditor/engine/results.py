@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import IO, Any, Protocol
 
 from auditor import timeline
-from auditor.findings import Finding, fingerprint
+from auditor.findings import Finding, fingerprint, identity
 from auditor.report import Counts, RunError, Unread
 from auditor.sources import Source
 
@@ -116,10 +116,12 @@ class UnreadGroup:
         first = sample[0]
         lines = ", ".join(str(f.line) for f in sample if f.line is not None)
         where = f" (lines {lines}{', …' if self.more > len(sample) else ''})" if lines else ""
+        same = identity(first.code, "unread", None, shape(first.message))
         summary = replace(
             first,
             message=f"{self.more} more like this{where}: {first.message}",
             conversation=None,
-            fingerprint=fingerprint(first.code, "unread", None, shape(first.message)),
+            fingerprint=fingerprint(same, first.path),
+            identity=same,
         )
         return [*self.shown, summary]

@@ -3,16 +3,13 @@
 The fields GitLab reads (its "Code Quality report format"): `description`, `check_name` (the
 rule code), `fingerprint`, `severity` (`major` for errors, `minor` for warnings, `info` for
 notes) and `location` (`path` relative to the repository's root, `lines.begin`). GitLab shows
-findings with the same fingerprint as one entry, so a fingerprint that occurs again (the same
-finding twice in a conversation) is made unique by its occurrence; the first keeps the
-auditor's own, the one baselines use. No byte order mark, as GitLab's parser requires.
+findings with the same fingerprint as one entry; the auditor's own, the one baselines use, is
+unique in a report. No byte order mark, as GitLab's parser requires.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
-from collections import Counter
 from typing import Any, TextIO
 
 from auditor.findings import Finding, Severity
@@ -33,7 +30,7 @@ def repository_path(path: str, root: str | None) -> str:
     return relative if relative is not None else os.path.normpath(path).replace(os.sep, "/")
 
 
-def issue(f: Finding, fingerprint: str, root: str | None) -> dict[str, Any]:
+def issue(f: Finding, root: str | None) -> dict[str, Any]:
     where = []
     if f.conversation is not None:
         where.append(f"conversation {f.conversation}")
@@ -42,25 +39,14 @@ def issue(f: Finding, fingerprint: str, root: str | None) -> dict[str, Any]:
     return {
         "description": f.message + (f" ({', '.join(where)})" if where else ""),
         "check_name": f.code,
-        "fingerprint": fingerprint,
+        "fingerprint": f.fingerprint,
         "severity": SEVERITY[f.severity],
         "location": {"path": repository_path(f.path, root), "lines": {"begin": f.line or 1}},
     }
 
 
 def issues(report: Report, root: str | None) -> list[dict[str, Any]]:
-    seen: Counter[str] = Counter()
-    out = []
-    for f in report.findings:
-        n = seen[f.fingerprint]
-        seen[f.fingerprint] += 1
-        fingerprint = (
-            f.fingerprint
-            if n == 0
-            else hashlib.sha256(f"{f.fingerprint}#{n}".encode()).hexdigest()[:20]
-        )
-        out.append(issue(f, fingerprint, root))
-    return out
+    return [issue(f, root) for f in report.findings]
 
 
 def write(report: Report, out: TextIO, context: Context) -> None:

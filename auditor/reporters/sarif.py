@@ -27,7 +27,7 @@ from auditor.sources import STDIN
 SCHEMA_URI = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 )
-FINGERPRINT_KEY = "auditor/v1"
+FINGERPRINT_KEY = "auditor/v2"
 DESCRIPTION_LIMIT = 1024  # GitHub code scanning's limit for short and full descriptions
 # GitHub's `problem.severity` for non-security rules, from the SARIF level.
 PROBLEM_SEVERITY = {"error": "error", "warning": "warning", "note": "recommendation"}
