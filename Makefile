@@ -32,7 +32,7 @@ test: $(DEV_STAMP)
 
 ## fuzz: the property-based tests with AUDITOR_FUZZ (default 30) times their examples: minutes
 fuzz: $(DEV_STAMP)
-	AUDITOR_FUZZ=$${AUDITOR_FUZZ:-30} $(BIN)/python -m pytest tests/test_fuzz.py tests/test_properties.py -q
+	AUDITOR_FUZZ=$${AUDITOR_FUZZ:-30} $(BIN)/python -m pytest tests/formats/test_fuzz.py tests/formats/test_properties.py -q
 
 ## lint: ruff check + ruff format --check
 lint: $(DEV_STAMP)

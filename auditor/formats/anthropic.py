@@ -108,7 +108,7 @@ def messages(body: dict, location: Location, problems: list[Problem]) -> tuple[M
 
     A body without Anthropic blocks (a Chat Completions request, or string contents) is read
     message by message as OpenAI's, without drafts: the same messages `drafts` and `freeze`
-    give (`tests/test_formats.py` checks it), at a third of the cost. Gateway logs send the
+    give (`tests/formats/test_formats.py` checks it), at a third of the cost. Gateway logs send the
     whole conversation again in every request, so this is their hot path.
     """
     items = body.get("messages")

@@ -15,7 +15,7 @@ the text, a call key repeated often enough). The engine then skips the check, so
 conversations of a log cost a few screens, not every check. A screen is built from the same
 helpers and constants as its check (a prefilter the check itself starts with), so the two
 cannot drift apart; a rule without a screen is checked on every conversation it can examine.
-`tests/test_screens.py` holds them to it: every fixture audited with and without screens gives
+`tests/rules/test_screens.py` holds them to it: every fixture audited with and without screens gives
 the same report, and on generated conversations a screen that says no means no finding.
 """
 
