@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from auditor.formats._common import (
-    Draft,
+    MessageDraft,
     Problem,
     as_id,
     excerpt_json,
@@ -46,11 +46,11 @@ def is_response(body: dict) -> bool:
     return isinstance(output, dict) and isinstance(output.get("message"), dict)
 
 
-def request(body: dict, location: Location, problems: list[Problem]) -> list[Draft]:
-    out: list[Draft] = []
+def request(body: dict, location: Location, problems: list[Problem]) -> list[MessageDraft]:
+    out: list[MessageDraft] = []
     system = body.get("system")
     if system:
-        out.append(Draft("system", location.child("system"), [text_of(system)]))
+        out.append(MessageDraft("system", location.child("system"), [text_of(system)]))
     items = body.get("messages")
     if isinstance(items, list):
         for _, item, here in roled(items, location.child("messages"), problems):
@@ -58,16 +58,16 @@ def request(body: dict, location: Location, problems: list[Problem]) -> list[Dra
     return out
 
 
-def response(body: dict, location: Location, problems: list[Problem]) -> list[Draft]:
+def response(body: dict, location: Location, problems: list[Problem]) -> list[MessageDraft]:
     item = body["output"]["message"]
     item = {"role": "assistant", **item} if "role" not in item else item
     return message(item, location.child("output", "message"), problems)
 
 
-def message(item: dict, here: Location, problems: list[Problem]) -> list[Draft]:
+def message(item: dict, here: Location, problems: list[Problem]) -> list[MessageDraft]:
     """One message; the tool results a user message carries come first, as `tool` messages."""
-    main = Draft(str(item["role"]), here)
-    results: list[Draft] = []
+    main = MessageDraft(str(item["role"]), here)
+    results: list[MessageDraft] = []
     content = item.get("content")
     if isinstance(content, str):
         main.texts.append(content)
@@ -95,7 +95,7 @@ def message(item: dict, here: Location, problems: list[Problem]) -> list[Draft]:
     return with_results(main, results)
 
 
-def tool_result(result: dict, where: Location) -> Draft:
+def tool_result(result: dict, where: Location) -> MessageDraft:
     content = result.get("content") if isinstance(result.get("content"), list) else []
     parts = [
         p["text"] if isinstance(p.get("text"), str) else _json(p)

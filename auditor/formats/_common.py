@@ -226,7 +226,7 @@ def fallback_id(location: Location, index: int | None = None) -> str:
 
 
 @dataclass
-class Draft:
+class MessageDraft:
     """A message still being assembled: formats that build one turn from several parts or lines
     (content blocks, typed items, one block per line) fill it in, then freeze it."""
 
@@ -243,7 +243,7 @@ class Draft:
     """Where the draft came from, for formats that must recognise a message logged twice."""
 
     @classmethod
-    def of(cls, message: Message) -> Draft:
+    def of(cls, message: Message) -> MessageDraft:
         """A draft holding an already normalised message (its index is set again on freezing)."""
         return cls(
             message.role,
@@ -276,7 +276,7 @@ class Draft:
         )
 
 
-def freeze(drafts: Iterable[Draft]) -> tuple[Message, ...]:
+def freeze(drafts: Iterable[MessageDraft]) -> tuple[Message, ...]:
     """The drafts as messages, indexed in order."""
     return tuple(d.freeze(i) for i, d in enumerate(drafts))
 
@@ -287,9 +287,9 @@ def result_draft(
     location: Location,
     is_error: Any = None,
     name: Any = None,
-) -> Draft:
+) -> MessageDraft:
     """A `tool` message carrying one result."""
-    return Draft(
+    return MessageDraft(
         "tool",
         location,
         [text],
@@ -302,7 +302,7 @@ def result_draft(
     )
 
 
-def with_results(main: Draft, results: list[Draft]) -> list[Draft]:
+def with_results(main: MessageDraft, results: list[MessageDraft]) -> list[MessageDraft]:
     """A message and the `tool` messages its parts hold, in conversation order: an assistant's
     own results (server-run tools) follow it; a user message's results (of the previous turn's
     calls) come first, then what the user wrote beside them, if anything."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from auditor.formats._common import (
-    Draft,
+    MessageDraft,
     Problem,
     as_id,
     excerpt_json,
@@ -47,15 +47,15 @@ def is_response(body: dict) -> bool:
     )
 
 
-def request(body: dict, location: Location, problems: list[Problem]) -> list[Draft]:
+def request(body: dict, location: Location, problems: list[Problem]) -> list[MessageDraft]:
     """The system instruction and the contents of a request, in order."""
-    out: list[Draft] = []
+    out: list[MessageDraft] = []
     config = body.get("config") if isinstance(body.get("config"), dict) else body
     for key in ("systemInstruction", "system_instruction"):
         system = config.get(key)
         if system:
             here = location.child(*(("config", key) if config is not body else (key,)))
-            out.append(Draft("system", here, [_content_text(system)]))
+            out.append(MessageDraft("system", here, [_content_text(system)]))
             break
     for i, item in enumerate(body.get("contents") or ()):
         here = location.child("contents", i)
@@ -66,7 +66,7 @@ def request(body: dict, location: Location, problems: list[Problem]) -> list[Dra
     return out
 
 
-def response(body: dict, location: Location, problems: list[Problem]) -> list[Draft]:
+def response(body: dict, location: Location, problems: list[Problem]) -> list[MessageDraft]:
     """The first candidate's content (the conversation continues with it)."""
     candidates = body.get("candidates")
     if not isinstance(candidates, list) or not candidates:
@@ -78,11 +78,11 @@ def response(body: dict, location: Location, problems: list[Problem]) -> list[Dr
     return content({"role": "model", **item}, location.child("candidates", 0, "content"), problems)
 
 
-def content(item: dict, here: Location, problems: list[Problem]) -> list[Draft]:
+def content(item: dict, here: Location, problems: list[Problem]) -> list[MessageDraft]:
     """One `{role, parts}`: the message, and a `tool` message per function response."""
     role = ROLES.get(str(item.get("role", "user")), str(item.get("role")))
-    main = Draft("assistant" if role == "assistant" else role, here)
-    results: list[Draft] = []
+    main = MessageDraft("assistant" if role == "assistant" else role, here)
+    results: list[MessageDraft] = []
     parts = item.get("parts")
     if not isinstance(parts, list):
         return [main]
@@ -102,7 +102,7 @@ def content(item: dict, here: Location, problems: list[Problem]) -> list[Draft]:
     return with_results(main, results)
 
 
-def function_response(answer: dict, where: Location) -> Draft:
+def function_response(answer: dict, where: Location) -> MessageDraft:
     """A function's result; `response.error` makes it an error."""
     payload = answer.get("response")
     is_error = False

@@ -24,7 +24,7 @@ import orjson
 
 from auditor.formats import _gemini, anthropic, openai, responses
 from auditor.formats._common import (
-    Draft,
+    MessageDraft,
     Problem,
     as_id,
     json_text,
@@ -46,7 +46,7 @@ ROLES = {"model": "assistant", "ai": "assistant", "human": "user", "developer": 
 
 
 @dataclass(slots=True)
-class Span:
+class TraceSpan:
     """One span (or observation, or run), whatever container it came in."""
 
     trace: str
@@ -71,8 +71,8 @@ class Span:
 class ModelCall:
     """What a model-call span shows: the messages sent, the messages received, declared tools."""
 
-    inputs: list[Draft]
-    outputs: list[Draft]
+    inputs: list[MessageDraft]
+    outputs: list[MessageDraft]
     tools: tuple[ToolSpec, ...] = ()
 
 
@@ -81,7 +81,7 @@ class History:
     """An agent span's record of the whole run so far (pydantic-ai `all_messages`, an agent's
     input and output): read after the trace's model calls, it adds what they did not show."""
 
-    messages: list[Draft]
+    messages: list[MessageDraft]
 
 
 @dataclass(slots=True)
@@ -97,12 +97,12 @@ class Execution:
     problems: list[Problem] = field(default_factory=list)
 
 
-def operation(span: Span) -> str:
+def operation(span: TraceSpan) -> str:
     op = span.attrs.get("gen_ai.operation.name")
     return op if isinstance(op, str) else ""
 
 
-def is_tool(span: Span) -> bool:
+def is_tool(span: TraceSpan) -> bool:
     attrs = span.attrs
     return (
         operation(span) == "execute_tool"
@@ -113,13 +113,13 @@ def is_tool(span: Span) -> bool:
     )
 
 
-def model_call(span: Span, problems: list[Problem]) -> ModelCall | None:
+def model_call(span: TraceSpan, problems: list[Problem]) -> ModelCall | None:
     """The messages a model-call span holds, or None when it holds none."""
     if is_tool(span):
         return None
     attrs, here = span.attrs, span.location
-    inputs: list[Draft] | None = None
-    outputs: list[Draft] | None = None
+    inputs: list[MessageDraft] | None = None
+    outputs: list[MessageDraft] | None = None
     for read in _DIALECTS:
         got_in, got_out = read(attrs, here, problems)
         inputs = inputs or got_in
@@ -133,7 +133,7 @@ def model_call(span: Span, problems: list[Problem]) -> ModelCall | None:
     return ModelCall(inputs or [], outputs or [], declared_tools(attrs, span.io))
 
 
-def history(span: Span, problems: list[Problem]) -> History | None:
+def history(span: TraceSpan, problems: list[Problem]) -> History | None:
     """The run's messages an agent span keeps, or None."""
     attrs, here = span.attrs, span.location
     found = messages(attrs.get("pydantic_ai.all_messages"), here, problems)
@@ -144,7 +144,7 @@ def history(span: Span, problems: list[Problem]) -> History | None:
     return History(found) if found else None
 
 
-def _is_model_io(span: Span) -> bool:
+def _is_model_io(span: TraceSpan) -> bool:
     return span.kind in MODEL_KINDS or operation(span) in MODEL_OPERATIONS
 
 
@@ -152,7 +152,7 @@ def _genai(attrs: dict, here: Location, problems: list[Problem]) -> tuple[list, 
     inputs = messages(attrs.get("gen_ai.input.messages"), here, problems)
     system = _json(attrs.get("gen_ai.system_instructions"))
     if inputs and system and inputs[0].role != "system":
-        inputs.insert(0, Draft("system", here, [_parts_text(system)]))
+        inputs.insert(0, MessageDraft("system", here, [_parts_text(system)]))
     outputs = messages(attrs.get("gen_ai.output.messages"), here, problems, assistant=True)
     return inputs, outputs
 
@@ -188,7 +188,7 @@ def _adk(attrs: dict, here: Location, problems: list[Problem]) -> tuple[list, li
     request = _json(attrs.get("gcp.vertex.agent.llm_request"))
     answer = _json(attrs.get("gcp.vertex.agent.llm_response"))
     inputs = _gemini.request(request, here, problems) if isinstance(request, dict) else []
-    outputs: list[Draft] = []
+    outputs: list[MessageDraft] = []
     if isinstance(answer, dict) and isinstance(answer.get("content"), dict):
         outputs = _gemini.content({"role": "model", **answer["content"]}, here, problems)
     return inputs, outputs
@@ -206,8 +206,8 @@ def _any_agent(attrs: dict, here: Location, problems: list[Problem]) -> tuple[li
         and all(isinstance(c, dict) and "tool.name" in c for c in parsed)
     ):
         calls = [tool_call(None, c.get("tool.name"), c.get("tool.args"), here) for c in parsed]
-        return [], [Draft("assistant", here, calls=calls)]
-    return [], [Draft("assistant", here, [output])]
+        return [], [MessageDraft("assistant", here, calls=calls)]
+    return [], [MessageDraft("assistant", here, [output])]
 
 
 def _vercel(attrs: dict, here: Location, problems: list[Problem]) -> tuple[list, list]:
@@ -215,9 +215,9 @@ def _vercel(attrs: dict, here: Location, problems: list[Problem]) -> tuple[list,
     calls = _json(attrs.get("ai.response.toolCalls"))
     text = attrs.get("ai.response.text")
     inputs = messages(prompt, here, problems) if prompt else []
-    outputs: list[Draft] = []
+    outputs: list[MessageDraft] = []
     if calls or isinstance(text, str):
-        draft = Draft("assistant", here, [text] if isinstance(text, str) else [])
+        draft = MessageDraft("assistant", here, [text] if isinstance(text, str) else [])
         if isinstance(calls, list):
             draft.calls = [_vercel_call(c, here) for c in calls if isinstance(c, dict)]
         outputs.append(draft)
@@ -227,7 +227,7 @@ def _vercel(attrs: dict, here: Location, problems: list[Problem]) -> tuple[list,
 _DIALECTS = (_genai, _openinference, _legacy, _adk, _any_agent, _vercel)
 
 
-def execution(span: Span, problems: list[Problem]) -> Execution | None:
+def execution(span: TraceSpan, problems: list[Problem]) -> Execution | None:
     """The execution a tool span records, or None when the span is not a tool's."""
     if not is_tool(span):
         return None
@@ -275,7 +275,7 @@ def execution(span: Span, problems: list[Problem]) -> Execution | None:
     return Execution(as_id(call_id), name, arguments, text, is_error, span.location)
 
 
-def _tool_name(span: Span) -> str:
+def _tool_name(span: TraceSpan) -> str:
     name = span.name
     for prefix in ("execute_tool ", "running tool: ", "tool: "):
         if name.startswith(prefix):
@@ -299,7 +299,7 @@ def result_text(value: Any) -> tuple[str, bool | None]:
 
 def messages(
     value: Any, here: Location, problems: list[Problem], assistant: bool = False
-) -> list[Draft]:
+) -> list[MessageDraft]:
     """Messages in any shape a span or an exporter keeps them in; [] for anything else.
 
     GenAI `{role, parts}` lists, OpenAI or Anthropic messages (one, or a list, or a body with
@@ -324,7 +324,7 @@ def messages(
         items.extend(value, here)
         items.close()
         return items.drafts
-    out: list[Draft] = []
+    out: list[MessageDraft] = []
     calls: list = []
     for item in value:
         if not isinstance(item, dict):
@@ -336,17 +336,19 @@ def messages(
         elif isinstance(item.get("role"), str):
             out.extend(_role_message(item, here, problems))
     if calls:
-        out.append(Draft("assistant", here, calls=calls))
+        out.append(MessageDraft("assistant", here, calls=calls))
     return out
 
 
-def _response_body(value: dict, here: Location, problems: list[Problem]) -> list[Draft]:
+def _response_body(value: dict, here: Location, problems: list[Problem]) -> list[MessageDraft]:
     choices = value.get("choices")
     if isinstance(choices, list):
         first = choices[0] if choices and isinstance(choices[0], dict) else {}
         message = first.get("message")
         if isinstance(message, dict):
-            return [Draft.of(openai.message({**message, "role": "assistant"}, 0, here, problems))]
+            return [
+                MessageDraft.of(openai.message({**message, "role": "assistant"}, 0, here, problems))
+            ]
         return []
     items = responses.Items(problems)
     items.extend(value["output"], here)
@@ -354,7 +356,7 @@ def _response_body(value: dict, here: Location, problems: list[Problem]) -> list
     return items.drafts
 
 
-def _role_message(item: dict, here: Location, problems: list[Problem]) -> list[Draft]:
+def _role_message(item: dict, here: Location, problems: list[Problem]) -> list[MessageDraft]:
     role = ROLES.get(item["role"], item["role"])
     content = item.get("content")
     if isinstance(content, list) and any(
@@ -365,11 +367,11 @@ def _role_message(item: dict, here: Location, problems: list[Problem]) -> list[D
     return anthropic.read_message(item, here, problems)
 
 
-def _parts_message(item: dict, here: Location) -> list[Draft]:
+def _parts_message(item: dict, here: Location) -> list[MessageDraft]:
     """A GenAI semconv message: `{role, parts: [text | tool_call | tool_call_response | …]}`."""
     role = ROLES.get(str(item.get("role")), str(item.get("role")))
-    main = Draft(role, here)
-    results: list[Draft] = []
+    main = MessageDraft(role, here)
+    results: list[MessageDraft] = []
     for part in item["parts"]:
         if not isinstance(part, dict):
             continue
@@ -389,9 +391,9 @@ def _parts_message(item: dict, here: Location) -> list[Draft]:
     return with_results(main, results)
 
 
-def _vercel_message(role: str, content: list, here: Location) -> list[Draft]:
-    main = Draft(role, here)
-    results: list[Draft] = []
+def _vercel_message(role: str, content: list, here: Location) -> list[MessageDraft]:
+    main = MessageDraft(role, here)
+    results: list[MessageDraft] = []
     for part in content:
         if not isinstance(part, dict):
             continue
@@ -417,7 +419,7 @@ def _vercel_call(item: dict, here: Location) -> Any:
     return tool_call(item.get("toolCallId"), item.get("toolName"), arguments, here)
 
 
-def _flat_message(item: Any, here: Location, problems: list[Problem]) -> Draft | None:
+def _flat_message(item: Any, here: Location, problems: list[Problem]) -> MessageDraft | None:
     """An OpenLLMetry `gen_ai.prompt.N` / `gen_ai.completion.N` message, un-flattened."""
     if not isinstance(item, dict) or not isinstance(item.get("role"), str):
         return None
@@ -426,10 +428,10 @@ def _flat_message(item: Any, here: Location, problems: list[Problem]) -> Draft |
         message["tool_calls"] = [c for c in item["tool_calls"] if isinstance(c, dict)]
     if "tool_call_id" in item:
         message["tool_call_id"] = item["tool_call_id"]
-    return Draft.of(openai.message(message, 0, here, problems))
+    return MessageDraft.of(openai.message(message, 0, here, problems))
 
 
-def _oi_message(item: Any, here: Location, problems: list[Problem]) -> Draft | None:
+def _oi_message(item: Any, here: Location, problems: list[Problem]) -> MessageDraft | None:
     """An OpenInference `llm.*_messages.N.message.*` message, un-flattened."""
     if not isinstance(item, dict) or not isinstance(item.get("message"), dict):
         return None
@@ -454,7 +456,7 @@ def _oi_message(item: Any, here: Location, problems: list[Problem]) -> Draft | N
     for key in ("tool_call_id", "name"):
         if key in flat:
             message[key] = flat[key]
-    return Draft.of(openai.message(message, 0, here, problems))
+    return MessageDraft.of(openai.message(message, 0, here, problems))
 
 
 def declared_tools(attrs: dict, io: tuple[Any, Any] | None = None) -> tuple[ToolSpec, ...]:

@@ -39,7 +39,7 @@ from typing import Any
 import orjson
 
 from auditor.formats._common import (
-    Draft,
+    MessageDraft,
     Problem,
     as_id,
     attach,
@@ -54,7 +54,7 @@ from auditor.formats._spans import (
     Execution,
     History,
     ModelCall,
-    Span,
+    TraceSpan,
     execution,
     history,
     model_call,
@@ -223,7 +223,7 @@ class _Trace:
 
     def __init__(self, trace_id: str) -> None:
         self.id = trace_id
-        self.spans: list[Span] = []
+        self.spans: list[TraceSpan] = []
         self.seen = 0
 
     def started(self) -> int:
@@ -237,7 +237,7 @@ class _Trace:
                     return value
         return self.id
 
-    def events(self, problems: list[Problem]) -> list[tuple[Span, str, Event]]:
+    def events(self, problems: list[Problem]) -> list[tuple[TraceSpan, str, Event]]:
         """The model calls and executions of the trace in start order, with their agent; the
         agents' histories last (they end after what they hold)."""
         by_id = {s.id: s for s in self.spans}
@@ -265,11 +265,11 @@ class _Trace:
 Event = ModelCall | Execution | History
 
 
-def _event(span: Span, problems: list[Problem]) -> Event | None:
+def _event(span: TraceSpan, problems: list[Problem]) -> Event | None:
     return execution(span, problems) or model_call(span, problems) or history(span, problems)
 
 
-def _ancestors(span: Span, by_id: dict[str, Span]) -> Iterator[Span]:
+def _ancestors(span: TraceSpan, by_id: dict[str, TraceSpan]) -> Iterator[TraceSpan]:
     seen = {span.id}
     parent = span.parent
     while parent is not None and parent not in seen and parent in by_id:
@@ -279,7 +279,7 @@ def _ancestors(span: Span, by_id: dict[str, Span]) -> Iterator[Span]:
         parent = span.parent
 
 
-def _agent(span: Span, by_id: dict[str, Span]) -> str:
+def _agent(span: TraceSpan, by_id: dict[str, TraceSpan]) -> str:
     """The agent a span works for: `gen_ai.agent.name` on it or on its nearest agent span."""
     for candidate in (span, *_ancestors(span, by_id)):
         name = candidate.attrs.get("gen_ai.agent.name")
@@ -302,7 +302,7 @@ class _Conversation:
         self.problems: list[Problem] = []
         self.seen = 0
 
-    def apply(self, span: Span, agent: str, event: Event) -> None:
+    def apply(self, span: TraceSpan, agent: str, event: Event) -> None:
         if isinstance(event, Execution):
             thread = self._owner(event.call_id) or self._thread(agent, span)
             thread.execution(event)
@@ -316,7 +316,7 @@ class _Conversation:
             return None
         return next((t for t in self.threads.values() if call_id in t.calls), None)
 
-    def _thread(self, agent: str, span: Span) -> _Thread:
+    def _thread(self, agent: str, span: TraceSpan) -> _Thread:
         thread = self.threads.get(agent)
         if thread is None and (not agent or list(self.threads) == [""]):
             thread = self.last  # an unnamed agent: the thread at work
@@ -345,14 +345,14 @@ class _Thread:
         self.own = own
         self.agent = agent
         self.location = location
-        self.drafts: list[Draft] = []
+        self.drafts: list[MessageDraft] = []
         self.index: dict[tuple, list[int]] = {}
         """Each key of a message -> the positions of the messages that have it."""
-        self.calls: dict[str, Draft] = {}
+        self.calls: dict[str, MessageDraft] = {}
         """Call id -> the message that made the call."""
-        self.open: dict[str, deque[tuple[Draft, int]]] = {}
+        self.open: dict[str, deque[tuple[MessageDraft, int]]] = {}
         """Tool name -> calls (message, position in its calls) still waiting for a result."""
-        self.answered: dict[str, Draft] = {}
+        self.answered: dict[str, MessageDraft] = {}
         self.tools: dict[str, ToolSpec] = {}
 
     def model_call(self, call: ModelCall) -> None:
@@ -368,7 +368,7 @@ class _Thread:
         for draft in sequence[last + 1 :]:
             self._append(draft)
 
-    def _aligned(self, sequence: list[Draft], inputs: int) -> int:
+    def _aligned(self, sequence: list[MessageDraft], inputs: int) -> int:
         """The position in `sequence` of the last message the thread already holds (-1: none).
 
         Inputs match in order, skipping what the thread holds and the call does not repeat
@@ -385,7 +385,7 @@ class _Thread:
             matched, at = i, found
         return matched
 
-    def _continues(self, draft: Draft) -> bool:
+    def _continues(self, draft: MessageDraft) -> bool:
         """Add an answer logged without its input to the assistant message just before, when
         nothing came in between: one API message logged a block at a time (Claude Agent SDK)."""
         last = self.drafts[-1] if self.drafts else None
@@ -405,7 +405,7 @@ class _Thread:
             self.index.setdefault(key, []).append(position)
         return True
 
-    def _find(self, draft: Draft, start: int) -> int | None:
+    def _find(self, draft: MessageDraft, start: int) -> int | None:
         best = None
         for key in _keys(draft):
             positions = self.index.get(key)
@@ -416,7 +416,7 @@ class _Thread:
                 best = positions[k]
         return best
 
-    def _append(self, draft: Draft) -> None:
+    def _append(self, draft: MessageDraft) -> None:
         position = len(self.drafts)
         self.drafts.append(draft)
         for key in _keys(draft):
@@ -428,7 +428,7 @@ class _Thread:
         if draft.result is not None:
             self._answer(draft, draft.result.call_id, draft.result.name)
 
-    def _answer(self, draft: Draft, call_id: str | None, name: str | None) -> None:
+    def _answer(self, draft: MessageDraft, call_id: str | None, name: str | None) -> None:
         if call_id is not None:
             self.answered[call_id] = draft
             owner = self.calls.get(call_id)
@@ -443,7 +443,7 @@ class _Thread:
         if queue:
             queue.popleft()
 
-    def _close(self, name: str, owner: Draft, n: int) -> None:
+    def _close(self, name: str, owner: MessageDraft, n: int) -> None:
         queue = self.open.get(name)
         if queue and (owner, n) in queue:
             queue.remove((owner, n))
@@ -459,7 +459,7 @@ class _Thread:
             pending = self._pending(ex)
             if pending is None:
                 call = tool_call(call_id, ex.name, ex.arguments, ex.location)
-                self._append(Draft("assistant", ex.location, calls=[call]))
+                self._append(MessageDraft("assistant", ex.location, calls=[call]))
             else:
                 owner, n = pending
                 if owner.calls[n].id is None and call_id is not None:
@@ -468,7 +468,7 @@ class _Thread:
                 call_id = owner.calls[n].id
         self._append(result_draft(call_id, ex.result, ex.location, ex.is_error, ex.name))
 
-    def _pending(self, ex: Execution) -> tuple[Draft, int] | None:
+    def _pending(self, ex: Execution) -> tuple[MessageDraft, int] | None:
         """The oldest unanswered call of the tool, preferring one with the executed arguments."""
         queue = self.open.get(ex.name)
         if not queue:
@@ -489,7 +489,7 @@ class _Thread:
         )
 
 
-def _keys(draft: Draft) -> list[tuple]:
+def _keys(draft: MessageDraft) -> list[tuple]:
     """What a repeated copy of a message is recognised by (copies differ in ids and detail)."""
     text = " ".join(draft.text.split())[:200]
     if draft.result is not None:
@@ -507,7 +507,7 @@ def _keys(draft: Draft) -> list[tuple]:
 # --- containers -------------------------------------------------------------------------
 
 
-def spans(value: Any, location: Location) -> Iterator[Span | Problem]:
+def spans(value: Any, location: Location) -> Iterator[TraceSpan | Problem]:
     """The spans of a record, whatever its container."""
     if isinstance(value, list):
         yield from _span_list(value, location)
@@ -529,12 +529,12 @@ def spans(value: Any, location: Location) -> Iterator[Span | Problem]:
     else:
         name = str(value.get("gen_ai.operation.name", ""))
         error = _error_of(value)
-        yield Span(
+        yield TraceSpan(
             fallback_id(location), "0", None, name, 0, value, location, error, anonymous=True
         )
 
 
-def _otlp(value: dict, location: Location) -> Iterator[Span | Problem]:
+def _otlp(value: dict, location: Location) -> Iterator[TraceSpan | Problem]:
     key = "resourceSpans" if "resourceSpans" in value else "batches"
     for i, resource in enumerate(value[key]):
         if not isinstance(resource, dict):
@@ -551,14 +551,14 @@ def _otlp(value: dict, location: Location) -> Iterator[Span | Problem]:
                 yield _otlp_span(span, here)
 
 
-def _otlp_span(span: dict, here: Location) -> Span:
+def _otlp_span(span: dict, here: Location) -> TraceSpan:
     attrs = _kv(span.get("attributes"))
     status = span.get("status") if isinstance(span.get("status"), dict) else {}
     error = None
     if _failed(status.get("code")):
         error = str(status.get("message") or "")
     _exception(attrs, ((e.get("name"), _kv(e.get("attributes"))) for e in _dicts(span, "events")))
-    return Span(
+    return TraceSpan(
         str(span["traceId"]),
         str(span.get("spanId", "")),
         as_id(span.get("parentSpanId")),
@@ -570,7 +570,7 @@ def _otlp_span(span: dict, here: Location) -> Span:
     )
 
 
-def _jaeger(value: dict, location: Location) -> Iterator[Span | Problem]:
+def _jaeger(value: dict, location: Location) -> Iterator[TraceSpan | Problem]:
     traces = value.get("data", [value])
     prefix = ("data",) if "data" in value else ()
     for i, trace in enumerate(traces):
@@ -593,7 +593,7 @@ def _jaeger(value: dict, location: Location) -> Iterator[Span | Problem]:
                 error = str(attrs.get("otel.status_description") or "")
             logs = ((_log_event(log), _kv(log.get("fields"))) for log in _dicts(span, "logs"))
             _exception(attrs, logs)
-            yield Span(
+            yield TraceSpan(
                 str(span["traceID"]),
                 str(span.get("spanID", "")),
                 as_id(parent),
@@ -609,7 +609,9 @@ def _log_event(log: dict) -> str:
     return next((str(f.get("value")) for f in _dicts(log, "fields") if f.get("key") == "event"), "")
 
 
-def _span_list(items: list, location: Location, single: bool = False) -> Iterator[Span | Problem]:
+def _span_list(
+    items: list, location: Location, single: bool = False
+) -> Iterator[TraceSpan | Problem]:
     """OpenTelemetry SDK spans as `ReadableSpan.to_json()` and its kin write them."""
     for i, span in enumerate(items):
         here = location if single else location.child(i)
@@ -633,7 +635,7 @@ def _span_list(items: list, location: Location, single: bool = False) -> Iterato
                 ((e.get("name"), e.get("attributes") or {}) for e in events if isinstance(e, dict)),
             )
         trace = as_id(context.get("trace_id"))
-        yield Span(
+        yield TraceSpan(
             trace or fallback_id(location),
             as_id(context.get("span_id")) or str(i),
             as_id(parent_id),
@@ -646,7 +648,7 @@ def _span_list(items: list, location: Location, single: bool = False) -> Iterato
         )
 
 
-def _langfuse(value: dict, location: Location) -> Iterator[Span | Problem]:
+def _langfuse(value: dict, location: Location) -> Iterator[TraceSpan | Problem]:
     """A Langfuse export: each observation keeps its span's attributes in its metadata."""
     trace = value.get("trace") if isinstance(value.get("trace"), dict) else value
     session = as_id(trace.get("sessionId"))
@@ -661,7 +663,7 @@ def _langfuse(value: dict, location: Location) -> Iterator[Span | Problem]:
         if session and "session.id" not in attrs:
             attrs["session.id"] = session
         error = str(obs.get("statusMessage") or "") if obs.get("level") == "ERROR" else None
-        yield Span(
+        yield TraceSpan(
             as_id(obs.get("traceId")) or as_id(trace.get("id")) or fallback_id(location),
             str(obs["id"]),
             as_id(obs.get("parentObservationId")),
@@ -675,7 +677,7 @@ def _langfuse(value: dict, location: Location) -> Iterator[Span | Problem]:
         )
 
 
-def _langsmith(value: dict, location: Location) -> Iterator[Span | Problem]:
+def _langsmith(value: dict, location: Location) -> Iterator[TraceSpan | Problem]:
     """A LangSmith run batch: `post` creates runs, `patch` completes them (by `id`)."""
     runs: dict[str, tuple[dict, Location]] = {}
     for key in ("post", "patch"):
@@ -700,7 +702,7 @@ def _langsmith(value: dict, location: Location) -> Iterator[Span | Problem]:
         if isinstance(outputs, dict) and set(outputs) == {"output"}:
             outputs = outputs["output"]
         error = run.get("error")
-        yield Span(
+        yield TraceSpan(
             as_id(run.get("trace_id")) or run_id,
             run_id,
             as_id(run.get("parent_run_id")),
