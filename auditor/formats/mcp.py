@@ -30,7 +30,7 @@ from auditor.formats._common import (
     tool_call,
     tool_specs,
 )
-from auditor.formats._spans import result_text
+from auditor.formats.otel.spans import result_text
 from auditor.model import Conversation, Location, ToolSpec
 from auditor.sources import Record
 

@@ -9,10 +9,11 @@ Messages (`messages` with content blocks, a response with `content`), Responses 
 
 Two more APIs are read as dialects: Gemini `generateContent` (`contents` of `{role, parts}`,
 `functionCall`/`functionResponse` parts, a response with `candidates`) and Bedrock `Converse`
-(`messages` with `toolUse`/`toolResult` blocks, a response with `output.message`); see
-`_gemini` and `_bedrock`. Recordings made with nock (`{scope, method, path, body, status,
-response}`) are exchanges too. An exchange whose request is a JSON-RPC message is MCP traffic
-recorded beside the model calls (the tool side of the same run): it holds no turn and is skipped.
+(`messages` with `toolUse`/`toolResult` blocks, a response with `output.message`); see `gemini`
+and `bedrock`; `bodies` reads a request or response body of any of them. Recordings made with
+nock (`{scope, method, path, body, status, response}`) are exchanges too. An exchange whose
+request is a JSON-RPC message is MCP traffic recorded beside the model calls (the tool side of
+the same run): it holds no turn and is skipped.
 
 Each request repeats the conversation so far, so exchanges overlap: an exchange whose request
 starts with everything an earlier conversation holds (same roles, user and assistant text,
@@ -27,22 +28,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import replace
 
-import orjson
-
-from auditor.formats import _bedrock, _gemini, anthropic, openai, responses
+from auditor.formats import responses
 from auditor.formats._common import (
-    ID_KEYS,
     Problem,
     as_id,
     attach,
     collected,
     excerpt_json,
     fallback_id,
-    freeze,
-    own_id,
     read_each,
-    tool_specs,
 )
+from auditor.formats.exchange import bedrock, bodies, gemini
 from auditor.model import Conversation, Location, Message, ToolSpec
 from auditor.sources import Record
 
@@ -84,10 +80,10 @@ def is_response(value: dict) -> bool:
     ):
         return True
     if "candidates" in value:
-        return _gemini.is_response(value) and (
+        return gemini.is_response(value) and (
             "usageMetadata" in value or "modelVersion" in value or "responseId" in value
         )
-    return "stopReason" in value and _bedrock.is_response(value)
+    return "stopReason" in value and bedrock.is_response(value)
 
 
 def parse(record: Record) -> Iterator[Conversation | Problem]:
@@ -130,19 +126,19 @@ class Collector:
         sent: list[Message] = []
         tools: tuple[ToolSpec, ...] | None = None
         previous = own = None
-        body, here = _body(value["request"], location.child("request"), problems)
+        body, here = bodies.body(value["request"], location.child("request"), problems)
         if body is not None and "jsonrpc" in body:
             return  # MCP traffic beside the model calls: the tool side, no turn
         if body is not None:
-            sent, tools = _request(body, here, problems)
+            sent, tools = bodies.request(body, here, problems)
             previous = as_id(body.get("previous_response_id"))
-            own = _own_id(body)
+            own = bodies.conversation_id(body)
         got: list[Message] = []
         response_id = None
         if isinstance(value.get("response"), dict):
-            body, here = _body(value["response"], location.child("response"), problems)
+            body, here = bodies.body(value["response"], location.child("response"), problems)
             if body is not None:
-                got, listed = _response(body, here, problems)
+                got, listed = bodies.response(body, here, problems)
                 response_id = as_id(body.get("id"))
                 tools = (tools or ()) + listed or None
         keys = [_key(m) for m in sent]
@@ -301,7 +297,7 @@ def _key(message: Message) -> tuple:
 
 def _snapshot(value: dict, location: Location) -> Iterator[Conversation | Problem]:
     problems: list[Problem] = []
-    messages, listed = _response(value, location, problems)
+    messages, listed = bodies.response(value, location, problems)
     cid = as_id(value.get("id"))
     tools = responses.declared_tools(value.get("tools"), list(listed))
     conversation_id = cid or fallback_id(location)
@@ -315,101 +311,3 @@ def _snapshot(value: dict, location: Location) -> Iterator[Conversation | Proble
         own_id=cid is not None,
         complete=False,
     )
-
-
-def _body(part: dict, location: Location, problems: list[Problem]) -> tuple[dict | None, Location]:
-    """The body of a request or response: wrapped in `body` (maybe as a JSON string) or not."""
-    if "body" not in part:
-        return part, location
-    body, location = part["body"], location.child("body")
-    if isinstance(body, str):
-        try:
-            body = orjson.loads(body)
-        except orjson.JSONDecodeError:
-            problems.append(
-                Problem(
-                    location, "body is not JSON (a streamed response?)", evidence=excerpt_json(body)
-                )
-            )
-            return None, location
-    if isinstance(body, dict):
-        return body, location
-    if body is not None:
-        problems.append(
-            Problem(location, "expected a JSON object body", evidence=excerpt_json(body))
-        )
-    return None, location
-
-
-def _request(
-    body: dict, location: Location, problems: list[Problem]
-) -> tuple[list[Message], tuple[ToolSpec, ...] | None]:
-    if _gemini.is_request(body):
-        return list(freeze(_gemini.request(body, location, problems))), _gemini.declared_tools(body)
-    if _bedrock.is_request(body):
-        drafts = _bedrock.request(body, location, problems)
-        return list(freeze(drafts)), _bedrock.declared_tools(body)
-    if isinstance(body.get("messages"), list):
-        # Chat Completions or Anthropic: the Anthropic reader takes both (and a `system`)
-        messages = anthropic.messages(body, location, problems)
-        return list(messages), tool_specs(body.get("tools") or body.get("functions"))
-    if "input" in body:
-        items = responses.Items(problems)
-        responses.read_input(body, location, items)
-        items.close()
-        return list(freeze(items.drafts)), responses.declared_tools(body.get("tools"), items.listed)
-    problems.append(
-        Problem(
-            location,
-            "request body has none of `messages`, `input`, `contents`",
-            evidence=_keys(body),
-        )
-    )
-    return [], None
-
-
-def _response(
-    body: dict, location: Location, problems: list[Problem]
-) -> tuple[list[Message], tuple[ToolSpec, ...]]:
-    if isinstance(body.get("content"), list) and body.get("role", "assistant") == "assistant":
-        message = body if "role" in body else {**body, "role": "assistant"}
-        return list(freeze(anthropic.read_message(message, location, problems))), ()
-    choices = body.get("choices")
-    if isinstance(choices, list):
-        # n > 1 gives alternatives to choose from; the conversation continues with the first
-        first = choices[0] if choices and isinstance(choices[0], dict) else {}
-        message = first.get("message")
-        if isinstance(message, dict) and isinstance(message.get("role"), str):
-            here = location.child("choices", 0, "message")
-            return [openai.message(message, 0, here, problems)], ()
-        if choices:
-            problems.append(
-                Problem(location.child("choices", 0), "expected a choice with a `message`")
-            )
-        return [], ()
-    if "candidates" in body:
-        return list(freeze(_gemini.response(body, location, problems))), ()
-    if _bedrock.is_response(body):
-        return list(freeze(_bedrock.response(body, location, problems))), ()
-    if isinstance(body.get("output"), list):
-        items = responses.Items(problems)
-        items.extend(body["output"], location.child("output"))
-        items.close()
-        return list(freeze(items.drafts)), tuple(items.listed)
-    return [], ()  # an error response: no turn
-
-
-def _own_id(body: dict) -> str | None:
-    """A conversation id the request carries (Responses `conversation`, or in `metadata`)."""
-    conversation = body.get("conversation")
-    if isinstance(conversation, dict):
-        conversation = conversation.get("id")
-    found = as_id(conversation)
-    metadata = body.get("metadata")
-    if found is None and isinstance(metadata, dict):
-        found = own_id(metadata, *ID_KEYS[1:])
-    return found
-
-
-def _keys(body: dict) -> str:
-    return "keys: " + ", ".join(sorted(map(str, body))[:6])

@@ -22,7 +22,7 @@ from typing import Any
 
 import orjson
 
-from auditor.formats import _gemini, anthropic, openai, responses
+from auditor.formats import anthropic, openai, responses
 from auditor.formats._common import (
     MessageDraft,
     Problem,
@@ -34,6 +34,7 @@ from auditor.formats._common import (
     tool_specs,
     with_results,
 )
+from auditor.formats.exchange import gemini
 from auditor.model import Location, ToolSpec
 
 # `gen_ai.operation.name` of a model call and of a tool execution.
@@ -187,10 +188,10 @@ def _openinference(attrs: dict, here: Location, problems: list[Problem]) -> tupl
 def _adk(attrs: dict, here: Location, problems: list[Problem]) -> tuple[list, list]:
     request = _json(attrs.get("gcp.vertex.agent.llm_request"))
     answer = _json(attrs.get("gcp.vertex.agent.llm_response"))
-    inputs = _gemini.request(request, here, problems) if isinstance(request, dict) else []
+    inputs = gemini.request(request, here, problems) if isinstance(request, dict) else []
     outputs: list[MessageDraft] = []
     if isinstance(answer, dict) and isinstance(answer.get("content"), dict):
-        outputs = _gemini.content({"role": "model", **answer["content"]}, here, problems)
+        outputs = gemini.content({"role": "model", **answer["content"]}, here, problems)
     return inputs, outputs
 
 
@@ -477,7 +478,7 @@ def declared_tools(attrs: dict, io: tuple[Any, Any] | None = None) -> tuple[Tool
     request = _json(attrs.get("gcp.vertex.agent.llm_request"))
     specs = list(tool_specs([f for f in found if isinstance(f, dict)]) or ())
     if isinstance(request, dict):
-        specs += _gemini.declared_tools(request) or ()
+        specs += gemini.declared_tools(request) or ()
     if io is not None and isinstance(_json(io[0]), dict):
         specs += tool_specs(_json(io[0]).get("tools")) or ()
     return tuple(specs)
