@@ -1,58 +1,56 @@
 """`[tool.auditor]` and the command line turned into one typed Settings.
 
-The configuration lives in `[tool.auditor]` of the nearest `pyproject.toml` that has such a
-table, searching from the current directory up to the filesystem root (as ruff does with
-`[tool.ruff]`), or in the file `--config` names: a `pyproject.toml` (its `[tool.auditor]`
-table) or any other TOML file holding the same keys at its top level. The command line wins:
-`--select` starts the rule selection over (the file's `select` and `ignore` no longer apply),
-`--ignore` adds to the file's `ignore`, `--fail-on` replaces `fail-on`.
-
-Options are grouped by rule family, one table per family named as in `rules.FAMILIES`
-(`[tool.auditor.loops]`, `[tool.auditor.approvals]`): each kebab-case key is set on every rule
-of that family whose `Options` dataclass has the matching snake_case field, with its value
-checked against the field's type. Nothing here names a rule's options: a new rule with an
-`Options` field is configurable by that alone.
+`files` finds and reads the configuration file (`[tool.auditor]` of the nearest pyproject.toml,
+or the file `--config` names); `options` types the per-family option tables
+(`[tool.auditor.loops]`, `[tool.auditor.approvals]`) by each rule's `Options`. The command line
+wins: `--select` starts the rule selection over (the file's `select` and `ignore` no longer
+apply), `--ignore` adds to the file's `ignore`, `--fail-on` replaces `fail-on`.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import difflib
-import os
-import tomllib
-import types
-import typing
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from auditor import rules as registry
+from auditor.config.files import (
+    KEYS,
+    PYPROJECT,
+    TABLES,
+    FileConfig,
+    discover,
+    is_strings,
+    read,
+    shown,
+    shown_value,
+)
+from auditor.config.options import rule_options
 from auditor.errors import ConfigError
 from auditor.findings import Severity
 from auditor.formats import FORMATS
 from auditor.model import ToolSpec
-from auditor.rules import FAMILIES, Rule
+from auditor.rules import Rule
 from auditor.sources import MAX_RECORD_BYTES, Exclude
 
 FAIL_ON = ("error", "warning", "note", "never")
 DEFAULT_FAIL_ON = "warning"
-PYPROJECT = "pyproject.toml"
-KEYS = (
-    "select",
-    "ignore",
-    "fail-on",
-    "exclude",
-    "severity",
-    "per-file-ignores",
-    "respect-gitignore",
-    "max-record-mb",
-    "tools",
-    "fail-on-increase",
-)
-"""`fail-on-increase` is read by `audit compare` (`auditor.compare.config_limits`)."""
-TABLES = {name: prefix for prefix, name in FAMILIES.items()}
-"""Option table name -> rule family prefix (`loops` -> `LP`)."""
+
+__all__ = [
+    "DEFAULT_FAIL_ON",
+    "FAIL_ON",
+    "KEYS",
+    "PYPROJECT",
+    "TABLES",
+    "FileConfig",
+    "Settings",
+    "build",
+    "discover",
+    "read",
+    "rule_options",
+    "shown",
+    "split_codes",
+]
 
 
 @dataclass(frozen=True)
@@ -118,102 +116,6 @@ class Settings:
         return frozenset(codes)
 
 
-@dataclass(frozen=True)
-class FileConfig:
-    """The auditor's table of a configuration file, as read and not yet validated."""
-
-    path: Path
-    values: dict[str, Any]
-    in_pyproject: bool
-    """True when `values` is the `[tool.auditor]` table of a pyproject.toml."""
-
-    @property
-    def name(self) -> str:
-        return shown(self.path)
-
-    def table(self, sub: str | None = None) -> str:
-        """How a table is named in an error: `[tool.auditor.loops] `, or `[loops] ` standalone."""
-        parts = (["tool", "auditor"] if self.in_pyproject else []) + ([sub] if sub else [])
-        return f"[{'.'.join(parts)}] " if parts else ""
-
-    def error(self, message: str, sub: str | None = None) -> ConfigError:
-        return ConfigError(f"invalid config in {self.name}: {self.table(sub)}{message}")
-
-
-def shown(path: Path) -> str:
-    """A path as errors show it: relative to the current directory when that is shorter."""
-    try:
-        relative = os.path.relpath(path)
-    except ValueError:  # another drive on Windows
-        return str(path)
-    return relative if len(relative) <= len(str(path)) else str(path)
-
-
-def discover(start: Path | None = None) -> FileConfig | None:
-    """The `[tool.auditor]` table of the nearest pyproject.toml that has one, or None."""
-    here = (start or Path.cwd()).resolve()
-    for directory in (here, *here.parents):
-        candidate = directory / PYPROJECT
-        if candidate.is_file():
-            table = _tool_table(_parse(candidate))
-            if table is not None:
-                return _checked(FileConfig(candidate, table, in_pyproject=True))
-    return None
-
-
-def read(path: str | Path) -> FileConfig:
-    """The configuration in the file `--config` names."""
-    path = Path(path)
-    document = _parse(path)
-    if path.name == PYPROJECT:
-        table = _tool_table(document)
-        if table is None:
-            raise ConfigError(f"invalid config in {path}: it has no [tool.auditor] table")
-        return _checked(FileConfig(path, table, in_pyproject=True))
-    return _checked(FileConfig(path, document, in_pyproject=False))
-
-
-def _tool_table(document: dict[str, Any]) -> Any:
-    tool = document.get("tool")
-    return tool.get("auditor") if isinstance(tool, dict) else None
-
-
-def _parse(path: Path) -> dict[str, Any]:
-    try:
-        with open(path, "rb") as fp:
-            return tomllib.load(fp)
-    except OSError as exc:
-        reason = (exc.strerror or str(exc)).lower()
-        raise ConfigError(f"cannot read config {path}: {reason}") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"invalid config in {shown(path)}: not valid TOML: {exc}") from exc
-    except RecursionError as exc:  # tomllib recurses once per level of nesting
-        raise ConfigError(
-            f"invalid config in {shown(path)}: not valid TOML: arrays or tables nested too deeply"
-        ) from exc
-
-
-def _checked(config: FileConfig) -> FileConfig:
-    if not isinstance(config.values, dict):
-        raise config.error("must be a table")
-    for key, value in config.values.items():
-        if key in TABLES:
-            if not isinstance(value, dict):
-                raise config.error(f"`{key}` must be a table of options, got {_show(value)}")
-        elif key not in KEYS:
-            raise config.error(
-                f"unknown key `{key}`{_suggest(key, [*KEYS, *TABLES])}; the keys are "
-                f"{', '.join(KEYS)} and the "
-                f"option tables {', '.join(TABLES)}"
-            )
-    return config
-
-
-def _suggest(key: str, known: Sequence[str]) -> str:
-    hint = difflib.get_close_matches(key, known, n=1)
-    return f" (did you mean `{hint[0]}`?)" if hint else ""
-
-
 def split_codes(values: Iterable[str] | None, option: str = "--select") -> list[str]:
     """`--select EX001,EX002 --select LP` -> ["EX001", "EX002", "LP"].
 
@@ -264,7 +166,9 @@ def build(
     if level is None and file is not None and "fail-on" in values:
         level = values["fail-on"]
         if not isinstance(level, str) or level.lower() not in FAIL_ON:
-            raise file.error(f"fail-on must be one of {', '.join(FAIL_ON)}, got {_show(level)}")
+            raise file.error(
+                f"fail-on must be one of {', '.join(FAIL_ON)}, got {shown_value(level)}"
+            )
     level = (level or DEFAULT_FAIL_ON).lower()
     if level not in FAIL_ON:
         raise ConfigError(f"invalid --fail-on `{fail_on}`: use one of {', '.join(FAIL_ON)}")
@@ -279,7 +183,7 @@ def build(
 
     gitignore = values.get("respect-gitignore", True)
     if file is not None and not isinstance(gitignore, bool):
-        raise file.error(f"respect-gitignore must be true or false, got {_show(gitignore)}")
+        raise file.error(f"respect-gitignore must be true or false, got {shown_value(gitignore)}")
     origin("respect-gitignore", respect_gitignore is not None)
     origin("exclude", False)
     origins["extend-exclude"] = "command line" if exclude else "default"
@@ -317,7 +221,7 @@ def _tools(
         return None
     path = values["tools"]
     if not isinstance(path, str) or not path:
-        raise file.error(f"tools must be the path of a file, got {_show(path)}")
+        raise file.error(f"tools must be the path of a file, got {shown_value(path)}")
     return toolsfile.read(file.path.parent / path, origin=f"tools file (from {file.name})")
 
 
@@ -369,12 +273,15 @@ def _per_file_ignores(file: FileConfig) -> tuple[tuple[str, frozenset[str]], ...
     """`[tool.auditor.per-file-ignores]`: glob = [rules], as `exclude` matches globs."""
     table = file.values.get("per-file-ignores", {})
     if not isinstance(table, dict):
-        raise file.error(f"per-file-ignores must be a table of glob = [rules], got {_show(table)}")
+        raise file.error(
+            f"per-file-ignores must be a table of glob = [rules], got {shown_value(table)}"
+        )
     entries = []
     for glob, selectors in table.items():
-        if not _is_strings(selectors):
+        if not is_strings(selectors):
             raise file.error(
-                f"{glob} must be a list of rule codes, prefixes or names, got {_show(selectors)}",
+                f"{glob} must be a list of rule codes, prefixes or names, "
+                f"got {shown_value(selectors)}",
                 "per-file-ignores",
             )
         codes: set[str] = set()
@@ -391,14 +298,14 @@ def _record_limit(file: FileConfig | None) -> int:
     if value is None:
         return MAX_RECORD_BYTES
     if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        raise file.error(f"max-record-mb must be an integer >= 1, got {_show(value)}")  # type: ignore[union-attr]
+        raise file.error(f"max-record-mb must be an integer >= 1, got {shown_value(value)}")  # type: ignore[union-attr]
     return value * 1024 * 1024
 
 
 def _strings(file: FileConfig | None, values: Mapping[str, Any], key: str) -> list[str]:
     value = values.get(key, [])
-    if file is not None and not _is_strings(value):
-        raise file.error(f"{key} must be a list of strings, got {_show(value)}")
+    if file is not None and not is_strings(value):
+        raise file.error(f"{key} must be a list of strings, got {shown_value(value)}")
     return list(value)
 
 
@@ -411,7 +318,7 @@ def _severities(file: FileConfig) -> dict[str, Severity]:
     """`severity = {LP001 = "error", CF = "note"}`: codes, prefixes or names; the narrowest wins."""
     table = file.values.get("severity", {})
     if not isinstance(table, dict):
-        raise file.error(f"severity must be a table of rule = level, got {_show(table)}")
+        raise file.error(f"severity must be a table of rule = level, got {shown_value(table)}")
     levels = [s.value for s in Severity]
     chosen: list[tuple[int, str, Severity]] = []
     for selector, level in table.items():
@@ -421,101 +328,8 @@ def _severities(file: FileConfig) -> dict[str, Severity]:
             raise file.error(f"severity: {exc}") from exc
         if not isinstance(level, str) or level.lower() not in levels:
             raise file.error(
-                f"severity.{selector} must be one of {', '.join(levels)}, got {_show(level)}"
+                f"severity.{selector} must be one of {', '.join(levels)}, got {shown_value(level)}"
             )
         chosen.extend((len(matched), r.code, Severity(level.lower())) for r in matched)
     # Broad selectors first, so that a code's own entry overrides its family's.
     return {code: level for _, code, level in sorted(chosen, key=lambda c: -c[0])}
-
-
-def rule_options(file: FileConfig, catalogue: Sequence[Rule]) -> dict[str, Any]:
-    """Options instances by rule code, from the per-family tables of the configuration."""
-    options: dict[str, Any] = {}
-    for table, prefix in TABLES.items():
-        values = file.values.get(table)
-        if not values:
-            continue
-        family = [r for r in catalogue if r.family == prefix and r.options is not None]
-        accepted = sorted({_kebab(f.name) for r in family for f in dataclasses.fields(r.options)})
-        for key, value in values.items():
-            name = key.replace("-", "_")
-            takers = [r for r in family if name in {f.name for f in dataclasses.fields(r.options)}]
-            if not takers:
-                offer = (
-                    f"the {table} rules accept {', '.join(accepted)}"
-                    if accepted
-                    else f"no {table} rule has options"
-                )
-                raise file.error(f"unknown option `{key}`{_suggest(key, accepted)}: {offer}", table)
-            for rule in takers:
-                converted = _convert(file, table, key, value, rule.options, name)
-                current = options.get(rule.code) or rule.default_options()
-                try:
-                    options[rule.code] = dataclasses.replace(current, **{name: converted})
-                except (ValueError, TypeError, ConfigError) as exc:
-                    raise file.error(f"{key}: {exc}", table) from exc
-    return options
-
-
-def _kebab(name: str) -> str:
-    return name.replace("_", "-")
-
-
-def _convert(file: FileConfig, table: str, key: str, value: Any, options: type, name: str) -> Any:
-    """`value` checked against the annotation of field `name`, in the field's own container."""
-    hint = typing.get_type_hints(options)[name]
-    (spec,) = [f for f in dataclasses.fields(options) if f.name == name]
-    minimum = spec.metadata.get("minimum", 1)
-    converted, expected = _as(hint, value, minimum)
-    if expected:
-        raise file.error(f"{key} must be {expected}, got {_show(value)}", table)
-    return converted
-
-
-def _as(hint: Any, value: Any, minimum: int) -> tuple[Any, str]:
-    """(converted value, "") or (None, what was expected)."""
-    origin, args = typing.get_origin(hint), typing.get_args(hint)
-    if origin in (typing.Union, types.UnionType):
-        wanted = []
-        for arm in args:
-            if arm is type(None):
-                continue
-            converted, expected = _as(arm, value, minimum)
-            if not expected:
-                return converted, ""
-            wanted.append(expected)
-        return None, " or ".join(wanted)
-    if hint is bool:
-        return (value, "") if isinstance(value, bool) else (None, "true or false")
-    if hint is int:
-        ok = isinstance(value, int) and not isinstance(value, bool) and value >= minimum
-        return (value, "") if ok else (None, f"an integer >= {minimum}")
-    if hint is float:
-        ok = isinstance(value, int | float) and not isinstance(value, bool)
-        return (float(value), "") if ok else (None, "a number")
-    if hint is str:
-        return (value, "") if isinstance(value, str) else (None, "a string")
-    if origin in (tuple, list, frozenset, set) and args and args[0] is str:
-        ok = _is_strings(value)
-        return (origin(value), "") if ok else (None, "a list of strings")
-    return value, ""  # an annotation this table does not know: the Options class checks it
-
-
-def _is_strings(value: Any) -> bool:
-    return isinstance(value, list) and all(isinstance(v, str) for v in value)
-
-
-def _show(value: Any, depth: int = 0) -> str:
-    """A value as an error shows it: strings quoted, tables and lists by their TOML look."""
-    if isinstance(value, str):
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, dict):
-        return "a table"
-    if isinstance(value, list):
-        if depth >= 3:
-            return "[…]"
-        shown = ", ".join(_show(v, depth + 1) for v in value[:5])
-        return "[" + shown + (", …]" if len(value) > 5 else "]")
-    return str(value)
