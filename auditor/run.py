@@ -302,6 +302,7 @@ def compare(invocation: Invocation, limits: tuple[str, ...]) -> int:
     (else of the configuration's `fail-on-increase`) is exceeded, 2 when a side could not be
     audited or read no conversation."""
     from auditor import compare as comparing
+    from auditor.compare import output as compare_output
 
     base, new = invocation.paths
     written = invocation.output
@@ -327,9 +328,9 @@ def compare(invocation: Invocation, limits: tuple[str, ...]) -> int:
         comparing.load(base, audit_path), comparing.load(new, audit_path), chosen_limits
     )
     writers: dict[str, Callable[[comparing.Comparison, TextIO], None]] = {
-        "json": comparing.write_json,
-        "html": comparing.write_html,
-        "table": functools.partial(comparing.write_text, quiet=invocation.quiet),
+        "json": compare_output.write_json,
+        "html": compare_output.write_html,
+        "table": functools.partial(compare_output.write_text, quiet=invocation.quiet),
     }
     write_to = writers[invocation.output_format or "table"]
     emit(invocation, lambda out, _colour: write_to(result, out))
