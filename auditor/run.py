@@ -1,6 +1,6 @@
 """One run of `audit`: the command line's options -> Settings -> a Report -> the output.
 
-`cli.py` parses the arguments into an `Invocation` and maps what `main` returns (or raises)
+`cli` parses the arguments into an `Invocation` and maps what `main` returns (or raises)
 to an exit status; everything between lives here, in three steps a reader can follow:
 `settings()` (options and configuration file -> Settings), `audit()` (the engine, with
 progress, and the baseline) and `write()` (the report in the chosen format). `compare()` runs
