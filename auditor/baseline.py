@@ -29,7 +29,7 @@ from auditor import __version__
 from auditor.errors import ConfigError, InputError
 from auditor.findings import Finding
 from auditor.report import Report, Stale
-from auditor.reporters._escape import dumps
+from auditor.text import dumps
 
 VERSION = 1
 

@@ -11,6 +11,7 @@ from typing import Any
 import orjson
 
 from auditor.model import Location, ToolCall
+from auditor.text import cut
 
 
 class Severity(enum.StrEnum):
@@ -28,13 +29,15 @@ class Severity(enum.StrEnum):
 
 _RANKS = {Severity.NOTE: 1, Severity.WARNING: 2, Severity.ERROR: 3}
 
+DEFAULT_FAIL_ON = Severity.WARNING
+"""The lowest severity that fails a run when neither `--fail-on` nor `fail-on` names one."""
+
 EVIDENCE_LIMIT = 160
 
 
 def excerpt(text: str, limit: int = EVIDENCE_LIMIT) -> str:
     """A short one-line excerpt of log text: whitespace runs collapsed, long text cut with `…`."""
-    text = " ".join(text[: limit * 4].split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return cut(" ".join(text[: limit * 4].split()), limit)
 
 
 def describe_call(call: ToolCall) -> str:

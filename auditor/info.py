@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, TextIO
 
 from auditor.errors import ConfigError
 from auditor.model import Location
-from auditor.reporters._escape import dumps, safe
 from auditor.rules import FAMILIES, RULES, Rule, lookup
+from auditor.text import dumps, safe
 
 if TYPE_CHECKING:
     from auditor.config import Settings

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, TextIO
 
 from auditor.config import Settings
 from auditor.errors import AuditorError, ConfigError
-from auditor.report import Context, Report, plural
+from auditor.report import Context, Report
+from auditor.text import plural
 
 if TYPE_CHECKING:
     from auditor.config import FileConfig
@@ -128,11 +129,9 @@ def audit(invocation: Invocation, chosen: Settings) -> Outcome:
     if invocation.write_baseline:
         written = baseline.write(invocation.write_baseline, report.findings)
         if not invocation.quiet:
-            n, kinds = len(report.findings), len(written["findings"])
-            stderr(
-                f"audit: wrote {n} finding{'' if n == 1 else 's'} "
-                f"({kinds} fingerprint{'' if kinds == 1 else 's'}) to {invocation.write_baseline}"
-            )
+            found = plural(len(report.findings), "finding")
+            kinds = plural(len(written["findings"]), "fingerprint")
+            stderr(f"audit: wrote {found} ({kinds}) to {invocation.write_baseline}")
     if accepted is not None:
         report = baseline.apply(report, accepted)
     return Outcome(report, elapsed)
@@ -386,6 +385,6 @@ def silence_stdout() -> None:
 
 def stderr(line: str) -> None:
     """One line on stderr, with anything from a log made harmless."""
-    from auditor.reporters._escape import safe
+    from auditor.text import safe
 
     print(safe(line), file=sys.stderr)

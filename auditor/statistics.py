@@ -13,7 +13,7 @@ from typing import Any, TextIO
 from auditor.report import Context, Report
 from auditor.reporters import json as json_reporter
 from auditor.reporters import jsonl as jsonl_reporter
-from auditor.reporters._escape import dumps
+from auditor.text import dumps, plural
 
 FORMATS = ("table", "json", "jsonl")
 HEADINGS = ("count", "code", "name", "severity", "per 100 conversations")
@@ -59,9 +59,6 @@ def table(report: Report, rows: list[dict[str, Any]], context: Context) -> list[
         return lines[1:]
     conversations = report.counts.conversations
     total = sum(row["count"] for row in rows)
-    lines.append(
-        f"{total:,} finding{'' if total == 1 else 's'} in {conversations:,} "
-        f"conversation{'' if conversations == 1 else 's'}"
-    )
+    lines.append(f"{plural(total, 'finding')} in {plural(conversations, 'conversation')}")
     lines.extend(note[0].upper() + note[1:] for note in report.notes())
     return lines

@@ -35,7 +35,7 @@ def exit_with(act: Callable[[], int], debug: bool) -> NoReturn:
 
 
 def _stderr(line: str) -> None:
-    from auditor.reporters._escape import safe
+    from auditor.text import safe
 
     print(safe(line), file=sys.stderr)
 

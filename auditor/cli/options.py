@@ -15,6 +15,7 @@ from typer._click.exceptions import ClickException
 from typer.core import TyperCommand
 
 from auditor.errors import AuditorError
+from auditor.findings import DEFAULT_FAIL_ON
 
 
 class OutputFormat(StrEnum):
@@ -34,6 +35,15 @@ class FailOn(StrEnum):
     warning = "warning"
     note = "note"
     never = "never"
+
+
+_FAIL_ON_LEVELS = (
+    ", ".join(
+        f"{level} (the default)" if level == DEFAULT_FAIL_ON else level
+        for level in list(FailOn)[:-1]
+    )
+    + f" or {list(FailOn)[-1]}"
+)
 
 
 class Engine(StrEnum):
@@ -128,8 +138,7 @@ FailOnOption = Annotated[
     typer.Option(
         "--fail-on",
         metavar="LEVEL",
-        help="Lowest severity that makes the exit status 1: error, warning (the default), "
-        "note or never.",
+        help=f"Lowest severity that makes the exit status 1: {_FAIL_ON_LEVELS}.",
         rich_help_panel=PANEL_RULES,
         show_default=False,
     ),

@@ -8,6 +8,7 @@ from typing import Any, TextIO
 
 from auditor import __version__
 from auditor.compare import Comparison, Limit, Run
+from auditor.text import plural
 
 SCHEMA_VERSION = 1
 
@@ -103,7 +104,7 @@ def document(c: Comparison) -> dict[str, Any]:
 
 
 def write_json(c: Comparison, out: TextIO) -> None:
-    from auditor.reporters._escape import dumps
+    from auditor.text import dumps
 
     out.write(dumps(document(c), indent=True) + "\n")
 
@@ -142,8 +143,7 @@ def _html_view(c: Comparison) -> dict[str, Any]:
 
 
 def quiet_text(c: Comparison) -> str:
-    n = c.quiet_rules
-    return f"{n:,} more rule{'' if n == 1 else 's'} ran in both and fired in neither."
+    return f"{plural(c.quiet_rules, 'more rule', 'more rules')} ran in both and fired in neither."
 
 
 def _left_out_lines(c: Comparison) -> list[str]:
@@ -155,7 +155,7 @@ def _left_out_lines(c: Comparison) -> list[str]:
         if codes:
             lines.append(
                 f"rules that ran only in {name}: {', '.join(codes)} "
-                f"({n:,} finding{'' if n == 1 else 's'} left out)"
+                f"({plural(n, 'finding')} left out)"
             )
     return lines
 
@@ -166,15 +166,14 @@ def write_text(c: Comparison, out: TextIO, quiet: bool = False) -> None:
 
 def text_lines(c: Comparison, quiet: bool = False) -> list[str]:
     """The comparison as aligned text; labels and ids from the reports are escaped."""
-    from auditor.reporters._escape import safe
+    from auditor.text import safe
 
     lines = []
     if not quiet:
         for name, run in (("BASE", c.base), ("NEW ", c.new)):
-            n = len(run.findings)
             lines.append(
                 f"{name} {safe(run.label)}: {run.conversations:,} conversations, "
-                f"{n:,} finding{'' if n == 1 else 's'}"
+                f"{plural(len(run.findings), 'finding')}"
                 + (f" (auditor {safe(run.version)})" if run.version else "")
             )
         lines.append("")

@@ -27,14 +27,13 @@ from auditor.config.files import (
 )
 from auditor.config.options import rule_options
 from auditor.errors import ConfigError
-from auditor.findings import Severity
+from auditor.findings import DEFAULT_FAIL_ON, Severity
 from auditor.formats import FORMATS
 from auditor.model import ToolSpec
 from auditor.rules import Rule
 from auditor.sources import MAX_RECORD_BYTES, Exclude
 
 FAIL_ON = ("error", "warning", "note", "never")
-DEFAULT_FAIL_ON = "warning"
 
 __all__ = [
     "DEFAULT_FAIL_ON",
@@ -58,7 +57,7 @@ class Settings:
     """Everything a run needs to know, validated."""
 
     rules: tuple[Rule, ...]
-    fail_on: Severity | None = Severity.WARNING
+    fail_on: Severity | None = DEFAULT_FAIL_ON
     """The lowest severity that fails the run; None for `never`."""
     input_format: str | None = None
     """A format forced on every record; None to detect each record's own."""

@@ -19,6 +19,7 @@ from auditor.model import (
     ToolResult,
     ToolSpec,
 )
+from auditor.text import cut
 
 TEXT_PART_TYPES = frozenset({"text", "input_text", "output_text"})
 # Keys a record may carry its own conversation id under (SPEC §3).
@@ -47,7 +48,7 @@ def excerpt_json(value: Any, limit: int = 80) -> str:
         text = orjson.dumps(value).decode()
     except TypeError:  # nested deeper than orjson writes, or an integer past 64 bits
         text = _shallow(value, limit)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return cut(text, limit)
 
 
 def _shallow(value: Any, limit: int) -> str:
@@ -382,8 +383,7 @@ def unreadable(exc: BaseException) -> str:
 
 
 def _first_line(text: str, limit: int = 120) -> str:
-    line = text.strip().split("\n", 1)[0]
-    return line if len(line) <= limit else line[: limit - 1] + "…"
+    return cut(text.strip().split("\n", 1)[0], limit)
 
 
 def collected(collector: Any, record: Any) -> Iterator[Conversation | Problem]:

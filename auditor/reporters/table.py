@@ -20,8 +20,8 @@ from rich.console import Console
 from rich.text import Text
 
 from auditor.findings import Finding, Severity
-from auditor.report import Context, Report, plural
-from auditor.reporters._escape import safe
+from auditor.report import Context, Report
+from auditor.text import plural, safe
 
 STYLES = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.NOTE: "cyan"}
 FILE_WIDTH = 120

@@ -27,6 +27,7 @@ from auditor.sources.kinds import (
     Span,
     is_url,
 )
+from auditor.text import cut
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _ZIP_MAGIC = b"PK\x03\x04"
@@ -485,5 +486,4 @@ def _line_at(data: bytes, lineno: int) -> bytes:
 def _excerpt(line: str | bytes, limit: int = 80) -> str:
     if isinstance(line, bytes):
         line = line.decode("utf-8", "replace")
-    line = line.strip()
-    return line if len(line) <= limit else line[: limit - 1] + "…"
+    return cut(line.strip(), limit)

@@ -1,9 +1,9 @@
-"""Make log text safe to print: no escape sequence or bidi trick from a log reaches a screen.
+"""Text every layer shares: log text made safe to print, text cut to a length, counts in words.
 
-rich strips only a few control characters (SPEC §9): ESC/CSI sequences and C1 controls pass
-through, and a log that says `::error::` would issue a GitHub workflow command. Every character
-that could move the cursor, recolour the terminal, reorder text or break a line is shown as a
-visible escape instead.
+Safe to print: no escape sequence or bidi trick from a log reaches a screen. rich strips only a
+few control characters: ESC/CSI sequences and C1 controls pass through, and a log that says
+`::error::` would issue a GitHub workflow command. Every character that could move the cursor,
+recolour the terminal, reorder text or break a line is shown as a visible escape instead.
 """
 
 from __future__ import annotations
@@ -66,3 +66,13 @@ def dumps(value: object, indent: bool = False) -> str:
     above escaped as `\\uXXXX` so that the file is plain printable text."""
     text = orjson.dumps(value, option=orjson.OPT_INDENT_2 if indent else 0).decode()
     return _RAW_IN_JSON.sub(_unicode_escape, text)
+
+
+def cut(text: str, limit: int) -> str:
+    """`text` cut to `limit` characters, the last one `…` when anything was cut."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def plural(n: int, word: str, words: str | None = None) -> str:
+    """`1 file`, `2 files`, `1,204 conversations`."""
+    return f"{n:,} {word if n == 1 else words or word + 's'}"
