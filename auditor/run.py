@@ -224,11 +224,11 @@ def output_format(invocation: Invocation) -> str:
 def write(invocation: Invocation, outcome: Outcome, fmt: str) -> None:
     """The report, in the chosen format, to stdout or `-o FILE`."""
     from auditor import statistics as stats
-    from auditor.reporters import writer
+    from auditor.reporters import REPORTERS, writer
     from auditor.sources.gitignore import repository_root
 
     write_to = (
-        functools.partial(stats.write, output_format="table" if fmt == "concise" else fmt)
+        functools.partial(stats.write, output_format=REPORTERS[fmt].statistics)
         if invocation.statistics
         else writer(fmt)
     )
@@ -238,7 +238,7 @@ def write(invocation: Invocation, outcome: Outcome, fmt: str) -> None:
         notes=sys.stderr,
         show_evidence=invocation.show_evidence,
         whole=invocation.verbose,
-        root=repository_root(".") if fmt in ("sarif", "gitlab") else None,
+        root=repository_root(".") if REPORTERS[fmt].repository_root else None,
     )
 
     def report(out: TextIO, colour: bool) -> None:
@@ -269,13 +269,13 @@ def emit(invocation: Invocation, write_to: Callable[[TextIO, bool], None]) -> No
 def main(invocation: Invocation) -> int:
     """Audit, write the report, and return the exit status (errors raise AuditorError)."""
     from auditor import statistics as stats
-    from auditor.reporters import TIMELINES
+    from auditor.reporters import REPORTERS
 
     chosen = settings(invocation)
     fmt = output_format(invocation)
-    if invocation.statistics and fmt not in (*stats.FORMATS, "concise"):
+    if invocation.statistics and not REPORTERS[fmt].statistics:
         raise ConfigError(f"--statistics prints as {', '.join(stats.FORMATS)}, not as {fmt}")
-    if fmt in TIMELINES and not invocation.statistics:
+    if REPORTERS[fmt].timelines and not invocation.statistics:
         chosen = replace(chosen, timelines=True)
     outcome = audit(invocation, chosen)
     write(invocation, outcome, fmt)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import sys
 from enum import StrEnum
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -16,18 +16,14 @@ from typer.core import TyperCommand
 
 from auditor.errors import AuditorError
 from auditor.findings import DEFAULT_FAIL_ON
+from auditor.reporters import REPORTERS, help_text
 
-
-class OutputFormat(StrEnum):
-    table = "table"
-    concise = "concise"
-    json = "json"
-    jsonl = "jsonl"
-    sarif = "sarif"
-    github = "github"
-    gitlab = "gitlab"
-    junit = "junit"
-    html = "html"
+if TYPE_CHECKING:
+    # mypy reads an Enum only from a literal list of members; the values are strings.
+    OutputFormat = str
+else:
+    OutputFormat = StrEnum("OutputFormat", {name: name for name in REPORTERS})
+    """`--format`'s choices: the reporter registry's names, in its order."""
 
 
 class FailOn(StrEnum):
@@ -210,8 +206,7 @@ FormatOption = Annotated[
         "--format",
         "-f",
         metavar="FORMAT",
-        help="table, concise, json, jsonl, sarif, github, gitlab, junit or html (one "
-        "self-contained page). Default: table on a terminal, concise otherwise.",
+        help=f"{help_text()}. Default: table on a terminal, concise otherwise.",
         rich_help_panel=PANEL_OUTPUT,
         show_default=False,
     ),
