@@ -113,15 +113,15 @@ def load(path: str) -> Baseline:
     counts: Counter[str] = Counter()
     recorded: dict[str, dict[str, Any]] = {}
     for i, entry in enumerate(entries):
-        fp = entry.get("fingerprint") if isinstance(entry, dict) else None
+        key = entry.get("fingerprint") if isinstance(entry, dict) else None
         n = entry.get("count", 1) if isinstance(entry, dict) else None
-        if not isinstance(fp, str) or not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        if not isinstance(key, str) or not isinstance(n, int) or isinstance(n, bool) or n < 1:
             raise ConfigError(
                 f"invalid baseline {path}: findings[{i}] needs a string `fingerprint` and a "
                 "`count` >= 1"
             )
-        counts[fp] += n
-        recorded.setdefault(fp, entry)
+        counts[key] += n
+        recorded.setdefault(key, entry)
     return Baseline(path, counts, recorded)
 
 

@@ -198,7 +198,7 @@ class Report:
     def statistics(self) -> list[dict[str, Any]]:
         """Findings per rule, most frequent first, also per 100 conversations read."""
         counts = Counter(f.code for f in self.findings)
-        first = {}
+        first: dict[str, Finding] = {}
         for f in self.findings:
             first.setdefault(f.code, f)
         conversations = self.counts.conversations

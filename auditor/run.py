@@ -14,7 +14,7 @@ import functools
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, TextIO
 
@@ -177,7 +177,7 @@ def color(when: str, stream: TextIO) -> bool:
     return hasattr(stream, "isatty") and stream.isatty()
 
 
-def refuse_to_overwrite(invocation: Invocation, planned: list[object]) -> None:
+def refuse_to_overwrite(invocation: Invocation, planned: Sequence[object]) -> None:
     """`-o FILE` or `--write-baseline FILE` naming a log this run reads would destroy it (and
     `-o` naming the baseline, or both naming one file, would lose one of the two outputs):
     stop before anything is read or written."""
@@ -370,7 +370,7 @@ def exit_status(report: Report, chosen: Settings, exit_zero: bool) -> int:
 def _stdout() -> TextIO:
     stream = sys.stdout
     if hasattr(stream, "reconfigure"):
-        stream.reconfigure(encoding="utf-8", errors="replace")  # type: ignore[union-attr]
+        stream.reconfigure(encoding="utf-8", errors="replace")
     return stream
 
 

@@ -174,7 +174,7 @@ def from_report(label: str, report: Report) -> Run:
 
 def from_document(label: str, data: dict[str, Any]) -> Run:
     """A run from a `-f json` (or `--statistics -f json`) document, tolerant of other versions."""
-    summary = data.get("summary") if isinstance(data.get("summary"), dict) else {}
+    summary = summary if isinstance(summary := data.get("summary"), dict) else {}
     conversations = summary.get("conversations")
     if not isinstance(conversations, int) or isinstance(conversations, bool):
         raise InputError(f"{label}: the report has no conversation count (summary.conversations)")
@@ -195,7 +195,7 @@ def from_document(label: str, data: dict[str, Any]) -> Run:
             if isinstance(count, int) and count > 0:
                 findings.extend([(code, None)] * count)
     tool = data.get("tool") or {}
-    version = tool.get("version") if isinstance(tool.get("version"), str) else None
+    version = version if isinstance(version := tool.get("version"), str) else None
     return Run(label, conversations, tuple(findings), _rules_of(data), names, version,
                per_conversation)  # fmt: skip
 

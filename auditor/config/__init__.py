@@ -152,7 +152,11 @@ def build(
 
     def origin(key: str, from_command_line: bool) -> None:
         origins[key] = (
-            "command line" if from_command_line else file.name if key in values else "default"
+            "command line"
+            if from_command_line
+            else file.name
+            if file is not None and key in values
+            else "default"
         )
 
     rules = _selection(file, select, ignore, extend_select, extend_ignore)

@@ -27,10 +27,10 @@ def rule_options(file: FileConfig, catalogue: Sequence[Rule]) -> dict[str, Any]:
         if not values:
             continue
         family = [r for r in catalogue if r.family == prefix and r.options is not None]
-        accepted = sorted({_kebab(f.name) for r in family for f in dataclasses.fields(r.options)})
+        accepted = sorted({_kebab(f.name) for r in family for f in _fields(r)})
         for key, value in values.items():
             name = key.replace("-", "_")
-            takers = [r for r in family if name in {f.name for f in dataclasses.fields(r.options)}]
+            takers = [r for r in family if name in {f.name for f in _fields(r)}]
             if not takers:
                 offer = (
                     f"the {table} rules accept {', '.join(accepted)}"
@@ -48,11 +48,16 @@ def rule_options(file: FileConfig, catalogue: Sequence[Rule]) -> dict[str, Any]:
     return options
 
 
+def _fields(rule: Rule) -> tuple[dataclasses.Field[Any], ...]:
+    """The fields of the rule's `Options` dataclass; none when it has no options."""
+    return () if rule.options is None else dataclasses.fields(rule.options)
+
+
 def _kebab(name: str) -> str:
     return name.replace("_", "-")
 
 
-def _convert(file: FileConfig, table: str, key: str, value: Any, options: type, name: str) -> Any:
+def _convert(file: FileConfig, table: str, key: str, value: Any, options: Any, name: str) -> Any:
     """`value` checked against the annotation of field `name`, in the field's own container."""
     hint = typing.get_type_hints(options)[name]
     (spec,) = [f for f in dataclasses.fields(options) if f.name == name]

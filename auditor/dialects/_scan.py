@@ -219,7 +219,7 @@ def json_fence(info: str | None) -> bool:
 
 def positions(text: str, needle: str) -> list[int]:
     """Every position of `needle` in `text`, at most MAX_MARKS of them."""
-    found = []
+    found: list[int] = []
     i = text.find(needle)
     while i >= 0 and len(found) < MAX_MARKS:
         found.append(i)

@@ -201,7 +201,7 @@ def _tool_specs(tools: Any) -> tuple[ToolSpec, ...] | None:
     for tool in tools:
         if not isinstance(tool, dict):
             continue
-        fn = tool.get("function") if isinstance(tool.get("function"), dict) else tool
+        fn = fn if isinstance(fn := tool.get("function"), dict) else tool
         name = fn.get("name")
         if not isinstance(name, str) or not name:
             continue

@@ -58,7 +58,7 @@ def declared(payload: Any) -> tuple[tuple[ToolSpec, ...] | None, str]:
     agent = payload.get("agent") if isinstance(payload, dict) else None
     if not isinstance(agent, dict):
         return None, ""
-    tools = agent.get("tools") if isinstance(agent.get("tools"), list) else []
+    tools = tools if isinstance(tools := agent.get("tools"), list) else []
     custom = [t for t in tools if isinstance(t, dict) and t.get("type") == "custom"]
     open_ended = len(custom) < len(tools)
     system = agent.get("system")

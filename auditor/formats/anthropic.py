@@ -134,7 +134,7 @@ def _stripped(text: str) -> str:
     return "" if text.isspace() else text
 
 
-def _blocks(content: list) -> bool:
+def _blocks(content: Any) -> bool:
     """What makes `read_message` read a message's content as blocks."""
     return has_blocks(content) or _server_blocks(content)
 
@@ -225,7 +225,7 @@ def _server_result(block: dict, where: Location) -> MessageDraft:
     content = block.get("content")
     is_error = block.get("is_error")
     kind = type_of(content) or ""
-    if kind.endswith("_error"):
+    if kind.endswith("_error") and isinstance(content, dict):  # a type is only an object's
         code = content.get("error_code")
         return result_draft(
             block.get("tool_use_id"),

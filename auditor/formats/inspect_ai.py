@@ -32,7 +32,7 @@ from auditor.formats._common import (
     tool_call,
     tool_specs,
 )
-from auditor.model import ApprovalDecision, ApprovalRequest, Conversation, Location
+from auditor.model import ApprovalDecision, ApprovalRequest, Conversation, Location, ToolSpec
 from auditor.sources import Record
 
 NAME = "inspect-ai"
@@ -117,7 +117,7 @@ class _Sample:
         self.attachments = attachments if isinstance(attachments, dict) else {}
         self.executed: dict[str, dict] = {}
         self.approvals: dict[str, tuple[dict, Location]] = {}
-        self.tools = None
+        self.tools: tuple[ToolSpec, ...] | None = None
         events = sample.get("events")
         for i, event in enumerate(events if isinstance(events, list) else ()):
             if isinstance(event, dict):

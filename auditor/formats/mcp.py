@@ -109,7 +109,7 @@ class _Session:
                 return  # a notification: progress, log messages
             self.requests[rpc_id] = method
             if method == "tools/call":
-                params = message.get("params") if isinstance(message.get("params"), dict) else {}
+                params = params if isinstance(params := message.get("params"), dict) else {}
                 call = tool_call(rpc_id, params.get("name"), params.get("arguments"), here)
                 self.drafts.append(MessageDraft("assistant", here, calls=[call]))
             return

@@ -191,6 +191,7 @@ def _code_results(entries: list[_Entry], n: int) -> None:
     if code is None or not blocks:
         return
     report = ag2 or m1
+    assert report is not None  # one of the two matched, or this returned above
     exit_code = next((int(g) for g in report.groups() if g is not None), 0)
     failed = exit_code != 0 or "execution failed" in entry.text[:200] or _TRACEBACK in entry.text
     results = []

@@ -82,7 +82,7 @@ def parse(record: Record) -> Iterator[Conversation | Problem]:
         _item(item, where.child(i), raw_key, items, asked, problems)
     items.close()
     drafts = items.drafts
-    context = state.get("context") if isinstance(state.get("context"), dict) else {}
+    context = context if isinstance(context := state.get("context"), dict) else {}
     drafts.extend(_decisions(context, location.child("context"), asked))
     trace = state.get("trace")
     ids = {"id": own_id(trace, "id")} if isinstance(trace, dict) and own_id(trace, "id") else {}

@@ -84,7 +84,7 @@ class Replay:
         """`make(self)`, computed once for this replay whichever rule asks first: what rules
         share (their options belong in `key` when the result depends on them)."""
         try:
-            return self._shared[key]  # type: ignore[no-any-return]
+            return self._shared[key]
         except KeyError:
             value = self._shared[key] = make(self)
             return value

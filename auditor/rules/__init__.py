@@ -94,6 +94,13 @@ FAMILIES = {
     "LP": "loops",
 }
 
+
+@cache
+def _installed(module: str) -> bool:
+    """An optional dependency is importable (looked up once, not imported)."""
+    return importlib.util.find_spec(module) is not None
+
+
 # What a rule may require of a conversation, and how coverage reports its absence.
 REQUIREMENTS: dict[str, tuple[Callable[[Replay], bool], str]] = {
     "tools": (
@@ -104,12 +111,6 @@ REQUIREMENTS: dict[str, tuple[Callable[[Replay], bool], str]] = {
     "approvals": (lambda r: bool(r.approvals), "no approvals seen"),
     "jsonschema": (lambda r: _installed("jsonschema"), "jsonschema is not installed"),
 }
-
-
-@cache
-def _installed(module: str) -> bool:
-    """An optional dependency is importable (looked up once, not imported)."""
-    return importlib.util.find_spec(module) is not None
 
 
 SECTIONS = ("What it does", "Why is this bad?", "Example")

@@ -72,7 +72,7 @@ def words_of(texts: list[str]) -> tuple[list[frozenset[str]], list[list[str]]]:
     else:  # past its first non-ASCII character `translate` is slow: only there, text by text
         parts = [text.translate(_SPACES) for text in lowered.split("\n")]
     tokens = list(map(str.split, parts))
-    return list(map(STOP_WORDS.__rsub__, map(frozenset, tokens))), tokens
+    return [frozenset(words) - STOP_WORDS for words in tokens], tokens
 
 
 class Rewordings:

@@ -8,12 +8,13 @@ Everything is read in binary: one bad UTF-8 byte costs one record, not the file,
 from __future__ import annotations
 
 import gzip
+import io
 import os
 import sys
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
-from typing import IO
+from typing import IO, cast
 
 import orjson
 
@@ -39,13 +40,14 @@ _BUFFER = 1024 * 1024
 """Read buffer of a file: lines of several KB cost a system call each with the default 8 KB."""
 
 
-def open_binary(path: str) -> IO[bytes]:
+def open_binary(path: str) -> io.BufferedReader:
     """A file opened for reading in binary; a URL through fsspec, buffered like a local file."""
     if is_url(path):
         from auditor.sources import remote
 
         return remote.open_binary(path)
-    return open(path, "rb", buffering=_BUFFER)
+    # open() with a buffer size gives a BufferedReader, which typeshed types as BinaryIO
+    return cast(io.BufferedReader, open(path, "rb", buffering=_BUFFER))
 
 
 def getsize(path: str) -> int:
@@ -76,8 +78,7 @@ def read(
             yield from read_lines(source.path, lines, source.span.first_line)
         return
     if source.path == "-":
-        raw: IO[bytes] = sys.stdin.buffer
-        yield from _read_stream(source, raw, source.kind, limit)
+        yield from _read_stream(source, sys.stdin.buffer, source.kind, limit)
         return
     with open_binary(source.path) as raw:
         if opened is not None:

@@ -96,7 +96,7 @@ def message(item: dict, here: Location, problems: list[Problem]) -> list[Message
 
 
 def tool_result(result: dict, where: Location) -> MessageDraft:
-    content = result.get("content") if isinstance(result.get("content"), list) else []
+    content = content if isinstance(content := result.get("content"), list) else []
     parts = [
         p["text"] if isinstance(p.get("text"), str) else _json(p)
         for p in content

@@ -82,11 +82,11 @@ def response(
     choices = body.get("choices")
     if isinstance(choices, list):
         # n > 1 gives alternatives to choose from; the conversation continues with the first
-        first = choices[0] if choices and isinstance(choices[0], dict) else {}
-        message = first.get("message")
-        if isinstance(message, dict) and isinstance(message.get("role"), str):
+        choice = choices[0] if choices and isinstance(choices[0], dict) else {}
+        answer = choice.get("message")
+        if isinstance(answer, dict) and isinstance(answer.get("role"), str):
             here = location.child("choices", 0, "message")
-            return [openai.message(message, 0, here, problems)], ()
+            return [openai.message(answer, 0, here, problems)], ()
         if choices:
             problems.append(
                 Problem(location.child("choices", 0), "expected a choice with a `message`")

@@ -50,7 +50,7 @@ def is_response(body: dict) -> bool:
 def request(body: dict, location: Location, problems: list[Problem]) -> list[MessageDraft]:
     """The system instruction and the contents of a request, in order."""
     out: list[MessageDraft] = []
-    config = body.get("config") if isinstance(body.get("config"), dict) else body
+    config = config if isinstance(config := body.get("config"), dict) else body
     for key in ("systemInstruction", "system_instruction"):
         system = config.get(key)
         if system:
@@ -121,7 +121,7 @@ def function_response(answer: dict, where: Location) -> MessageDraft:
 
 def declared_tools(body: dict) -> tuple[ToolSpec, ...] | None:
     """`tools[].functionDeclarations` (or `function_declarations`, also under `config`)."""
-    config = body.get("config") if isinstance(body.get("config"), dict) else body
+    config = config if isinstance(config := body.get("config"), dict) else body
     tools = config.get("tools")
     if not isinstance(tools, list):
         return None
@@ -130,7 +130,7 @@ def declared_tools(body: dict) -> tuple[ToolSpec, ...] | None:
         if not isinstance(tool, dict):
             continue
         for key in ("functionDeclarations", "function_declarations"):
-            declared = tool.get(key) if isinstance(tool.get(key), list) else ()
+            declared = declared if isinstance(declared := tool.get(key), list) else ()
             flat.extend({**d, "parameters": _schema(d)} for d in declared if isinstance(d, dict))
     return tool_specs(flat)
 

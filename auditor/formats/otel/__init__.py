@@ -431,7 +431,7 @@ def _keys(draft: MessageDraft) -> list[tuple]:
     """What a repeated copy of a message is recognised by (copies differ in ids and detail)."""
     text = " ".join(draft.text.split())[:200]
     if draft.result is not None:
-        keys = [("tool-text", text)]
+        keys: list[tuple] = [("tool-text", text)]
         if draft.result.call_id is not None:
             keys.append(("tool", draft.result.call_id))
         return keys

@@ -120,7 +120,7 @@ def _otlp(value: dict, location: Location) -> Iterator[TraceSpan | Problem]:
 
 def _otlp_span(span: dict, here: Location) -> TraceSpan:
     attrs = _kv(span.get("attributes"))
-    status = span.get("status") if isinstance(span.get("status"), dict) else {}
+    status = status if isinstance(status := span.get("status"), dict) else {}
     error = None
     if _failed(status.get("code")):
         error = str(status.get("message") or "")
@@ -185,14 +185,14 @@ def _span_list(
         if not isinstance(span, dict) or not isinstance(span.get("attributes"), dict | list):
             yield Problem(here, "expected a span object with `attributes`", evidence=_ex(span))
             continue
-        context = span.get("context") if isinstance(span.get("context"), dict) else span
+        context = context if isinstance(context := span.get("context"), dict) else span
         parent = span.get("parent")
         parent_id = parent.get("span_id") if isinstance(parent, dict) else parent
         parent_id = parent_id or span.get("parent_id") or span.get("parent_span_id")
         attrs = (
             span["attributes"] if isinstance(span["attributes"], dict) else _kv(span["attributes"])
         )
-        status = span.get("status") if isinstance(span.get("status"), dict) else {}
+        status = status if isinstance(status := span.get("status"), dict) else {}
         code = status.get("status_code", status.get("code"))
         error = str(status.get("description") or "") if _failed(code) else None
         events = span.get("events", span.get("span_events"))
@@ -217,7 +217,7 @@ def _span_list(
 
 def _langfuse(value: dict, location: Location) -> Iterator[TraceSpan | Problem]:
     """A Langfuse export: each observation keeps its span's attributes in its metadata."""
-    trace = value.get("trace") if isinstance(value.get("trace"), dict) else value
+    trace = trace if isinstance(trace := value.get("trace"), dict) else value
     session = as_id(trace.get("sessionId"))
     for i, obs in enumerate(value["observations"]):
         here = location.child("observations", i)
@@ -258,8 +258,8 @@ def _langsmith(value: dict, location: Location) -> Iterator[TraceSpan | Problem]
             else:
                 runs[run_id] = (dict(run), here)
     for run_id, (run, here) in runs.items():
-        extra = run.get("extra") if isinstance(run.get("extra"), dict) else {}
-        metadata = extra.get("metadata") if isinstance(extra.get("metadata"), dict) else {}
+        extra = extra if isinstance(extra := run.get("extra"), dict) else {}
+        metadata = metadata if isinstance(metadata := extra.get("metadata"), dict) else {}
         attrs: dict[str, Any] = {"langsmith.span.kind": run.get("run_type")}
         for key in ("session_id", "thread_id", "conversation_id"):
             if as_id(metadata.get(key)):
