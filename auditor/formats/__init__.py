@@ -34,11 +34,11 @@ from auditor.formats import (
     swe_agent,
     tau,
 )
-from auditor.formats._common import Problem, unreadable
+from auditor.formats._common import Problem, tool_specs, unreadable
 from auditor.model import Conversation, Location
 from auditor.sources import Record
 
-__all__ = ["FORMATS", "Collector", "FileReader", "Format", "Problem", "unreadable"]
+__all__ = ["FORMATS", "Collector", "FileReader", "Format", "Problem", "tool_specs", "unreadable"]
 
 
 class Collector(Protocol):
