@@ -144,7 +144,8 @@ _VOLATILE = re.compile(r"\d+")
 
 
 def fingerprint(code: str, conversation_key: str, turn: int | None, evidence: str) -> str:
-    """code + conversation identity + turn + normalised evidence, hashed (SPEC §6).
+    """code + conversation identity + turn + normalised evidence, hashed: stable across runs,
+    line moves and reformatting, so a baseline keeps matching.
 
     Digits in the evidence are masked so that a finding keeps its fingerprint when only a
     counter or a timestamp in the excerpt changes; the path and line are left out so that a

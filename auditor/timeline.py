@@ -1,11 +1,11 @@
 """A compact, bounded summary of a conversation that has findings, for reporters that show it.
 
-Reporters never see conversations (SPEC §1). The HTML report still has to show what happened
-around each finding, so when a reporter asks for it (`Settings.timelines`) the engine turns each
-conversation that got at least one finding into a `Timeline`: per message its turn, role,
-author, a text excerpt, its calls (name, id, an excerpt of the arguments), its result (excerpt
-and error flag) and its approval request or decision. Everything is plain, picklable data, so
-`--jobs` workers return timelines with their findings.
+Reporters never see conversations (they get findings and counts, whatever a log holds). The HTML
+report still has to show what happened around each finding, so when a reporter asks for it
+(`Settings.timelines`) the engine turns each conversation that got at least one finding into a
+`Timeline`: per message its turn, role, author, a text excerpt, its calls (name, id, an excerpt of
+the arguments), its result (excerpt and error flag) and its approval request or decision. Everything
+is plain, picklable data, so `--jobs` workers return timelines with their findings.
 
 It stays bounded whatever the log: messages near a finding (within `NEAR` turns of it, and the
 first and last messages) keep longer excerpts than the quiet ones between; a conversation keeps

@@ -1,6 +1,6 @@
 """The `audit` command: arguments in, exit status out, nothing else.
 
-Exit status (SPEC §7): 0 when no finding reaches `--fail-on`, 1 when one does, 2 for a usage
+Exit status: 0 when no finding reaches `--fail-on`, 1 when one does, 2 for a usage
 error, an unreadable path or an internal error, each with one line on stderr and never a
 traceback (unless `--debug`). A broken pipe (`audit … | head`) ends the run quietly.
 

@@ -22,7 +22,7 @@ from auditor.model import (
 from auditor.text import cut
 
 TEXT_PART_TYPES = frozenset({"text", "input_text", "output_text"})
-# Keys a record may carry its own conversation id under (SPEC §3).
+# Keys a record may carry its own conversation id under, most specific first.
 ID_KEYS = ("id", "conversation_id", "session_id", "thread_id", "trace_id")
 
 
@@ -221,7 +221,8 @@ def own_id(record: dict, *keys: str) -> str | None:
 
 
 def fallback_id(location: Location, index: int | None = None) -> str:
-    """`path:line` for a JSON Lines record, `path#index` inside a document (SPEC §3)."""
+    """The id of a conversation that names none: `path:line` for a JSON Lines record,
+    `path#index` inside a document."""
     base = location.path if location.line is None else f"{location.path}:{location.line}"
     return base if index is None else f"{base}#{index}"
 

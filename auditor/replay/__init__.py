@@ -1,4 +1,4 @@
-"""One walk per conversation that pairs calls with results, once, for every rule (SPEC §4).
+"""One walk per conversation that pairs calls with results, once, for every rule.
 
 A call is paired with the first later result that carries its id; a result without an id
 answers the oldest open call. A call is *passed* when the role that made it speaks again

@@ -1,8 +1,9 @@
 """The record boundary under attack: each case once lost records, a report or the run.
 
-Every test here failed before the change it guards (issue 14 of the tracker): a malformed record
-costs that record, or that conversation, as a finding with its location, and everything else in
-the file is still read and audited. In-process, so each case is cheap.
+Every test here failed before the change it guards (found by attacking the reader with mutants of
+real logs): a malformed record costs that record, or that conversation, as a finding with its
+location, and everything else in the file is still read and audited. In-process, so each case is
+cheap.
 """
 
 from __future__ import annotations

@@ -455,7 +455,7 @@ def test_claude_code_rejections_are_denied_approvals_not_executions():
 
 def test_each_approval_request_is_keyed_once_not_against_every_earlier_one(monkeypatch):
     # 860 KB of approved requests of one tool took 118 s when each new request re-canonicalised
-    # every earlier approved one (issue 14). The work must grow with the requests, not their
+    # every earlier approved one. The work must grow with the requests, not their
     # square: count the canonical keys computed, never the time.
     from auditor import canonical
 
@@ -490,7 +490,7 @@ def test_each_approval_request_is_keyed_once_not_against_every_earlier_one(monke
 @pytest.mark.parametrize(
     ("pattern", "why"),
     [
-        # 37 s on a 29-character result before (issue 14): exponential backtracking
+        # 37 s on a 29-character result before the fix: exponential backtracking
         ("(a+)+$", "a quantifier over a group that repeats or alternates"),
         ("(a|ab)*c", "a quantifier over a group that repeats or alternates"),
         (r"(\w+) \1", "a backreference"),

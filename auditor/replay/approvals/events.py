@@ -43,7 +43,7 @@ class _Events:
         self.waiting_by_name: dict[str, deque[ApprovalDraft]] = {}
         # Approved requests not yet run, to notice one asked again: by the call id they name
         # and by tool + canonical arguments (asked or edited). Each key is computed once per
-        # request, so a log of many approvals stays linear (issue 14).
+        # request, so a log of many approvals stays linear (it once grew with their square).
         self.approved: dict[tuple[str, str], list[ApprovalDraft]] = {}
 
     def walk(self) -> None:
@@ -122,7 +122,7 @@ class _Events:
             if d is not None and d.open():
                 d.execution = e
                 if d.approved is None:
-                    d.approved = True  # the API ran it, so it was approved (SPEC §2)
+                    d.approved = True  # the API runs an MCP call only once it is approved
             return
         if call.id is not None:
             for d in reversed(self.waiting_by_id.get(call.id, ())):
