@@ -75,9 +75,7 @@ class GroundingIndex:
     def declared(self, conversation: Conversation) -> None:
         """The identifiers in the tool declarations, and the tools' names."""
         tools = conversation.tools or ()
-        text = "\n".join(
-            f"{t.name} {t.description} {orjson.dumps(t.parameters).decode()}" for t in tools
-        )
+        text = "\n".join(f"{t.name} {t.description} {_written(t.parameters)}" for t in tools)
         self.seen.update(t.name.lower() for t in tools)
         if text:  # the same declarations in every conversation of a log: read once
             self.seen.update(_keys_of(text, self.phones))
@@ -129,6 +127,14 @@ _SHORT = 200
 _CACHED = (1_000, 50_000)
 """Texts of this length are indexed once for the whole run: system prompts and declarations,
 which a log repeats in every conversation."""
+
+
+def _written(parameters: object) -> str:
+    """A tool's parameters as JSON text; empty when nested deeper than orjson writes (255)."""
+    try:
+        return orjson.dumps(parameters).decode()
+    except TypeError:
+        return ""
 
 
 @lru_cache(maxsize=128)

@@ -256,6 +256,33 @@ def test_malformed_values_are_findings_never_internal_errors(tmp_path, name):
         assert finding.line is not None and 1 <= finding.line <= len(records)
 
 
+# Tool parameters nested past orjson's limit (found by the fuzzer) crashed FB004's reading
+# of the declarations: the declarations give no identifier then, and the rule runs.
+def test_tool_parameters_nested_too_deep_cost_fb004_nothing(tmp_path):
+    deep: object = None
+    for _ in range(300):
+        deep = [deep]
+    tool = {"type": "function", "function": {"name": "book_flight", "parameters": deep}}
+    call = {"id": "c1", "type": "function", "function": {"name": "book_flight"}}
+    call["function"]["arguments"] = json.dumps({"flight": "ZX-9041"})
+    record = {
+        "id": "deep",
+        "tools": [tool],
+        "messages": [
+            {"role": "user", "content": "book me a flight"},
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "c1", "content": "booked"},
+        ],
+    }
+    path = tmp_path / "deep.jsonl"
+    path.write_text(json.dumps(record) + "\n")
+    report = audit([path], select=["FB004"])
+    assert report.errors == ()
+    [finding] = report.findings
+    assert (finding.code, finding.turn, finding.line) == ("FB004", 1, 1)
+    assert "`ZX-9041`" in finding.message
+
+
 # 9. No bound on a line: a small .gz holding one huge line exhausted memory.
 def test_a_line_past_the_limit_is_in001_and_reading_goes_on(tmp_path):
     path = tmp_path / "big.jsonl"
