@@ -32,12 +32,13 @@ test: $(DEV_STAMP)
 
 ## fuzz: the property-based tests with AUDITOR_FUZZ (default 30) times their examples: minutes
 fuzz: $(DEV_STAMP)
-	AUDITOR_FUZZ=$${AUDITOR_FUZZ:-30} $(BIN)/python -m pytest tests/test_fuzz.py tests/test_properties.py -q
+	AUDITOR_FUZZ=$${AUDITOR_FUZZ:-30} $(BIN)/python -m pytest tests/formats/test_fuzz.py tests/formats/test_properties.py -q
 
-## lint: ruff check + ruff format --check
+## lint: ruff check + ruff format --check + mypy (auditor/, as [tool.mypy] in pyproject.toml says)
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 
 ## format: apply ruff's fixes and formatting
 format: $(DEV_STAMP)

@@ -34,7 +34,7 @@ from auditor import __version__
 from auditor.errors import ConfigError, InputError
 from auditor.findings import Finding, normal_path
 from auditor.report import Report, Stale
-from auditor.reporters._escape import dumps
+from auditor.text import dumps
 
 VERSION = 2
 READS = (1, 2)
@@ -172,15 +172,15 @@ def apply(report: Report, baseline: Baseline) -> Report:
     left = [e.count for e in baseline.entries]
     exact: dict[str, int] = {}
     moved: dict[str, deque[int]] = defaultdict(deque)  # identity -> entries, in file order
-    for i, e in enumerate(baseline.entries):
+    for n, e in enumerate(baseline.entries):
         if e.fingerprint is not None and e.path in read:
-            exact[e.fingerprint] = i
+            exact[e.fingerprint] = n
         else:
-            moved[e.identity].append(i)
+            moved[e.identity].append(n)
     kept: list[Finding] = []
     accepted: list[Finding] = []
     for f in report.findings:
-        i = exact.get(f.fingerprint)
+        i: int | None = exact.get(f.fingerprint)
         if i is None and (baseline.version == 1 or normal_path(f.path) not in known):
             i = _take(moved.get(f.identity), left)
         if i is not None and left[i] > 0:

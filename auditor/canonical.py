@@ -13,6 +13,8 @@ from typing import Any
 
 import orjson
 
+from auditor.text import cut
+
 MAX_DEPTH = 128
 """Arguments nested deeper than this are not read as arguments: every later stage that walks a
 value (canonical call keys, approval diffs, schemas) recurses, and no real tool takes them."""
@@ -145,4 +147,4 @@ def show(value: Any, limit: int = 60) -> str:
         text = orjson.dumps(value).decode()
     except TypeError:
         text = repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return cut(text, limit)

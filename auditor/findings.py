@@ -13,6 +13,7 @@ from typing import Any
 import orjson
 
 from auditor.model import Location, ToolCall
+from auditor.text import cut
 
 
 class Severity(enum.StrEnum):
@@ -30,13 +31,15 @@ class Severity(enum.StrEnum):
 
 _RANKS = {Severity.NOTE: 1, Severity.WARNING: 2, Severity.ERROR: 3}
 
+DEFAULT_FAIL_ON = Severity.WARNING
+"""The lowest severity that fails a run when neither `--fail-on` nor `fail-on` names one."""
+
 EVIDENCE_LIMIT = 160
 
 
 def excerpt(text: str, limit: int = EVIDENCE_LIMIT) -> str:
     """A short one-line excerpt of log text: whitespace runs collapsed, long text cut with `…`."""
-    text = " ".join(text[: limit * 4].split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return cut(" ".join(text[: limit * 4].split()), limit)
 
 
 def describe_call(call: ToolCall) -> str:
@@ -149,7 +152,7 @@ _VOLATILE = re.compile(r"\d+")
 
 def identity(code: str, conversation_key: str, turn: int | None, evidence: str) -> str:
     """What a finding is wherever its log lies: code + conversation identity + turn +
-    normalised evidence, hashed (SPEC §6).
+    normalised evidence, hashed.
 
     Digits in the evidence are masked so that a finding keeps its identity when only a
     counter or a timestamp in the excerpt changes; the path and line are left out so that

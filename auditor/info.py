@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, TextIO
 
 from auditor.errors import ConfigError
 from auditor.model import Location
-from auditor.reporters._escape import dumps, safe
 from auditor.rules import FAMILIES, RULES, Rule, lookup
+from auditor.text import dumps, safe
 
 if TYPE_CHECKING:
     from auditor.config import Settings
@@ -60,9 +60,11 @@ def formats(out: TextIO) -> None:
 def show(invocation: Invocation, *, rules: bool, settings: bool, files: bool) -> None:
     """`--rules`, `--show-settings`, `--show-files`: what a run with these options would use."""
     from auditor import run
+    from auditor.reporters import REPORTERS
 
     chosen = run.settings(invocation)
-    as_json = invocation.output_format in ("json", "jsonl")
+    fmt = invocation.output_format
+    as_json = fmt is not None and REPORTERS[fmt].json
     if rules:
         _rules(sys.stdout, as_json, chosen.rules)
     if settings:

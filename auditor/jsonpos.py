@@ -41,7 +41,7 @@ def pointer_lines(document: bytes, pointers: Iterable[str]) -> dict[str, int]:
         wanted += 1
     if not wanted:
         return {}
-    scan = _Scan(document, wanted)
+    scan = _PointerScanner(document, wanted)
     with contextlib.suppress(StopIteration, _Done):
         scan.value(trie, next(scan.tokens))
     return scan.found
@@ -51,7 +51,7 @@ class _Done(Exception):
     pass
 
 
-class _Scan:
+class _PointerScanner:
     def __init__(self, document: bytes, wanted: int) -> None:
         self.document = document
         self.tokens: Iterator[re.Match[bytes]] = _TOKEN.finditer(document)

@@ -1,4 +1,4 @@
-"""The one model every log format is normalised into (SPEC §3).
+"""The one model every log format is normalised into.
 
 Formats build these objects; replay and rules read them; nothing else in the pipeline sees a
 format's raw JSON. Nothing changes an object once it is built: a rule cannot change what

@@ -1,9 +1,9 @@
 """The progress bar on stderr while a run reads its inputs (rich, only on a terminal).
 
-It shows bytes read of the total, the rate, the time left, and the conversations and findings
-so far, and appears only once a run has taken half a second, so that short runs print nothing
-but their report. stdout is never redirected (SPEC §9): rich's Progress would otherwise send
-everything printed while it lives to stderr, and `audit … | jq` would see nothing.
+It shows bytes read of the total, the rate, the time left, and the conversations and findings so
+far, and appears only once a run has taken half a second, so that short runs print nothing but their
+report. stdout is never redirected (it holds the report and nothing else): rich's Progress would
+otherwise send everything printed while it lives to stderr, and `audit … | jq` would see nothing.
 """
 
 from __future__ import annotations

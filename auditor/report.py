@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from auditor.findings import Finding, Severity
 from auditor.rules import FAMILIES, Rule
+from auditor.text import plural
 
 if TYPE_CHECKING:
     from auditor.timeline import Timeline
@@ -66,11 +67,6 @@ class Unread:
             suffix = os.path.splitext(name)[1].lower()
             return f"*{suffix}" if suffix else name
         return "text of no transcript" if self.reason == "no transcript" else "JSON of no log shape"
-
-
-def plural(n: int, word: str, words: str | None = None) -> str:
-    """`1 file`, `2 files`, `1,204 conversations`."""
-    return f"{n:,} {word if n == 1 else words or word + 's'}"
 
 
 @dataclass(frozen=True)
@@ -202,7 +198,7 @@ class Report:
     def statistics(self) -> list[dict[str, Any]]:
         """Findings per rule, most frequent first, also per 100 conversations read."""
         counts = Counter(f.code for f in self.findings)
-        first = {}
+        first: dict[str, Finding] = {}
         for f in self.findings:
             first.setdefault(f.code, f)
         conversations = self.counts.conversations

@@ -1,6 +1,6 @@
 """One run of `audit`: the command line's options -> Settings -> a Report -> the output.
 
-`cli.py` parses the arguments into an `Invocation` and maps what `main` returns (or raises)
+`cli` parses the arguments into an `Invocation` and maps what `main` returns (or raises)
 to an exit status; everything between lives here, in three steps a reader can follow:
 `settings()` (options and configuration file -> Settings), `audit()` (the engine, with
 progress, and the baseline) and `write()` (the report in the chosen format). `compare()` runs
@@ -14,13 +14,14 @@ import functools
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, TextIO
 
 from auditor.config import Settings
 from auditor.errors import AuditorError, ConfigError
-from auditor.report import Context, Report, plural
+from auditor.report import Context, Report
+from auditor.text import plural
 
 if TYPE_CHECKING:
     from auditor.config import FileConfig
@@ -128,10 +129,8 @@ def audit(invocation: Invocation, chosen: Settings) -> Outcome:
     if invocation.write_baseline:
         baseline.write(invocation.write_baseline, report.findings)
         if not invocation.quiet:
-            n = len(report.findings)
-            stderr(
-                f"audit: wrote {n} finding{'' if n == 1 else 's'} to {invocation.write_baseline}"
-            )
+            found = plural(len(report.findings), "finding")
+            stderr(f"audit: wrote {found} to {invocation.write_baseline}")
     if accepted is not None:
         report = baseline.apply(report, accepted)
     return Outcome(report, elapsed)
@@ -177,7 +176,7 @@ def color(when: str, stream: TextIO) -> bool:
     return hasattr(stream, "isatty") and stream.isatty()
 
 
-def refuse_to_overwrite(invocation: Invocation, planned: list[object]) -> None:
+def refuse_to_overwrite(invocation: Invocation, planned: Sequence[object]) -> None:
     """`-o FILE` or `--write-baseline FILE` naming a log this run reads would destroy it (and
     `-o` naming the baseline, or both naming one file, would lose one of the two outputs):
     stop before anything is read or written."""
@@ -224,11 +223,11 @@ def output_format(invocation: Invocation) -> str:
 def write(invocation: Invocation, outcome: Outcome, fmt: str) -> None:
     """The report, in the chosen format, to stdout or `-o FILE`."""
     from auditor import statistics as stats
-    from auditor.reporters import writer
+    from auditor.reporters import REPORTERS, writer
     from auditor.sources.gitignore import repository_root
 
     write_to = (
-        functools.partial(stats.write, output_format="table" if fmt == "concise" else fmt)
+        functools.partial(stats.write, output_format=REPORTERS[fmt].statistics)
         if invocation.statistics
         else writer(fmt)
     )
@@ -238,7 +237,7 @@ def write(invocation: Invocation, outcome: Outcome, fmt: str) -> None:
         notes=sys.stderr,
         show_evidence=invocation.show_evidence,
         whole=invocation.verbose,
-        root=repository_root(".") if fmt in ("sarif", "gitlab") else None,
+        root=repository_root(".") if REPORTERS[fmt].repository_root else None,
     )
 
     def report(out: TextIO, colour: bool) -> None:
@@ -269,13 +268,13 @@ def emit(invocation: Invocation, write_to: Callable[[TextIO, bool], None]) -> No
 def main(invocation: Invocation) -> int:
     """Audit, write the report, and return the exit status (errors raise AuditorError)."""
     from auditor import statistics as stats
-    from auditor.reporters import TIMELINES
+    from auditor.reporters import REPORTERS
 
     chosen = settings(invocation)
     fmt = output_format(invocation)
-    if invocation.statistics and fmt not in (*stats.FORMATS, "concise"):
+    if invocation.statistics and not REPORTERS[fmt].statistics:
         raise ConfigError(f"--statistics prints as {', '.join(stats.FORMATS)}, not as {fmt}")
-    if fmt in TIMELINES and not invocation.statistics:
+    if REPORTERS[fmt].timelines and not invocation.statistics:
         chosen = replace(chosen, timelines=True)
     outcome = audit(invocation, chosen)
     write(invocation, outcome, fmt)
@@ -301,6 +300,7 @@ def compare(invocation: Invocation, limits: tuple[str, ...]) -> int:
     (else of the configuration's `fail-on-increase`) is exceeded, 2 when a side could not be
     audited or read no conversation."""
     from auditor import compare as comparing
+    from auditor.compare import output as compare_output
 
     base, new = invocation.paths
     written = invocation.output
@@ -326,9 +326,9 @@ def compare(invocation: Invocation, limits: tuple[str, ...]) -> int:
         comparing.load(base, audit_path), comparing.load(new, audit_path), chosen_limits
     )
     writers: dict[str, Callable[[comparing.Comparison, TextIO], None]] = {
-        "json": comparing.write_json,
-        "html": comparing.write_html,
-        "table": functools.partial(comparing.write_text, quiet=invocation.quiet),
+        "json": compare_output.write_json,
+        "html": compare_output.write_html,
+        "table": functools.partial(compare_output.write_text, quiet=invocation.quiet),
     }
     write_to = writers[invocation.output_format or "table"]
     emit(invocation, lambda out, _colour: write_to(result, out))
@@ -369,7 +369,7 @@ def exit_status(report: Report, chosen: Settings, exit_zero: bool) -> int:
 def _stdout() -> TextIO:
     stream = sys.stdout
     if hasattr(stream, "reconfigure"):
-        stream.reconfigure(encoding="utf-8", errors="replace")  # type: ignore[union-attr]
+        stream.reconfigure(encoding="utf-8", errors="replace")
     return stream
 
 
@@ -384,6 +384,6 @@ def silence_stdout() -> None:
 
 def stderr(line: str) -> None:
     """One line on stderr, with anything from a log made harmless."""
-    from auditor.reporters._escape import safe
+    from auditor.text import safe
 
     print(safe(line), file=sys.stderr)

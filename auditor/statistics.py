@@ -11,11 +11,13 @@ from __future__ import annotations
 from typing import Any, TextIO
 
 from auditor.report import Context, Report
+from auditor.reporters import REPORTERS
 from auditor.reporters import json as json_reporter
 from auditor.reporters import jsonl as jsonl_reporter
-from auditor.reporters._escape import dumps
+from auditor.text import dumps, plural
 
-FORMATS = ("table", "json", "jsonl")
+FORMATS = tuple(name for name, reporter in REPORTERS.items() if reporter.statistics == name)
+"""The formats `--statistics` prints in; the others print as one of these (`concise` as a table)."""
 HEADINGS = ("count", "code", "name", "severity", "per 100 conversations")
 
 
@@ -59,9 +61,6 @@ def table(report: Report, rows: list[dict[str, Any]], context: Context) -> list[
         return lines[1:]
     conversations = report.counts.conversations
     total = sum(row["count"] for row in rows)
-    lines.append(
-        f"{total:,} finding{'' if total == 1 else 's'} in {conversations:,} "
-        f"conversation{'' if conversations == 1 else 's'}"
-    )
+    lines.append(f"{plural(total, 'finding')} in {plural(conversations, 'conversation')}")
     lines.extend(note[0].upper() + note[1:] for note in report.notes())
     return lines

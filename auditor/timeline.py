@@ -1,11 +1,11 @@
 """A compact, bounded summary of a conversation that has findings, for reporters that show it.
 
-Reporters never see conversations (SPEC §1). The HTML report still has to show what happened
-around each finding, so when a reporter asks for it (`Settings.timelines`) the engine turns each
-conversation that got at least one finding into a `Timeline`: per message its turn, role,
-author, a text excerpt, its calls (name, id, an excerpt of the arguments), its result (excerpt
-and error flag) and its approval request or decision. Everything is plain, picklable data, so
-`--jobs` workers return timelines with their findings.
+Reporters never see conversations (they get findings and counts, whatever a log holds). The HTML
+report still has to show what happened around each finding, so when a reporter asks for it
+(`Settings.timelines`) the engine turns each conversation that got at least one finding into a
+`Timeline`: per message its turn, role, author, a text excerpt, its calls (name, id, an excerpt of
+the arguments), its result (excerpt and error flag) and its approval request or decision. Everything
+is plain, picklable data, so `--jobs` workers return timelines with their findings.
 
 It stays bounded whatever the log: messages near a finding (within `NEAR` turns of it, and the
 first and last messages) keep longer excerpts than the quiet ones between; a conversation keeps
@@ -25,6 +25,7 @@ import orjson
 
 from auditor.model import Conversation, Message, ToolCall
 from auditor.replay.calls import looks_like_error
+from auditor.text import cut
 
 NEAR = 3
 """Messages within this many turns of a finding are kept with long excerpts."""
@@ -150,7 +151,7 @@ def build(conversation: Conversation, hits: Iterable[tuple[int | None, str]]) ->
         messages=len(messages),
         entries=tuple(entries),
         omitted_after=omitted,
-        tools=None if tools is None else tuple(_clip(t.name, 80) for t in tools[:MAX_TOOLS]),
+        tools=None if tools is None else tuple(cut(t.name, 80) for t in tools[:MAX_TOOLS]),
     )
 
 
@@ -186,8 +187,8 @@ def _entry(message: Message, near: bool, evidence: Iterable[str], omitted: int) 
         approvals.append(
             ApprovalEntry(
                 "request",
-                _clip(request.id, 120),
-                name=_clip(request.name, 120),
+                cut(request.id, 120),
+                name=cut(request.name, 120),
                 call_id=_clip_id(request.call_id),
                 arguments=_arguments(request.arguments, args_limit),
             )
@@ -196,24 +197,24 @@ def _entry(message: Message, near: bool, evidence: Iterable[str], omitted: int) 
         approvals.append(
             ApprovalEntry(
                 "decision",
-                _clip(decision.request_id, 120),
+                cut(decision.request_id, 120),
                 arguments=(
                     "" if decision.arguments is None else _arguments(decision.arguments, args_limit)
                 ),
                 approved=decision.approved,
-                reason=_clip(decision.reason, 400),
+                reason=cut(decision.reason, 400),
             )
         )
     # A tool message's text is normally its result: shown once, as the result.
     text = "" if result is not None and result.text == message.text else message.text
     return Entry(
         turn=message.index,
-        role=_clip(message.role, 40),
-        name=None if message.name is None else _clip(message.name, 80),
+        role=cut(message.role, 40),
+        name=None if message.name is None else cut(message.name, 80),
         line=message.location.line,
         text=_around(text, text_limit, evidence),
         length=len(text),
-        reasoning=_clip(message.reasoning, reasoning_limit),
+        reasoning=cut(message.reasoning, reasoning_limit),
         calls=tuple(_call(call, args_limit) for call in message.tool_calls[:50]),
         result=(
             None
@@ -233,27 +234,22 @@ def _entry(message: Message, near: bool, evidence: Iterable[str], omitted: int) 
 
 def _call(call: ToolCall, limit: int) -> CallEntry:
     raw = call.raw_arguments
-    arguments = _clip(raw, limit) if raw is not None else _arguments(call.arguments, limit)
-    return CallEntry(_clip(call.name, 120), _clip_id(call.id), arguments, call.origin == "text")
+    arguments = cut(raw, limit) if raw is not None else _arguments(call.arguments, limit)
+    return CallEntry(cut(call.name, 120), _clip_id(call.id), arguments, call.origin == "text")
 
 
 def _arguments(value: Any, limit: int) -> str:
     if isinstance(value, str):
-        return _clip(value, limit)
+        return cut(value, limit)
     try:
         text = orjson.dumps(value).decode()
     except TypeError:
         text = repr(value)
-    return _clip(text, limit)
+    return cut(text, limit)
 
 
 def _clip_id(value: str | None) -> str | None:
-    return None if value is None else _clip(value, 120)
-
-
-def _clip(text: str, limit: int) -> str:
-    """`text` cut to `limit` characters with `…`; line breaks kept."""
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return None if value is None else cut(value, 120)
 
 
 _WORDS = 6
@@ -278,7 +274,7 @@ def _around(text: str, limit: int, evidence: Iterable[str]) -> str:
         start = max(head, found[0] - limit // 4)
         tail = text[start : start + limit - head]
         return text[:head] + " … " + tail + ("…" if start + len(tail) < len(text) else "")
-    return _clip(text, limit)
+    return cut(text, limit)
 
 
 def find(text: str, evidence: str, limit: int = _WORDS) -> tuple[int, int] | None:

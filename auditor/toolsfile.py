@@ -24,7 +24,7 @@ from typing import Any
 import orjson
 
 from auditor.errors import ConfigError
-from auditor.formats._common import tool_specs
+from auditor.formats import tool_specs
 from auditor.model import ToolSpec
 
 _LIMIT = 64 * 1024 * 1024

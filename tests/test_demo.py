@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from auditor import config, engine
-from tests.conftest import FIXTURES
+from tests.helpers import FIXTURES
 
 EXPECTED = {
     "clean-weather-001": [],

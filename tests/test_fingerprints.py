@@ -10,9 +10,9 @@ from collections import defaultdict
 import pytest
 
 from auditor.findings import fingerprint, identity, normal_path, occurrence
-from tests.conftest import FIXTURES, ROOT, audit, requires_corpora
+from tests.cli.test_ci import conversation
 from tests.ecosystem import check
-from tests.test_ci import conversation
+from tests.helpers import FIXTURES, ROOT, audit, requires_corpora
 
 
 def shared(findings) -> list[str]:

@@ -12,7 +12,7 @@ from auditor.formats import FileReader
 from auditor.model import Conversation
 from auditor.replay import ApprovalOptions, replay
 from auditor.rules import RULES
-from tests.conftest import FIXTURES
+from tests.helpers import FIXTURES
 
 LOGS = sorted(
     p

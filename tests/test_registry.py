@@ -53,5 +53,23 @@ def test_every_format_module_is_registered():
 
 def test_every_reporter_module_is_registered_and_loads():
     assert _modules(auditor.reporters) == set(REPORTERS)
-    for name, path in REPORTERS.items():
-        assert callable(importlib.import_module(path).write), name
+    for name, reporter in REPORTERS.items():
+        assert reporter.module == "auditor.reporters." + name
+        assert callable(importlib.import_module(reporter.module).write), name
+
+
+def test_every_list_of_output_formats_is_read_from_the_reporter_registry():
+    from auditor import statistics
+    from auditor.cli.options import FormatOption, OutputFormat
+
+    assert [choice.value for choice in OutputFormat] == list(REPORTERS)
+    (option,) = FormatOption.__metadata__
+    listed = re.findall(r"\b[a-z]+\b(?= \(|,| or |\.)", option.help.split(". Default")[0])
+    assert listed == list(REPORTERS)
+    assert "html (one self-contained page)" in option.help
+    assert statistics.FORMATS == ("table", "json", "jsonl")
+    for name, reporter in REPORTERS.items():
+        assert reporter.statistics in (*statistics.FORMATS, ""), name
+    assert {n for n, r in REPORTERS.items() if r.repository_root} == {"sarif", "gitlab"}
+    assert {n for n, r in REPORTERS.items() if r.timelines} == {"html"}
+    assert {n for n, r in REPORTERS.items() if r.json} == {"json", "jsonl"}

@@ -15,7 +15,7 @@ from auditor.model import (
     ToolCall,
     ToolResult,
 )
-from tests.conftest import FIXTURES
+from tests.helpers import FIXTURES
 
 HERE = Location("log.jsonl", 1)
 

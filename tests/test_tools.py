@@ -11,8 +11,7 @@ import pytest
 from auditor import config, engine, sources, toolsfile
 from auditor.errors import ConfigError
 from auditor.sources import framing
-from tests.conftest import FIXTURES, ROOT
-from tests.test_cli import audit_process
+from tests.helpers import FIXTURES, ROOT, audit_process
 
 TOOLS = FIXTURES / "tools"
 AIRLINE = [

@@ -56,7 +56,7 @@ from auditor.dialects._reading import (
     TextCall,
     Token,
 )
-from auditor.dialects._scan import Scan
+from auditor.dialects._scan import TextScanner
 from auditor.model import Conversation, Message
 
 if TYPE_CHECKING:
@@ -141,7 +141,7 @@ def read(text: str, names: frozenset[str] | None = None) -> Reading:
     """What `text` holds; `names` are the declared tools (None when none are declared)."""
     if not triggers(text):
         return EMPTY
-    scan = Scan(text, names)
+    scan = TextScanner(text, names)
     marks = tokens.tokens(scan)
     frames = harmony.frames(scan, marks)
     tags = list(scan.blocks("<tool_call>", "</tool_call>"))

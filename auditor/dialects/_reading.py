@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-Span = tuple[int, int]
+TextSpan = tuple[int, int]
 """Start and end of something in the text, as in `re.Match.span()`."""
 
 
@@ -17,7 +17,7 @@ class Segment:
     """`Thought`, `Action`, `Action Input`, `Observation` or `Final Answer`."""
     value: str
     """The text after the label, stripped; for a JSON Action Input, exactly the JSON."""
-    span: Span
+    span: TextSpan
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +40,7 @@ class TextCall:
     """`json`, `hermes`, `function-tag`, `mistral`, `python-tag`, `harmony` or `react`."""
     form: str
     """How it was written, to follow "written as text in": `the Mistral [TOOL_CALLS] dialect`."""
-    span: Span
+    span: TextSpan
     repaired: bool = False
     """The JSON was malformed; the arguments are what json-repair recovered."""
     observed: bool = False
@@ -59,7 +59,7 @@ class Frame:
     body: str
     terminator: str | None
     """`<|call|>`, `<|end|>` or `<|return|>`; None when the text ends inside the frame."""
-    span: Span
+    span: TextSpan
     body_at: int
     """Where the body starts in the text."""
 
@@ -69,7 +69,7 @@ class Token:
     """A chat-template control token (`<|channel|>`, `<|im_end|>`, `[TOOL_CALLS]`, …)."""
 
     text: str
-    span: Span
+    span: TextSpan
     quoted: bool
     """Inside a backtick code span or fence: quoted while explaining, not leaked."""
 
@@ -80,7 +80,7 @@ class Block:
 
     tag: str
     body: str
-    span: Span
+    span: TextSpan
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,8 +1,8 @@
 """The scanner every dialect reads with: code spans, JSON values, repairs, and the limits.
 
-A `Scan` is one pass over one text. Dialect modules ask it where code spans are (a call quoted
-in backticks is not a call), where a JSON value ends, what json-repair makes of malformed JSON,
-and they record the spans they have read (`take`) so later dialects do not read them again.
+A `TextScanner` is one pass over one text. Dialect modules ask it where code spans are (a call
+quoted in backticks is not a call), where a JSON value ends, what json-repair makes of malformed
+JSON, and they record the spans they have read (`take`) so later dialects do not read them again.
 Every piece of work is capped, so a megabyte of `{` or `Action:` costs a scan.
 """
 
@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 
-from auditor.dialects._reading import Block, Span, TextCall
+from auditor.dialects._reading import Block, TextCall, TextSpan
 
 MAX_SCAN = 1_000_000
 """Characters the JSON bracket scanner may visit in one message, over all values."""
@@ -78,7 +78,7 @@ class Code:
         return None
 
 
-class Scan:
+class TextScanner:
     """One pass over one text; every piece of work is capped."""
 
     def __init__(self, text: str, names: frozenset[str] | None) -> None:
@@ -88,7 +88,7 @@ class Scan:
         self.code = Code(text)
         self.scan_budget = MAX_SCAN
         self.repairs = 0
-        self.taken: list[Span] = []
+        self.taken: list[TextSpan] = []
         """Spans already read as a call or a ReAct input: the prose JSON scan skips them."""
 
     def unquoted(self, pos: int) -> bool:
@@ -193,7 +193,7 @@ class Scan:
         i = m.end() if m else pos
         return i if i < stop and self.text[i] in "{[" else None
 
-    def take(self, calls: Iterable[TextCall], span: Span | None = None) -> list[TextCall]:
+    def take(self, calls: Iterable[TextCall], span: TextSpan | None = None) -> list[TextCall]:
         calls = list(calls)
         self.taken.extend(c.span for c in calls)
         if span is not None:
@@ -219,7 +219,7 @@ def json_fence(info: str | None) -> bool:
 
 def positions(text: str, needle: str) -> list[int]:
     """Every position of `needle` in `text`, at most MAX_MARKS of them."""
-    found = []
+    found: list[int] = []
     i = text.find(needle)
     while i >= 0 and len(found) < MAX_MARKS:
         found.append(i)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from auditor.dialects._reading import Block, TextCall
-from auditor.dialects._scan import MAX_BLOCKS, Scan, positions, valid_name
+from auditor.dialects._scan import MAX_BLOCKS, TextScanner, positions, valid_name
 
 LLAMA = "the Llama `<function=…>` dialect"
 _FUNCTION_TAG = re.compile(r"<function=([^>\s]{1,64})>")
@@ -29,7 +29,7 @@ QWEN_BARE = "the Qwen3-Coder `<function=…><parameter=…>` dialect, without it
 QWEN = "the Qwen3-Coder `<function=…><parameter=…>` dialect, with a mangled opening tag"
 
 
-def calls(scan: Scan, tags: list[Block]) -> list[TextCall]:
+def calls(scan: TextScanner, tags: list[Block]) -> list[TextCall]:
     """Llama `<function=NAME>{json}</function>`, Qwen XML `<function=NAME><parameter=…>`."""
     text = scan.text
     opens = list(_FUNCTION_TAG.finditer(text))[:MAX_BLOCKS]
@@ -60,7 +60,7 @@ def calls(scan: Scan, tags: list[Block]) -> list[TextCall]:
     return scan.take(calls) + _mangled(scan, calls, closes)
 
 
-def _mangled(scan: Scan, read: list[TextCall], closes: list[int]) -> list[TextCall]:
+def _mangled(scan: TextScanner, read: list[TextCall], closes: list[int]) -> list[TextCall]:
     """Qwen XML blocks whose `<function=…>` opener is mangled but whose parameters stand."""
     text = scan.text
     if "<parameter=" not in text:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from auditor.dialects._reading import Frame, TextCall, Token
-from auditor.dialects._scan import Scan, valid_name
+from auditor.dialects._scan import TextScanner, valid_name
 
 AUTHORS = ("functions.", "browser.", "container.", "python")
 """Harmony authors that are tools: a frame they wrote is a tool's output."""
@@ -29,7 +29,7 @@ TOKENS = frozenset(
 _RECIPIENT = re.compile(r"\bto=([^\s<]{1,128})")
 
 
-def frames(scan: Scan, tokens: tuple[Token, ...]) -> tuple[Frame, ...]:
+def frames(scan: TextScanner, tokens: tuple[Token, ...]) -> tuple[Frame, ...]:
     """The frames in the text, from its unquoted harmony tokens."""
     text = scan.text
     marks = [t for t in tokens if t.text in TOKENS and not t.quoted]
@@ -59,7 +59,7 @@ def frames(scan: Scan, tokens: tuple[Token, ...]) -> tuple[Frame, ...]:
     return tuple(frames)
 
 
-def calls(scan: Scan, frames: tuple[Frame, ...]) -> list[TextCall]:
+def calls(scan: TextScanner, frames: tuple[Frame, ...]) -> list[TextCall]:
     """Frames the assistant addressed to a tool: `to=functions.NAME`."""
     calls = []
     for frame in frames:

@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 from auditor.dialects._reading import Block, TextCall
-from auditor.dialects._scan import MAX_BLOCKS, Scan
+from auditor.dialects._scan import MAX_BLOCKS, TextScanner
 
 
-def calls(scan: Scan, tags: list[Block], tagged: list[TextCall]) -> list[TextCall]:
+def calls(scan: TextScanner, tags: list[Block], tagged: list[TextCall]) -> list[TextCall]:
     """The calls in each `<tool_call>` block that holds JSON; `tagged` are Qwen XML calls."""
     calls: list[TextCall] = []
     how = "the Hermes/Qwen `<tool_call>` dialect"

@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 from auditor.dialects._reading import TextCall, Token
-from auditor.dialects._scan import MAX_BLOCKS, Scan, valid_name
+from auditor.dialects._scan import MAX_BLOCKS, TextScanner, valid_name
 
 FORM = "the Kimi K2 `<|tool_call_begin|>` dialect"
 _SECTION = ("<|tool_calls_section_begin|>", "<|tool_call_section_begin|>")
@@ -30,7 +30,7 @@ _NATIVE_ID = re.compile(r"\s*+(?:functions\.)?([\w.\-]{1,64}):\d{1,6}\s*+")
 _OPENAI_ID = re.compile(r"\s*+call_[\w\-]{1,64}\s*+")
 
 
-def calls(scan: Scan, tokens: tuple[Token, ...]) -> list[TextCall]:
+def calls(scan: TextScanner, tokens: tuple[Token, ...]) -> list[TextCall]:
     """The calls of the unquoted Kimi sections and call wrappers in the text."""
     marks = [t for t in tokens if t.text in _MARKS and not t.quoted][: MAX_BLOCKS * 4]
     found: list[TextCall] = []
@@ -50,7 +50,7 @@ def calls(scan: Scan, tokens: tuple[Token, ...]) -> list[TextCall]:
     return scan.take(found)
 
 
-def _call(scan: Scan, marks: list[Token], i: int, section_at: int | None) -> TextCall | None:
+def _call(scan: TextScanner, marks: list[Token], i: int, section_at: int | None) -> TextCall | None:
     """The call that starts at `marks[i]` (a call wrapper, or a section without wrappers)."""
     text = scan.text
     if i + 1 >= len(marks) or marks[i + 1].text != _ARGUMENTS:

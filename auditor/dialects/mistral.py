@@ -6,12 +6,12 @@ import re
 from dataclasses import replace
 
 from auditor.dialects._reading import TextCall, Token
-from auditor.dialects._scan import MAX_BLOCKS, Scan, valid_name
+from auditor.dialects._scan import MAX_BLOCKS, TextScanner, valid_name
 
 _MISTRAL_NAME = re.compile(r"\s*+([\w.\-]{1,64})(?:\[CALL_ID\][\w\-]{0,64})?\[ARGS\]")
 
 
-def calls(scan: Scan, tokens: tuple[Token, ...]) -> list[TextCall]:
+def calls(scan: TextScanner, tokens: tuple[Token, ...]) -> list[TextCall]:
     """`[TOOL_CALLS][{"name": …, "arguments": …}]`, or `[TOOL_CALLS]NAME[ARGS]{…}`."""
     text = scan.text
     starts = [t for t in tokens if t.text == "[TOOL_CALLS]" and not t.quoted][:MAX_BLOCKS]

@@ -11,12 +11,12 @@ import bisect
 import re
 
 from auditor.dialects._reading import TextCall
-from auditor.dialects._scan import MAX_CANDIDATES, Scan, json_fence
+from auditor.dialects._scan import MAX_CANDIDATES, TextScanner, json_fence
 
 _JSON_START = re.compile(r"""[\[{]\s*+["'{\[]""")
 
 
-def calls(scan: Scan) -> list[TextCall]:
+def calls(scan: TextScanner) -> list[TextCall]:
     """JSON calls written in prose or in JSON fences, outside everything read so far."""
     taken = sorted(scan.taken)
     starts = [s for s, _ in taken]

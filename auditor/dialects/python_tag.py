@@ -6,7 +6,7 @@ import re
 from dataclasses import replace
 
 from auditor.dialects._reading import TextCall, Token
-from auditor.dialects._scan import MAX_BLOCKS, MAX_REPAIR, Scan, valid_name
+from auditor.dialects._scan import MAX_BLOCKS, MAX_REPAIR, TextScanner, valid_name
 
 _PYTHON_CALL = re.compile(r"\s*+([A-Za-z_]\w{0,63})\.call\(")
 _KWARG = re.compile(
@@ -15,7 +15,7 @@ _KWARG = re.compile(
 _ENDS = ("<|eom_id|>", "<|eot_id|>")
 
 
-def calls(scan: Scan, tokens: tuple[Token, ...]) -> list[TextCall]:
+def calls(scan: TextScanner, tokens: tuple[Token, ...]) -> list[TextCall]:
     """`<|python_tag|>{"name": …, "parameters": …}` or `<|python_tag|>NAME.call(k="v")`."""
     text = scan.text
     marks = [t for t in tokens if not t.quoted]

@@ -19,7 +19,7 @@ from typing import Any
 import orjson
 
 from auditor.dialects._reading import Segment, Step, TextCall
-from auditor.dialects._scan import MAX_MARKS, NOT_ACTIONS, Scan, valid_name
+from auditor.dialects._scan import MAX_MARKS, NOT_ACTIONS, TextScanner, valid_name
 
 FORM = "the ReAct `Action:` dialect"
 _LABEL = re.compile(
@@ -30,7 +30,7 @@ _LABEL = re.compile(
 _BRACKET_ACTION = re.compile(r"([A-Za-z_][\w.\- ]{0,63})\[(.*)\]")
 
 
-def segments(scan: Scan) -> tuple[Segment, ...]:
+def segments(scan: TextScanner) -> tuple[Segment, ...]:
     """ReAct labels at line starts; a JSON Action Input is skipped whole, as JSON."""
     text = scan.text
     found = itertools.islice(_LABEL.finditer(text), MAX_MARKS)
@@ -82,7 +82,7 @@ def steps(segments: tuple[Segment, ...]) -> tuple[Step, ...]:
     return tuple(Step(a, i, o) for a, i, o in found)
 
 
-def calls(scan: Scan, steps: tuple[Step, ...]) -> list[TextCall]:
+def calls(scan: TextScanner, steps: tuple[Step, ...]) -> list[TextCall]:
     """Each Action that names a tool, as a call; the Action Inputs are marked as read."""
     calls = [call for call in (_call(scan, s) for s in steps) if call is not None]
     inputs = [s.action_input.span for s in steps if s.action_input is not None]
@@ -90,7 +90,7 @@ def calls(scan: Scan, steps: tuple[Step, ...]) -> list[TextCall]:
     return scan.take(calls)
 
 
-def _call(scan: Scan, step: Step) -> TextCall | None:
+def _call(scan: TextScanner, step: Step) -> TextCall | None:
     line = step.action.value.split("\n", 1)[0].strip().strip("`*'\"").strip()
     if not line or len(line) > 200:
         return None

@@ -16,7 +16,7 @@ import itertools
 import re
 
 from auditor.dialects._reading import Token
-from auditor.dialects._scan import MAX_MARKS, Scan
+from auditor.dialects._scan import MAX_MARKS, TextScanner
 
 _TOKEN = re.compile(
     r"<\|[a-z][a-z0-9_]{0,40}\|>"
@@ -34,7 +34,7 @@ answer starts `analysisThe user asks…` (a sentence glued to the channel name),
 `assistantfinal…`."""
 
 
-def tokens(scan: Scan) -> tuple[Token, ...]:
+def tokens(scan: TextScanner) -> tuple[Token, ...]:
     """Every control token in the text, in order, at most MAX_MARKS."""
     found = [
         Token(m.group(), m.span(), scan.code.at(m.start()) is not None)

@@ -54,9 +54,9 @@ if TYPE_CHECKING:
 
 INSTALL = "pip install 'auditor[dask]'"
 QUIET_WORKERS = {"distributed.worker.profile.enabled": False}
-"""Dask's statistical profiler samples every worker thread's stack each 10 ms: on this pure
-Python audit it costs 25-40 % (measured on ../shared/realdata). Off for the local cluster a run
-starts; the README says how to start workers without it
+"""Dask's statistical profiler samples every worker thread's stack each 10 ms: on this pure Python
+audit it costs 25-40 % (measured on the real tau-bench and session logs). Off for the local cluster
+a run starts; the README says how to start workers without it
 (DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False)."""
 CONNECT_TIMEOUT = 10
 """Seconds to reach the scheduler and to wait for its first worker."""

@@ -17,8 +17,9 @@ from auditor.config import Settings
 from auditor.engine.plan import Planned
 from auditor.engine.results import Progress, SourceResult
 from auditor.engine.source import audit_source
+from auditor.report import Counts, RunError, Unread
 
-Results = Iterator[Planned | tuple[sources.Source, SourceResult]]
+Results = Iterator[RunError | Counts | Unread | tuple[sources.Source, SourceResult]]
 """Each planned item, and each source with what `audit_source` returns for it, in plan order."""
 
 

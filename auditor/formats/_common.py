@@ -19,9 +19,10 @@ from auditor.model import (
     ToolResult,
     ToolSpec,
 )
+from auditor.text import cut
 
 TEXT_PART_TYPES = frozenset({"text", "input_text", "output_text"})
-# Keys a record may carry its own conversation id under (SPEC §3).
+# Keys a record may carry its own conversation id under, most specific first.
 ID_KEYS = ("id", "conversation_id", "session_id", "thread_id", "trace_id")
 
 
@@ -47,7 +48,7 @@ def excerpt_json(value: Any, limit: int = 80) -> str:
         text = orjson.dumps(value).decode()
     except TypeError:  # nested deeper than orjson writes, or an integer past 64 bits
         text = _shallow(value, limit)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return cut(text, limit)
 
 
 def _shallow(value: Any, limit: int) -> str:
@@ -200,7 +201,7 @@ def _tool_specs(tools: Any) -> tuple[ToolSpec, ...] | None:
     for tool in tools:
         if not isinstance(tool, dict):
             continue
-        fn = tool.get("function") if isinstance(tool.get("function"), dict) else tool
+        fn = fn if isinstance(fn := tool.get("function"), dict) else tool
         name = fn.get("name")
         if not isinstance(name, str) or not name:
             continue
@@ -220,13 +221,14 @@ def own_id(record: dict, *keys: str) -> str | None:
 
 
 def fallback_id(location: Location, index: int | None = None) -> str:
-    """`path:line` for a JSON Lines record, `path#index` inside a document (SPEC §3)."""
+    """The id of a conversation that names none: `path:line` for a JSON Lines record,
+    `path#index` inside a document."""
     base = location.path if location.line is None else f"{location.path}:{location.line}"
     return base if index is None else f"{base}#{index}"
 
 
 @dataclass
-class Draft:
+class MessageDraft:
     """A message still being assembled: formats that build one turn from several parts or lines
     (content blocks, typed items, one block per line) fill it in, then freeze it."""
 
@@ -243,7 +245,7 @@ class Draft:
     """Where the draft came from, for formats that must recognise a message logged twice."""
 
     @classmethod
-    def of(cls, message: Message) -> Draft:
+    def of(cls, message: Message) -> MessageDraft:
         """A draft holding an already normalised message (its index is set again on freezing)."""
         return cls(
             message.role,
@@ -276,7 +278,7 @@ class Draft:
         )
 
 
-def freeze(drafts: Iterable[Draft]) -> tuple[Message, ...]:
+def freeze(drafts: Iterable[MessageDraft]) -> tuple[Message, ...]:
     """The drafts as messages, indexed in order."""
     return tuple(d.freeze(i) for i, d in enumerate(drafts))
 
@@ -287,9 +289,9 @@ def result_draft(
     location: Location,
     is_error: Any = None,
     name: Any = None,
-) -> Draft:
+) -> MessageDraft:
     """A `tool` message carrying one result."""
-    return Draft(
+    return MessageDraft(
         "tool",
         location,
         [text],
@@ -302,7 +304,7 @@ def result_draft(
     )
 
 
-def with_results(main: Draft, results: list[Draft]) -> list[Draft]:
+def with_results(main: MessageDraft, results: list[MessageDraft]) -> list[MessageDraft]:
     """A message and the `tool` messages its parts hold, in conversation order: an assistant's
     own results (server-run tools) follow it; a user message's results (of the previous turn's
     calls) come first, then what the user wrote beside them, if anything."""
@@ -382,8 +384,7 @@ def unreadable(exc: BaseException) -> str:
 
 
 def _first_line(text: str, limit: int = 120) -> str:
-    line = text.strip().split("\n", 1)[0]
-    return line if len(line) <= limit else line[: limit - 1] + "…"
+    return cut(text.strip().split("\n", 1)[0], limit)
 
 
 def collected(collector: Any, record: Any) -> Iterator[Conversation | Problem]:

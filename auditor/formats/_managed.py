@@ -16,7 +16,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from auditor.formats._common import Draft, as_id, result_draft, text_of, tool_call, tool_specs
+from auditor.formats._common import (
+    MessageDraft,
+    as_id,
+    result_draft,
+    text_of,
+    tool_call,
+    tool_specs,
+)
 from auditor.model import ApprovalDecision, ApprovalRequest, Location, ToolSpec
 
 PREFIX = "client.beta.sessions."
@@ -51,7 +58,7 @@ def declared(payload: Any) -> tuple[tuple[ToolSpec, ...] | None, str]:
     agent = payload.get("agent") if isinstance(payload, dict) else None
     if not isinstance(agent, dict):
         return None, ""
-    tools = agent.get("tools") if isinstance(agent.get("tools"), list) else []
+    tools = tools if isinstance(tools := agent.get("tools"), list) else []
     custom = [t for t in tools if isinstance(t, dict) and t.get("type") == "custom"]
     open_ended = len(custom) < len(tools)
     system = agent.get("system")
@@ -63,8 +70,8 @@ class Events:
 
     def __init__(self, append: Any) -> None:
         self.append = append
-        self.turn: Draft | None = None
-        self.asks: list[Draft] = []
+        self.turn: MessageDraft | None = None
+        self.asks: list[MessageDraft] = []
         self.denied: dict[str, str] = {}
 
     def event(self, event: dict, here: Location) -> bool:
@@ -78,7 +85,7 @@ class Events:
             return True
         self.close()
         if kind == "user.message":
-            self.append(Draft("user", here, [text_of(event.get("content"))]))
+            self.append(MessageDraft("user", here, [text_of(event.get("content"))]))
         elif kind in RESULTS:
             self._result(event, RESULTS[kind], here)
         elif kind == "user.tool_confirmation":
@@ -89,7 +96,7 @@ class Events:
 
     def _agent(self, event: dict, kind: str, here: Location) -> None:
         if self.turn is None:
-            self.turn = Draft("assistant", here)
+            self.turn = MessageDraft("assistant", here)
         if kind == "agent.message":
             self.turn.texts.append(text_of(event.get("content")))
         elif kind in CALLS:
@@ -97,7 +104,7 @@ class Events:
             name = event.get("name")
             self.turn.calls.append(tool_call(call_id, name, event.get("input"), here))
             if event.get("evaluated_permission") == "ask" and call_id is not None:
-                ask = Draft("approval", here)
+                ask = MessageDraft("approval", here)
                 ask.approval_request = ApprovalRequest(
                     call_id, call_id, name if isinstance(name, str) else "", event.get("input")
                 )
@@ -116,7 +123,7 @@ class Events:
         reason = reason if isinstance(reason, str) else ""
         if not allowed:
             self.denied[call_id] = reason
-        draft = Draft("approval", here)
+        draft = MessageDraft("approval", here)
         draft.approval_decision = ApprovalDecision(call_id, allowed, reason=reason)
         self.append(draft)
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from auditor.formats import openai
 from auditor.formats._common import (
-    Draft,
+    MessageDraft,
     Problem,
     as_id,
     containers,
@@ -108,7 +108,7 @@ def messages(body: dict, location: Location, problems: list[Problem]) -> tuple[M
 
     A body without Anthropic blocks (a Chat Completions request, or string contents) is read
     message by message as OpenAI's, without drafts: the same messages `drafts` and `freeze`
-    give (`tests/test_formats.py` checks it), at a third of the cost. Gateway logs send the
+    give (`tests/formats/test_formats.py` checks it), at a third of the cost. Gateway logs send the
     whole conversation again in every request, so this is their hot path.
     """
     items = body.get("messages")
@@ -123,7 +123,7 @@ def messages(body: dict, location: Location, problems: list[Problem]) -> tuple[M
         out.append(Message(0, "system", _stripped(text), location.child("system")))
     for _, item, here in roled(items, location.child("messages"), problems):
         message = openai.message(item, len(out), here, problems)
-        message.text = _stripped(message.text)  # as `Draft.text` leaves it
+        message.text = _stripped(message.text)  # as `MessageDraft.text` leaves it
         message.reasoning = _stripped(message.reasoning)
         out.append(message)
     return tuple(out)
@@ -134,16 +134,16 @@ def _stripped(text: str) -> str:
     return "" if text.isspace() else text
 
 
-def _blocks(content: list) -> bool:
+def _blocks(content: Any) -> bool:
     """What makes `read_message` read a message's content as blocks."""
     return has_blocks(content) or _server_blocks(content)
 
 
-def drafts(body: dict, location: Location, problems: list[Problem]) -> list[Draft]:
-    out: list[Draft] = []
+def drafts(body: dict, location: Location, problems: list[Problem]) -> list[MessageDraft]:
+    out: list[MessageDraft] = []
     system = body.get("system")
     if system:
-        out.append(Draft("system", location.child("system"), [text_of(system)]))
+        out.append(MessageDraft("system", location.child("system"), [text_of(system)]))
     items = body.get("messages")
     if not isinstance(items, list):
         return out
@@ -152,7 +152,7 @@ def drafts(body: dict, location: Location, problems: list[Problem]) -> list[Draf
     return out
 
 
-def read_message(item: dict, here: Location, problems: list[Problem]) -> list[Draft]:
+def read_message(item: dict, here: Location, problems: list[Problem]) -> list[MessageDraft]:
     """One message: the message itself and the `tool` messages its blocks hold.
 
     For an assistant: the message, then the results of server-run tools. For a user: the
@@ -162,9 +162,9 @@ def read_message(item: dict, here: Location, problems: list[Problem]) -> list[Dr
     role = item["role"]
     content = item.get("content")
     if not _blocks(content):
-        return [Draft.of(openai.message(item, 0, here, problems))]
-    main = Draft(role, here)
-    results: list[Draft] = []
+        return [MessageDraft.of(openai.message(item, 0, here, problems))]
+    main = MessageDraft(role, here)
+    results: list[MessageDraft] = []
     for j, block in enumerate(content):  # type: ignore[arg-type]
         where = here.child("content", j)
         if isinstance(block, str):
@@ -207,7 +207,7 @@ def _server_blocks(content: Any) -> bool:
     )
 
 
-def tool_result(block: dict, where: Location) -> Draft:
+def tool_result(block: dict, where: Location) -> MessageDraft:
     """A `tool_result` block as a `tool` message; a Claude Code rejection is a denied approval."""
     call_id = as_id(block.get("tool_use_id"))
     text = text_of(block.get("content"))
@@ -220,12 +220,12 @@ def tool_result(block: dict, where: Location) -> Draft:
     return draft
 
 
-def _server_result(block: dict, where: Location) -> Draft:
+def _server_result(block: dict, where: Location) -> MessageDraft:
     """The result of a tool the API ran itself, found in the assistant's own content."""
     content = block.get("content")
     is_error = block.get("is_error")
     kind = type_of(content) or ""
-    if kind.endswith("_error"):
+    if kind.endswith("_error") and isinstance(content, dict):  # a type is only an object's
         code = content.get("error_code")
         return result_draft(
             block.get("tool_use_id"),

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 import orjson
 
 from auditor.formats._common import (
-    Draft,
+    MessageDraft,
     Problem,
     attach,
     fallback_id,
@@ -51,9 +51,9 @@ def parse(record: Record) -> Iterator[Conversation | Problem]:
     text: str = record.value
     path = record.location.path
     problems: list[Problem] = []
-    drafts: list[Draft] = []
+    drafts: list[MessageDraft] = []
     tools: dict[str, ToolSpec] = {}
-    turn: Draft | None = None  # the assistant's turn while it goes on
+    turn: MessageDraft | None = None  # the assistant's turn while it goes on
     for line, header, content, end, last in _frames(text):
         here = Location(path, line)
         if header is None:
@@ -63,7 +63,7 @@ def parse(record: Record) -> Iterator[Conversation | Problem]:
         author, recipient, channel, typed = _header(header)
         if author == "assistant":
             if turn is None:
-                turn = Draft("assistant", here)
+                turn = MessageDraft("assistant", here)
                 drafts.append(turn)
             if recipient and recipient not in ("user", "all"):
                 turn.calls.append(_call(recipient, content, typed, here))
@@ -76,7 +76,7 @@ def parse(record: Record) -> Iterator[Conversation | Problem]:
             continue
         turn = None
         if author in _AUTHORS:
-            drafts.append(Draft(author, here, [content]))
+            drafts.append(MessageDraft(author, here, [content]))
             if author in ("system", "developer"):
                 for spec in declared(content):
                     tools.setdefault(spec.name, spec)

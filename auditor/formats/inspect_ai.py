@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from auditor.formats._common import (
-    Draft,
+    MessageDraft,
     Problem,
     as_id,
     attach,
@@ -32,7 +32,7 @@ from auditor.formats._common import (
     tool_call,
     tool_specs,
 )
-from auditor.model import ApprovalDecision, ApprovalRequest, Conversation, Location
+from auditor.model import ApprovalDecision, ApprovalRequest, Conversation, Location, ToolSpec
 from auditor.sources import Record
 
 NAME = "inspect-ai"
@@ -117,7 +117,7 @@ class _Sample:
         self.attachments = attachments if isinstance(attachments, dict) else {}
         self.executed: dict[str, dict] = {}
         self.approvals: dict[str, tuple[dict, Location]] = {}
-        self.tools = None
+        self.tools: tuple[ToolSpec, ...] | None = None
         events = sample.get("events")
         for i, event in enumerate(events if isinstance(events, list) else ()):
             if isinstance(event, dict):
@@ -135,8 +135,8 @@ class _Sample:
         elif kind == "model" and self.tools is None and isinstance(event.get("tools"), list):
             self.tools = tool_specs(event["tools"])
 
-    def read(self) -> list[Draft]:
-        drafts: list[Draft] = []
+    def read(self) -> list[MessageDraft]:
+        drafts: list[MessageDraft] = []
         messages = self.sample["messages"]
         for i, message in enumerate(messages):
             here = self.location.child("messages", i)
@@ -153,7 +153,7 @@ class _Sample:
             elif role == "tool":
                 drafts.append(self._tool(message, here))
             else:
-                drafts.append(Draft(role, here, *self._content(message.get("content"))))
+                drafts.append(MessageDraft(role, here, *self._content(message.get("content"))))
         return drafts
 
     def _content(self, content: Any) -> tuple[list[str], list[str]]:
@@ -171,12 +171,12 @@ class _Sample:
                 reasoning.append(self._resolve(part["reasoning"]))
         return texts, reasoning
 
-    def _assistant(self, message: dict, here: Location) -> list[Draft]:
+    def _assistant(self, message: dict, here: Location) -> list[MessageDraft]:
         """The approvals of its approved calls, then the message with the calls as they ran."""
         texts, reasoning = self._content(message.get("content"))
-        draft = Draft("assistant", here, texts, reasoning)
-        before: list[Draft] = []
-        after: list[Draft] = []
+        draft = MessageDraft("assistant", here, texts, reasoning)
+        before: list[MessageDraft] = []
+        after: list[MessageDraft] = []
         calls = message.get("tool_calls")
         for j, call in enumerate(calls if isinstance(calls, list) else ()):
             where = here.child("tool_calls", j)
@@ -195,10 +195,10 @@ class _Sample:
                 (before if decided is not None and decided.approved else after).append(approval)
         return [*before, draft, *after]
 
-    def _approval(self, call_id: str, name: Any, asked: Any) -> Draft:
+    def _approval(self, call_id: str, name: Any, asked: Any) -> MessageDraft:
         event, here = self.approvals[call_id]
         decision = str(event.get("decision"))
-        draft = Draft("approval", here)
+        draft = MessageDraft("approval", here)
         draft.approval_request = ApprovalRequest(
             call_id, call_id, name if isinstance(name, str) else "", asked
         )
@@ -215,7 +215,7 @@ class _Sample:
             )
         return draft
 
-    def _tool(self, message: dict, here: Location) -> Draft:
+    def _tool(self, message: dict, here: Location) -> MessageDraft:
         texts, _ = self._content(message.get("content"))
         text = "\n".join(texts)
         call_id = as_id(message.get("tool_call_id"))

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from auditor.formats._common import (
-    Draft,
+    MessageDraft,
     Problem,
     as_id,
     attach,
@@ -30,7 +30,7 @@ from auditor.formats._common import (
     tool_call,
     tool_specs,
 )
-from auditor.formats._spans import result_text
+from auditor.formats.otel.spans import result_text
 from auditor.model import Conversation, Location, ToolSpec
 from auditor.sources import Record
 
@@ -95,7 +95,7 @@ class _Session:
     def __init__(self, location: Location) -> None:
         self.location = location
         self.id = fallback_id(location)
-        self.drafts: list[Draft] = []
+        self.drafts: list[MessageDraft] = []
         self.requests: dict[str, str] = {}
         """JSON-RPC id -> method of the requests waiting for their response."""
         self.tools: dict[str, ToolSpec] = {}
@@ -109,9 +109,9 @@ class _Session:
                 return  # a notification: progress, log messages
             self.requests[rpc_id] = method
             if method == "tools/call":
-                params = message.get("params") if isinstance(message.get("params"), dict) else {}
+                params = params if isinstance(params := message.get("params"), dict) else {}
                 call = tool_call(rpc_id, params.get("name"), params.get("arguments"), here)
-                self.drafts.append(Draft("assistant", here, calls=[call]))
+                self.drafts.append(MessageDraft("assistant", here, calls=[call]))
             return
         asked = self.requests.pop(rpc_id, None) if rpc_id is not None else None
         if asked == "tools/call":
@@ -120,7 +120,7 @@ class _Session:
             for spec in tool_specs(message["result"].get("tools")) or ():
                 self.tools.setdefault(spec.name, spec)
 
-    def _result(self, message: dict, rpc_id: str | None, here: Location) -> Draft:
+    def _result(self, message: dict, rpc_id: str | None, here: Location) -> MessageDraft:
         error = message.get("error")
         if isinstance(error, dict):
             text = str(error.get("message") or error.get("code") or "error")

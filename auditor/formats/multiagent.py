@@ -58,7 +58,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from auditor.formats._common import (
-    Draft,
+    MessageDraft,
     Problem,
     conversation,
     excerpt_json,
@@ -122,8 +122,8 @@ class _Entry:
     speaker: str
     text: str
     location: Location
-    draft: Draft
-    results: list[Draft] | None = None
+    draft: MessageDraft
+    results: list[MessageDraft] | None = None
     """The `tool` messages that replace or follow this entry's draft."""
 
 
@@ -164,7 +164,7 @@ def parse(record: Record) -> Iterator[Conversation | Problem]:
         role = "user" if not entries or person else "assistant"
         name = None if speaker in ("user", "human") else speaker
         text = text_of(item.get("content"))
-        draft = Draft(role, here, [text], name=name)
+        draft = MessageDraft(role, here, [text], name=name)
         entries.append(_Entry(i, speaker, text, here, draft))
     for n, entry in enumerate(entries):
         _code_results(entries, n)
@@ -191,6 +191,7 @@ def _code_results(entries: list[_Entry], n: int) -> None:
     if code is None or not blocks:
         return
     report = ag2 or m1
+    assert report is not None  # one of the two matched, or this returned above
     exit_code = next((int(g) for g in report.groups() if g is not None), 0)
     failed = exit_code != 0 or "execution failed" in entry.text[:200] or _TRACEBACK in entry.text
     results = []
@@ -303,7 +304,7 @@ def _web_action(entry: _Entry) -> None:
             return
         call_id = f"web-{entry.index}"
         arguments = dict(zip(keys, m.groups(), strict=True))
-        draft = Draft("assistant", entry.location, [head], name=entry.draft.name)
+        draft = MessageDraft("assistant", entry.location, [head], name=entry.draft.name)
         draft.calls.append(ToolCall(call_id, tool, arguments, origin="text"))
         result = result_draft(call_id, entry.text[at + 2 :], entry.location, False, tool)
         result.name = entry.draft.name

@@ -133,7 +133,7 @@ def _calls(item: dict, here: Location, problems: list[Problem]) -> tuple[ToolCal
                     Problem(where, "expected a tool call object", evidence=excerpt_json(entry))
                 )
                 continue
-            fn = entry.get("function") if isinstance(entry.get("function"), dict) else entry
+            fn = fn if isinstance(fn := entry.get("function"), dict) else entry
             if not isinstance(fn.get("name"), str) or not fn.get("name"):
                 problems.append(
                     Problem(where, "tool call has no `name`", evidence=excerpt_json(entry))

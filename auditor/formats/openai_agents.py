@@ -24,7 +24,7 @@ import orjson
 
 from auditor.formats import responses
 from auditor.formats._common import (
-    Draft,
+    MessageDraft,
     Problem,
     as_id,
     excerpt_json,
@@ -64,7 +64,7 @@ def parse(record: Record) -> Iterator[Conversation | Problem]:
     original = state.get("original_input")
     if isinstance(original, str):
         items.drafts.append(
-            Draft("user", location.child(_key(value, "original_input")), [original])
+            MessageDraft("user", location.child(_key(value, "original_input")), [original])
         )
     elif isinstance(original, list):
         items.extend(original, location.child(_key(value, "original_input")))
@@ -82,7 +82,7 @@ def parse(record: Record) -> Iterator[Conversation | Problem]:
         _item(item, where.child(i), raw_key, items, asked, problems)
     items.close()
     drafts = items.drafts
-    context = state.get("context") if isinstance(state.get("context"), dict) else {}
+    context = context if isinstance(context := state.get("context"), dict) else {}
     drafts.extend(_decisions(context, location.child("context"), asked))
     trace = state.get("trace")
     ids = {"id": own_id(trace, "id")} if isinstance(trace, dict) and own_id(trace, "id") else {}
@@ -113,7 +113,7 @@ def _item(
         return  # listed both among the items and as the interruption
     name = raw.get("name", item.get("tool_name"))
     asked[call_id] = name if isinstance(name, str) else ""
-    draft = Draft("approval", where)
+    draft = MessageDraft("approval", where)
     draft.approval_request = ApprovalRequest(
         call_id, call_id, name if isinstance(name, str) else "", raw.get("arguments")
     )
@@ -121,7 +121,7 @@ def _item(
     items.drafts.append(draft)
 
 
-def _decisions(context: dict, here: Location, asked: dict[str, str]) -> list[Draft]:
+def _decisions(context: dict, here: Location, asked: dict[str, str]) -> list[MessageDraft]:
     """The approval decisions the state records: per call, or for every call of a tool (`true`),
     which then decides the calls of that tool waiting here."""
     found: dict[str, tuple[bool, str]] = {}
@@ -153,7 +153,7 @@ def _decisions(context: dict, here: Location, asked: dict[str, str]) -> list[Dra
                 )
     drafts = []
     for call_id, (approved, reason) in found.items():
-        draft = Draft("approval", here)
+        draft = MessageDraft("approval", here)
         draft.approval_decision = ApprovalDecision(call_id, approved, reason=reason)
         drafts.append(draft)
     return drafts

@@ -21,7 +21,7 @@ from dataclasses import replace
 from typing import Any
 
 from auditor.formats._common import (
-    Draft,
+    MessageDraft,
     Problem,
     as_id,
     conversation,
@@ -130,10 +130,10 @@ def read_input(body: dict, location: Location, items: Items) -> None:
     """A request body's `instructions` and `input` (a string or a list of items)."""
     instructions = body.get("instructions")
     if isinstance(instructions, str) and instructions:
-        items.drafts.append(Draft("system", location.child("instructions"), [instructions]))
+        items.drafts.append(MessageDraft("system", location.child("instructions"), [instructions]))
     given = body.get("input")
     if isinstance(given, str):
-        items.drafts.append(Draft("user", location.child("input"), [given]))
+        items.drafts.append(MessageDraft("user", location.child("input"), [given]))
     elif isinstance(given, list):
         items.extend(given, location.child("input"))
 
@@ -172,13 +172,13 @@ class Items:
     """Reads typed items in order into drafts; an assistant's consecutive items form one turn."""
 
     def __init__(self, problems: list[Problem]) -> None:
-        self.drafts: list[Draft] = []
+        self.drafts: list[MessageDraft] = []
         self.listed: list[ToolSpec] = []
         """Tools an `mcp_list_tools` item lists."""
         self.problems = problems
-        self._turn: Draft | None = None
+        self._turn: MessageDraft | None = None
         self._spoke = False
-        self._hosted: list[Draft] = []
+        self._hosted: list[MessageDraft] = []
 
     @property
     def open(self) -> bool:
@@ -197,9 +197,9 @@ class Items:
         self.drafts.extend(self._hosted)
         self._turn, self._spoke, self._hosted = None, False, []
 
-    def _assistant(self, here: Location) -> Draft:
+    def _assistant(self, here: Location) -> MessageDraft:
         if self._turn is None:
-            self._turn = Draft("assistant", here)
+            self._turn = MessageDraft("assistant", here)
         return self._turn
 
     def add(self, item: Any, here: Location) -> None:
@@ -254,7 +254,7 @@ class Items:
             self._spoke = True
             return
         self.close()
-        self.drafts.append(Draft(role if isinstance(role, str) else "user", here, [text]))
+        self.drafts.append(MessageDraft(role if isinstance(role, str) else "user", here, [text]))
 
     def _call(self, item: dict, here: Location, arguments: Any, name: Any = None) -> ToolCall:
         name = item.get("name") if name is None else name
@@ -292,7 +292,7 @@ class Items:
 
     def _approval(self, item: dict, kind: str, here: Location) -> None:
         self.close()
-        draft = Draft("approval", here)
+        draft = MessageDraft("approval", here)
         if kind == "mcp_approval_request":
             request_id = as_id(item.get("id"))
             name = item.get("name")

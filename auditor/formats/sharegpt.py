@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 
 from auditor.formats._common import (
-    Draft,
+    MessageDraft,
     Problem,
     containers,
     conversation,
@@ -75,9 +75,9 @@ def _conversation(
     value: dict, location: Location, index: int | None
 ) -> Iterator[Conversation | Problem]:
     problems: list[Problem] = []
-    drafts: list[Draft] = []
+    drafts: list[MessageDraft] = []
     if isinstance(value.get("system"), str) and value["system"]:
-        drafts.append(Draft("system", location.child("system"), [value["system"]]))
+        drafts.append(MessageDraft("system", location.child("system"), [value["system"]]))
     open_calls = 0
     for i, turn in enumerate(value["conversations"]):
         here = location.child("conversations", i)
@@ -90,7 +90,7 @@ def _conversation(
         text = text_of(turn.get("value", turn.get("content")))
         role = ROLES.get(speaker.lower(), speaker)
         if role == "call":
-            draft = Draft("assistant", here)
+            draft = MessageDraft("assistant", here)
             draft.calls.extend(_calls(text, here, problems))
             open_calls = len(draft.calls)
             drafts.append(draft)
@@ -99,7 +99,7 @@ def _conversation(
             drafts.extend(result_draft(None, out, here) for out in outputs)
             open_calls = 0
         else:
-            drafts.append(Draft(role, here, [text]))
+            drafts.append(MessageDraft(role, here, [text]))
     tools = tool_specs(_loaded(value.get("tools")))
     yield from conversation(NAME, value, location, freeze(drafts), problems, index, tools=tools)
 

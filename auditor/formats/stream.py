@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 from auditor.formats import _managed, anthropic, responses
 from auditor.formats._common import (
-    Draft,
+    MessageDraft,
     Problem,
     as_id,
     attach,
@@ -148,7 +148,9 @@ class Collector:
                 session.tools.setdefault(spec.name, spec)
             session.open_tools = session.open_tools or tools is None
             if system:
-                session.append(Draft("system", location.child(1, "agent", "system"), [system]))
+                session.append(
+                    MessageDraft("system", location.child(1, "agent", "system"), [system])
+                )
         elif method.endswith("events.stream"):
             listed = payload if isinstance(payload, list) else [payload]
             for i, event in enumerate(listed):
@@ -185,7 +187,7 @@ class Collector:
         elif kind == "event_msg" and payload.get("type") == "user_message":
             text = payload.get("message")
             if isinstance(text, str) and not session.repeats_user(text, "event"):
-                session.append(Draft("user", here, [text], tag="event"))
+                session.append(MessageDraft("user", here, [text], tag="event"))
         else:
             session.events[kind] += 1
 
@@ -249,13 +251,13 @@ class _Session:
         """Some declared tools are not named (a toolset, an MCP server): declare none."""
         self.events: Counter[str] = Counter()
         """Lines that hold no message, by type: said when the session has no message at all."""
-        self._by_message_id: dict[str, Draft] = {}
+        self._by_message_id: dict[str, MessageDraft] = {}
 
     @property
-    def drafts(self) -> list[Draft]:
+    def drafts(self) -> list[MessageDraft]:
         return self.items.drafts
 
-    def append(self, *drafts: Draft) -> None:
+    def append(self, *drafts: MessageDraft) -> None:
         self.items.close()
         self.items.drafts.extend(drafts)
 
@@ -301,7 +303,7 @@ class _Session:
             self.append(*drafts)
 
     def approval(self, value: dict, kind: str, here: Location) -> None:
-        draft = Draft("approval", here)
+        draft = MessageDraft("approval", here)
         if kind == "approval_request":
             request_id = as_id(value.get("id"))
             if request_id is None:

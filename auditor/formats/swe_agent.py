@@ -18,7 +18,7 @@ from collections.abc import Iterator
 
 from auditor.formats import openai
 from auditor.formats._common import (
-    Draft,
+    MessageDraft,
     Problem,
     conversation,
     freeze,
@@ -51,7 +51,7 @@ def detect(record: Record) -> bool:
 def parse(record: Record) -> Iterator[Conversation | Problem]:
     value, location = record.value, record.location
     problems: list[Problem] = []
-    drafts: list[Draft] = []
+    drafts: list[MessageDraft] = []
     waiting: str | None = None  # the id of a text action whose output comes next
     history = roled(value["history"], location.child("history"), problems, "a history entry")
     for i, entry, here in history:
@@ -62,7 +62,7 @@ def parse(record: Record) -> Iterator[Conversation | Problem]:
             text = text_of(entry.get("content"))
             drafts.extend(result_draft(call_id, text, here) for call_id in ids)
         elif role == "assistant":
-            draft = Draft.of(openai.message(entry, 0, here, problems))
+            draft = MessageDraft.of(openai.message(entry, 0, here, problems))
             waiting = None
             if not draft.calls:
                 call = _action(entry, i, here)
@@ -74,7 +74,7 @@ def parse(record: Record) -> Iterator[Conversation | Problem]:
             drafts.append(result_draft(waiting, text_of(entry.get("content")), here))
             waiting = None
         else:
-            drafts.append(Draft(role, here, [text_of(entry.get("content"))]))
+            drafts.append(MessageDraft(role, here, [text_of(entry.get("content"))]))
     yield from conversation(NAME, value, location, freeze(drafts), problems)
 
 

@@ -1,4 +1,4 @@
-"""One walk per conversation that pairs calls with results, once, for every rule (SPEC §4).
+"""One walk per conversation that pairs calls with results, once, for every rule.
 
 A call is paired with the first later result that carries its id; a result without an id
 answers the oldest open call. A call is *passed* when the role that made it speaks again
@@ -84,7 +84,7 @@ class Replay:
         """`make(self)`, computed once for this replay whichever rule asks first: what rules
         share (their options belong in `key` when the result depends on them)."""
         try:
-            return self._shared[key]  # type: ignore[no-any-return]
+            return self._shared[key]
         except KeyError:
             value = self._shared[key] = make(self)
             return value

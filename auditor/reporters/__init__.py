@@ -1,42 +1,72 @@
-"""Reporters: one module per output format, each with `write(report, out, context)`.
+"""Reporters: one module per output format, each with `write(report, out, context)`, and the
+one registry that says what each needs.
 
 Reporters see the Report (findings, counts, coverage, errors) and the rule docs, never the
-conversations: a reporter in `TIMELINES` also gets the bounded timelines the engine builds of
-the conversations with findings (`auditor.timeline`), and nothing more of them.
+conversations: a reporter whose descriptor asks for `timelines` also gets the bounded
+timelines the engine builds of the conversations with findings (`auditor.timeline`), and
+nothing more of them. The command line's `--format` choices and help, and every other list of
+output formats (the repository root for relative URIs, `--statistics`, `--rules` as JSON), are
+read from `REPORTERS`: adding an output format is its module and one entry here.
 
-The registry names modules rather than importing them, so that `audit --version` and `--help`
-do not pay for rich's table code.
+The registry names modules rather than importing them, and this module imports nothing of the
+auditor at run time, so that `audit --help` does not pay for rich's table code or the rules.
 """
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from typing import TextIO
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, TextIO
 
-from auditor.report import Context, Report
+if TYPE_CHECKING:
+    from auditor.report import Context, Report
 
-__all__ = ["REPORTERS", "TIMELINES", "Context", "Writer", "writer"]
+__all__ = ["REPORTERS", "Reporter", "Writer", "help_text", "writer"]
 
-Writer = Callable[[Report, TextIO, Context], None]
+Writer = Callable[["Report", TextIO, "Context"], None]
 
-REPORTERS: dict[str, str] = {
-    "table": "auditor.reporters.table",
-    "concise": "auditor.reporters.concise",
-    "json": "auditor.reporters.json",
-    "jsonl": "auditor.reporters.jsonl",
-    "sarif": "auditor.reporters.sarif",
-    "github": "auditor.reporters.github",
-    "gitlab": "auditor.reporters.gitlab",
-    "junit": "auditor.reporters.junit",
-    "html": "auditor.reporters.html",
+
+@dataclass(frozen=True)
+class Reporter:
+    """An output format: where its `write` lives and what the run must give it."""
+
+    module: str
+    """The module whose `write(report, out, context)` writes the format."""
+    note: str = ""
+    """Said after the name in `--format`'s help."""
+    timelines: bool = False
+    """It shows what happened around each finding: the run builds timelines
+    (`Settings.timelines`), which it sees instead of the conversations."""
+    repository_root: bool = False
+    """It writes paths relative to the repository's root (`Context.root`), not to the working
+    directory."""
+    json: bool = False
+    """It is read by machines: listings (`--rules`) print as JSON for it."""
+    statistics: str = ""
+    """How `--statistics` prints for it (`table`, `json` or `jsonl`); empty: it cannot."""
+
+
+REPORTERS: dict[str, Reporter] = {
+    "table": Reporter("auditor.reporters.table", statistics="table"),
+    "concise": Reporter("auditor.reporters.concise", statistics="table"),
+    "json": Reporter("auditor.reporters.json", json=True, statistics="json"),
+    "jsonl": Reporter("auditor.reporters.jsonl", json=True, statistics="jsonl"),
+    "sarif": Reporter("auditor.reporters.sarif", repository_root=True),
+    "github": Reporter("auditor.reporters.github"),
+    "gitlab": Reporter("auditor.reporters.gitlab", repository_root=True),
+    "junit": Reporter("auditor.reporters.junit"),
+    "html": Reporter("auditor.reporters.html", note="one self-contained page", timelines=True),
 }
 
-TIMELINES = frozenset({"html"})
-"""Reporters that show what happened around each finding: the run must build timelines
-(`Settings.timelines`), which reporters see instead of the conversations."""
+
+def help_text() -> str:
+    """The formats as `--format`'s help lists them: `table, …, junit or html (one …)`."""
+    names = [f"{name} ({r.note})" if r.note else name for name, r in REPORTERS.items()]
+    return ", ".join(names[:-1]) + " or " + names[-1]
 
 
 def writer(name: str) -> Writer:
     """The `write` function of the reporter called `name`."""
-    return importlib.import_module(REPORTERS[name]).write
+    write: Writer = importlib.import_module(REPORTERS[name].module).write
+    return write

@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import TextIO
 
 from auditor.findings import Finding, Severity
-from auditor.report import Context, Report, plural
-from auditor.reporters._escape import safe
+from auditor.report import Context, Report
+from auditor.text import plural, safe
 
 # SGR sequences for a terminal: bold path, the code coloured by severity.
 _BOLD, _RESET = "\x1b[1m", "\x1b[0m"

@@ -14,7 +14,7 @@ from typing import TextIO
 
 from auditor.findings import Finding, Severity
 from auditor.report import Context, Report
-from auditor.reporters._escape import safe
+from auditor.text import safe
 
 COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}
 SHOWN_PER_STEP = 10  # GitHub shows this many annotations of each kind per step, 50 per job

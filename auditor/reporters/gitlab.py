@@ -14,9 +14,9 @@ from typing import Any, TextIO
 
 from auditor.findings import Finding, Severity
 from auditor.report import Context, Report
-from auditor.reporters._escape import dumps
 from auditor.reporters.sarif import below
 from auditor.sources import STDIN
+from auditor.text import dumps
 
 SEVERITY = {Severity.ERROR: "major", Severity.WARNING: "minor", Severity.NOTE: "info"}
 

@@ -23,8 +23,8 @@ from typing import Any, TextIO
 from auditor import __version__
 from auditor.findings import Finding, Severity
 from auditor.report import Context, Report
-from auditor.reporters._escape import safe_lines
 from auditor.rules import BY_CODE, RULES
+from auditor.text import safe_lines
 from auditor.timeline import Entry, Timeline, find
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"

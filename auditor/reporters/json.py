@@ -6,7 +6,7 @@ from typing import Any, TextIO
 
 from auditor import __version__
 from auditor.report import Context, Report
-from auditor.reporters._escape import dumps
+from auditor.text import dumps
 
 SCHEMA_VERSION = 1
 

@@ -12,7 +12,7 @@ from typing import TextIO
 import jsonlines
 
 from auditor.report import Context, Report
-from auditor.reporters._escape import dumps
+from auditor.text import dumps
 
 
 def write(report: Report, out: TextIO, context: Context) -> None:

@@ -17,7 +17,7 @@ from typing import TextIO
 
 from auditor.findings import Finding
 from auditor.report import Context, Report
-from auditor.reporters._escape import safe
+from auditor.text import safe
 
 # Not allowed anywhere in an XML 1.0 document, escaped or not (C0/C1 are made visible by safe).
 _NOT_XML = re.compile("[\ud800-\udfff\ufffe\uffff]")

@@ -20,9 +20,9 @@ from urllib.parse import quote
 from auditor import __version__
 from auditor.findings import Finding
 from auditor.report import Context, Report
-from auditor.reporters._escape import dumps
 from auditor.rules import FAMILIES, RULES, Rule
 from auditor.sources import STDIN
+from auditor.text import cut, dumps
 
 SCHEMA_URI = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -79,7 +79,7 @@ def message(text: str) -> dict[str, str]:
 
 
 def _limited(text: str) -> str:
-    return text if len(text) <= DESCRIPTION_LIMIT else text[: DESCRIPTION_LIMIT - 1] + "…"
+    return cut(text, DESCRIPTION_LIMIT)
 
 
 def descriptor(rule: Rule) -> dict[str, Any]:

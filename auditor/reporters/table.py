@@ -20,8 +20,8 @@ from rich.console import Console
 from rich.text import Text
 
 from auditor.findings import Finding, Severity
-from auditor.report import Context, Report, plural
-from auditor.reporters._escape import safe
+from auditor.report import Context, Report
+from auditor.text import plural, safe
 
 STYLES = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.NOTE: "cyan"}
 FILE_WIDTH = 120
@@ -60,7 +60,7 @@ def _console(out: TextIO, terminal: bool, context: Context) -> Console:
         markup=False,
         emoji=False,
         force_terminal=color,
-        no_color=not color or None,  # type: ignore[arg-type]
+        no_color=not color or None,
         soft_wrap=False,
     )
 
@@ -79,7 +79,7 @@ def _finding(console: Console, f: Finding, digits: int, context: Context) -> boo
     head.truncate(width, overflow="ellipsis")
     console.print(head, no_wrap=True, overflow="ellipsis")
     room = max(width - indent, 20)
-    lines = Text(safe(f.message)).wrap(console, room)
+    lines = list(Text(safe(f.message)).wrap(console, room))
     cut = not context.whole and len(lines) > MESSAGE_LINES
     if cut:
         lines = lines[:MESSAGE_LINES]

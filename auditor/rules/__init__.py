@@ -15,7 +15,7 @@ the text, a call key repeated often enough). The engine then skips the check, so
 conversations of a log cost a few screens, not every check. A screen is built from the same
 helpers and constants as its check (a prefilter the check itself starts with), so the two
 cannot drift apart; a rule without a screen is checked on every conversation it can examine.
-`tests/test_screens.py` holds them to it: every fixture audited with and without screens gives
+`tests/rules/test_screens.py` holds them to it: every fixture audited with and without screens gives
 the same report, and on generated conversations a screen that says no means no finding.
 """
 
@@ -94,6 +94,13 @@ FAMILIES = {
     "LP": "loops",
 }
 
+
+@cache
+def _installed(module: str) -> bool:
+    """An optional dependency is importable (looked up once, not imported)."""
+    return importlib.util.find_spec(module) is not None
+
+
 # What a rule may require of a conversation, and how coverage reports its absence.
 REQUIREMENTS: dict[str, tuple[Callable[[Replay], bool], str]] = {
     "tools": (
@@ -104,12 +111,6 @@ REQUIREMENTS: dict[str, tuple[Callable[[Replay], bool], str]] = {
     "approvals": (lambda r: bool(r.approvals), "no approvals seen"),
     "jsonschema": (lambda r: _installed("jsonschema"), "jsonschema is not installed"),
 }
-
-
-@cache
-def _installed(module: str) -> bool:
-    """An optional dependency is importable (looked up once, not imported)."""
-    return importlib.util.find_spec(module) is not None
 
 
 SECTIONS = ("What it does", "Why is this bad?", "Example")

@@ -101,7 +101,7 @@ def claims(text: str) -> Iterator[Claim]:
         clause = " ".join((lead + match[0] + tail).split())
         named = WORD.findall(_ID.sub(" ", subject).lower().replace("e-mail", "email"))
         if not verb:
-            found = _action(before if match["passive"] else after, match["passive"])
+            found = _action(before if match["passive"] else after, bool(match["passive"]))
             if found is None:
                 continue
             action, at = found

@@ -1,8 +1,8 @@
 """Where FB004 (ungrounded-argument) looks for the source of an identifier a call passes.
 
-`Given` is the screen's plain search for an identifier written as a whole token in an earlier
-text; `Index` is the check's index of every written form (`_identifiers.keys`) of the
-identifiers the conversation gave, read only as far as one still lacks a source.
+`GivenTexts` is the screen's plain search for an identifier written as a whole token in an
+earlier text; `GroundingIndex` is the check's index of every written form (`_identifiers.keys`)
+of the identifiers the conversation gave, read only as far as one still lacks a source.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ GIVERS = ("system", "developer", "user")
 """Roles whose texts give the agent identifiers (tool results give them too)."""
 
 
-class Index:
+class GroundingIndex:
     """The keys of every identifier the conversation gave, as far as it has been read.
 
     Only texts that could hold a grounding token are tokenised: a text must contain the pieces
@@ -75,9 +75,7 @@ class Index:
     def declared(self, conversation: Conversation) -> None:
         """The identifiers in the tool declarations, and the tools' names."""
         tools = conversation.tools or ()
-        text = "\n".join(
-            f"{t.name} {t.description} {orjson.dumps(t.parameters).decode()}" for t in tools
-        )
+        text = "\n".join(f"{t.name} {t.description} {_written(t.parameters)}" for t in tools)
         self.seen.update(t.name.lower() for t in tools)
         if text:  # the same declarations in every conversation of a log: read once
             self.seen.update(_keys_of(text, self.phones))
@@ -131,6 +129,14 @@ _CACHED = (1_000, 50_000)
 which a log repeats in every conversation."""
 
 
+def _written(parameters: object) -> str:
+    """A tool's parameters as JSON text; empty when nested deeper than orjson writes (255)."""
+    try:
+        return orjson.dumps(parameters).decode()
+    except TypeError:
+        return ""
+
+
 @lru_cache(maxsize=128)
 def _keys_of(text: str, phones: bool) -> frozenset[str]:
     seen: set[str] = set()
@@ -138,10 +144,10 @@ def _keys_of(text: str, phones: bool) -> frozenset[str]:
     return frozenset(seen)
 
 
-class Given:
-    """The texts `Index.read` reads (system, developer and user turns, tool results), joined by
-    newlines, to find an identifier written as a whole token with C-speed searches: as the
-    call writes it first, then in any case (the texts lowered, on first need).
+class GivenTexts:
+    """The texts `GroundingIndex.read` reads (system, developer and user turns, tool results),
+    joined by newlines, to find an identifier written as a whole token with C-speed searches: as
+    the call writes it first, then in any case (the texts lowered, on first need).
 
     Every match `before` accepts is a token `_identifiers.index` would index under the
     identifier's own bare form, so the check finds it grounded too. Lowering keeps positions:

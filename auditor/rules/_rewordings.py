@@ -14,7 +14,7 @@ from itertools import filterfalse
 SIMILAR = 0.7
 """Jaccard similarity of content words from which two messages are the same, reworded.
 
-Measured on ../shared/realdata (tau-bench, tau2, Who&When, SWE-agent, sessions): of sampled
+Measured on real logs (tau-bench, tau2, Who&When, SWE-agent, coding sessions): of sampled
 message pairs with equal numbers and names, those at 0.65-0.80 were rewordings of one request
 or apology (23 of 24), while below 0.65 distinct requests begin ("modify" vs "cancel" a
 reservation at 0.62)."""
@@ -72,7 +72,7 @@ def words_of(texts: list[str]) -> tuple[list[frozenset[str]], list[list[str]]]:
     else:  # past its first non-ASCII character `translate` is slow: only there, text by text
         parts = [text.translate(_SPACES) for text in lowered.split("\n")]
     tokens = list(map(str.split, parts))
-    return list(map(STOP_WORDS.__rsub__, map(frozenset, tokens))), tokens
+    return [frozenset(words) - STOP_WORDS for words in tokens], tokens
 
 
 class Rewordings:

@@ -93,8 +93,8 @@ def check(replay: Replay, options: None) -> Iterator[Violation]:
     walked = 0
     for message in replay.conversation.messages:
         if message.role in ("user", "tool"):
-            found = dict.fromkeys(WORD.findall(message.text.lower()), message.index)
-            (said if message.role == "user" else shown).update(found)
+            seen = dict.fromkeys(WORD.findall(message.text.lower()), message.index)
+            (said if message.role == "user" else shown).update(seen)
         turn = turns.get(message.index)
         if turn is None:
             continue
@@ -206,7 +206,8 @@ def _quote(clause: str) -> str:
     words = clause.split()
     text = " ".join(words)
     if len(text) > 100:
-        head, tail = words[:5], []
+        head = words[:5]
+        tail: list[str] = []
         while words[len(head) : len(words) - len(tail)] and len(" ".join(tail)) < 50:
             tail.insert(0, words[len(words) - len(tail) - 1])
         text = " ".join(head) + " … " + " ".join(tail)

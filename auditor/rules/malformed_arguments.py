@@ -43,7 +43,8 @@ NAME = "malformed-arguments"
 SEVERITY = Severity.ERROR
 REQUIRES = ("calls",)
 
-# json-repair is only asked to show what could be recovered, on bounded input (SPEC §9).
+# json-repair is only asked to show what could be recovered, and only on bounded input: its
+# work on a huge or hostile text is not bounded by us.
 _REPAIR_LIMIT = 20_000
 _KINDS = {list: "an array", str: "a string", bool: "a boolean", int: "a number", float: "a number"}
 

@@ -99,7 +99,9 @@ def _keyed(replay: Replay) -> list[tuple[Message, str]]:
 def check(replay: Replay, options: Options) -> Iterator[Violation]:
     if not screen(replay, options):
         return  # no reply repeats often enough: spare looking for what changed between them
-    changes = sorted({e.result_turn for e in calls(replay, options) if breaks(e)} - {None})
+    changes = sorted(
+        {e.result_turn for e in calls(replay, options) if breaks(e) and e.result_turn is not None}
+    )
     runs: dict[str, list[Message]] = {}
     found: list[list[Message]] = []
     for message, text in replay.shared("LP004.keyed", _keyed):
@@ -115,19 +117,19 @@ def check(replay: Replay, options: Options) -> Iterator[Violation]:
         reworded = any(" ".join(m.text.split()) != " ".join(first.text.split()) for m in group[0])
         if len(group) == 1:
             how = "the same message, reworded," if reworded else "the same message"
-            message = (
+            said = (
                 f"the assistant sent {how} {len(group[0])} times "
                 f"({turns(m.index for m in group[0])}): {quote(first.text)}"
             )
         else:
             least = min(len(run) for run in group)
             last = max(run[-1].index for run in group)
-            message = (
+            said = (
                 f"the assistant cycles through the same {len(group)} messages, each sent at "
                 f"least {least} times (turns {first.index} to {last}), starting with "
                 f"{quote(first.text)}"
             )
-        yield Violation(message, first.index, first.location, evidence=excerpt(first.text))
+        yield Violation(said, first.index, first.location, evidence=excerpt(first.text))
 
 
 def _interleaved(loops: list[list[Message]]) -> Iterator[list[list[Message]]]:

@@ -128,13 +128,13 @@ def check(replay: Replay, options: None) -> Iterator[Violation]:
             )
             announced = None
         if announced is None:
-            phrase = _announcement(text)
-            if phrase is not None:
+            said = _announcement(text)
+            if said is not None:
                 if asked is None:
                     asked = _user_asked(replay)
                 if asked:
                     return  # the user asked for made-up data
-                announced = (message.index, phrase)
+                announced = (message.index, said)
 
 
 def _user_asked(replay: Replay) -> bool:

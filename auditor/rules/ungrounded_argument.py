@@ -78,12 +78,12 @@ CREATE_VERBS = frozenset(
 
 def screen(replay: Replay, options: None) -> bool:
     """Some call of the assistant passes an identifier that no earlier system, developer or
-    user turn or tool result holds as a whole token, in any case (`_grounding.Given`): only
+    user turn or tool result holds as a whole token, in any case (`_grounding.GivenTexts`): only
     then can the check, which also reads every other written form, find it ungrounded."""
     wanted = replay.shared(CODE, _wanted)
     if not wanted:
         return False
-    given = _grounding.Given(replay.conversation.messages)
+    given = _grounding.GivenTexts(replay.conversation.messages)
     return any(
         sort == "phone number" or not given.before(token, exchange.turn)
         for exchange, found in wanted
@@ -109,7 +109,7 @@ def check(replay: Replay, options: None) -> Iterator[Violation]:
     phones = any(
         sort == "phone number" or token.isdigit() for _, f in wanted for _, token, sort in f
     )
-    index = _grounding.Index(phones, [f for _, found in wanted for f in found], replay)
+    index = _grounding.GroundingIndex(phones, [f for _, found in wanted for f in found], replay)
     read_to = 0
     settled: set[tuple[str, str]] = set()  # identifiers found grounded, or reported, already
     for exchange, found in wanted:

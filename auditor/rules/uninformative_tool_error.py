@@ -99,12 +99,13 @@ def check(replay: Replay, options: Options) -> Iterator[Violation]:
         if error is None:
             continue
         chain = [exchange]
-        j: int | None = i
-        while (j := _retry(made, j, users)) is not None:
+        j = _retry(made, i, users)
+        while j is not None:
             retried.add(j)
             chain.append(made[j])
             if _blind(made[j], messages) is None:
                 break
+            j = _retry(made, j, users)
         if len(chain) > 1:
             yield _violation(chain, error)
 

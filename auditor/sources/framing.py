@@ -8,12 +8,13 @@ Everything is read in binary: one bad UTF-8 byte costs one record, not the file,
 from __future__ import annotations
 
 import gzip
+import io
 import os
 import sys
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
-from typing import IO
+from typing import IO, cast
 
 import orjson
 
@@ -27,6 +28,7 @@ from auditor.sources.kinds import (
     Span,
     is_url,
 )
+from auditor.text import cut
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _ZIP_MAGIC = b"PK\x03\x04"
@@ -38,13 +40,14 @@ _BUFFER = 1024 * 1024
 """Read buffer of a file: lines of several KB cost a system call each with the default 8 KB."""
 
 
-def open_binary(path: str) -> IO[bytes]:
+def open_binary(path: str) -> io.BufferedReader:
     """A file opened for reading in binary; a URL through fsspec, buffered like a local file."""
     if is_url(path):
         from auditor.sources import remote
 
         return remote.open_binary(path)
-    return open(path, "rb", buffering=_BUFFER)
+    # open() with a buffer size gives a BufferedReader, which typeshed types as BinaryIO
+    return cast(io.BufferedReader, open(path, "rb", buffering=_BUFFER))
 
 
 def getsize(path: str) -> int:
@@ -75,8 +78,7 @@ def read(
             yield from read_lines(source.path, lines, source.span.first_line)
         return
     if source.path == "-":
-        raw: IO[bytes] = sys.stdin.buffer
-        yield from _read_stream(source, raw, source.kind, limit)
+        yield from _read_stream(source, sys.stdin.buffer, source.kind, limit)
         return
     with open_binary(source.path) as raw:
         if opened is not None:
@@ -485,5 +487,4 @@ def _line_at(data: bytes, lineno: int) -> bytes:
 def _excerpt(line: str | bytes, limit: int = 80) -> str:
     if isinstance(line, bytes):
         line = line.decode("utf-8", "replace")
-    line = line.strip()
-    return line if len(line) <= limit else line[: limit - 1] + "…"
+    return cut(line.strip(), limit)

@@ -26,7 +26,7 @@ import errno
 import io
 import itertools
 from collections.abc import Callable, Iterator
-from typing import IO, Any
+from typing import Any
 
 from auditor.sources.kinds import (
     PACKAGE_DIRECTORIES,
@@ -113,7 +113,7 @@ def _source(url: str, info: dict[str, Any], explicit: bool) -> Source:
     return Source(url, kind, compressed, explicit, size=size if size else None)
 
 
-def open_binary(url: str) -> IO[bytes]:
+def open_binary(url: str) -> io.BufferedReader:
     """The file at `url`, buffered (so it can be peeked at and read line by line). Raises
     OSError, with a reason a person can read, when it cannot be opened."""
     try:

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 from auditor.model import Conversation
 from auditor.replay.approvals import events, language, pending
-from auditor.replay.approvals.drafts import Approval, Calls, Source
+from auditor.replay.approvals.drafts import Approval, ApprovalSource, Calls
 from auditor.replay.approvals.options import DEFAULT_PENDING_PATTERNS, ApprovalOptions
 from auditor.replay.approvals.replies import asks_to_confirm, verdict
 
@@ -41,7 +41,7 @@ __all__ = [
     "DEFAULT_PENDING_PATTERNS",
     "Approval",
     "ApprovalOptions",
-    "Source",
+    "ApprovalSource",
     "asks_to_confirm",
     "pair",
     "verdict",

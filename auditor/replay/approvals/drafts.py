@@ -1,4 +1,4 @@
-"""What every source of approvals shares: the Approval a rule reads, the Draft a walk fills
+"""What every source of approvals shares: the Approval a rule reads, the ApprovalDraft a walk fills
 in, and the conversation's calls indexed once."""
 
 from __future__ import annotations
@@ -15,14 +15,14 @@ from auditor.replay.approvals.values import Value
 if TYPE_CHECKING:
     from auditor.replay.calls import Exchange
 
-Source = Literal["explicit", "pattern", "natural-language", "policy"]
+ApprovalSource = Literal["explicit", "pattern", "natural-language", "policy"]
 
 
 @dataclass(frozen=True, slots=True)
 class Approval:
     """One call's approval as the log tells it: where it was asked, the decision, what ran."""
 
-    source: Source
+    source: ApprovalSource
     name: str
     """The tool the approval is for."""
     turn: int
@@ -62,10 +62,10 @@ class Approval:
     """Why the call needed approval, when it did: `require-approval` or the log's own policy."""
 
 
-class Draft:
+class ApprovalDraft:
     """An Approval while a walk is still filling it in."""
 
-    def __init__(self, source: Source, name: str, turn: int, **fields: Any) -> None:
+    def __init__(self, source: ApprovalSource, name: str, turn: int, **fields: Any) -> None:
         self.source = source
         self.name = name
         self.turn = turn
@@ -91,7 +91,9 @@ class Draft:
             setattr(self, key, value)
 
     @classmethod
-    def of_call(cls, source: Source, e: Exchange, turn: int, **fields: Any) -> Draft:
+    def of_call(
+        cls, source: ApprovalSource, e: Exchange, turn: int, **fields: Any
+    ) -> ApprovalDraft:
         """An approval of a call as the call itself shows it."""
         call = e.call
         return cls(
@@ -144,9 +146,9 @@ class Calls:
             if e.call.id is not None:
                 self.by_id.setdefault(e.call.id, []).append(e)
         self.linked: set[int] = set()  # id() of the exchanges an approval accounts for
-        self.drafts: list[Draft] = []
+        self.drafts: list[ApprovalDraft] = []
 
-    def link(self, d: Draft, e: Exchange) -> None:
+    def link(self, d: ApprovalDraft, e: Exchange) -> None:
         d.execution = e
         self.linked.add(id(e))
 

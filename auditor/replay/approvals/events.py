@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from auditor import canonical
 from auditor.model import ApprovalDecision, ApprovalRequest, Message
-from auditor.replay.approvals.drafts import Calls, Draft, parse_arguments
+from auditor.replay.approvals.drafts import ApprovalDraft, Calls, parse_arguments
 
 if TYPE_CHECKING:
     from auditor.replay.calls import Exchange
@@ -36,15 +36,15 @@ def pair(calls: Calls) -> None:
 class _Events:
     def __init__(self, calls: Calls) -> None:
         self.calls = calls
-        self.requests: dict[str, Draft] = {}
+        self.requests: dict[str, ApprovalDraft] = {}
         # Requests still waiting for their call, by the call id they name, or by tool name when
         # they name none.
-        self.waiting_by_id: dict[str, list[Draft]] = {}
-        self.waiting_by_name: dict[str, deque[Draft]] = {}
+        self.waiting_by_id: dict[str, list[ApprovalDraft]] = {}
+        self.waiting_by_name: dict[str, deque[ApprovalDraft]] = {}
         # Approved requests not yet run, to notice one asked again: by the call id they name
         # and by tool + canonical arguments (asked or edited). Each key is computed once per
-        # request, so a log of many approvals stays linear (issue 14).
-        self.approved: dict[tuple[str, str], list[Draft]] = {}
+        # request, so a log of many approvals stays linear (it once grew with their square).
+        self.approved: dict[tuple[str, str], list[ApprovalDraft]] = {}
 
     def walk(self) -> None:
         calls = self.calls
@@ -70,7 +70,7 @@ class _Events:
         gated = calls.before(r.call_id, index)
         if gated is not None:
             calls.linked.add(id(gated))
-        d = Draft(
+        d = ApprovalDraft(
             "explicit",
             r.name or (gated.call.name if gated else ""),
             index,
@@ -96,7 +96,7 @@ class _Events:
             if gated is None:
                 return
             calls.linked.add(id(gated))
-            d = Draft.of_call("explicit", gated, gated.turn, gated=gated)
+            d = ApprovalDraft.of_call("explicit", gated, gated.turn, gated=gated)
             self.requests[dec.request_id] = d
             calls.drafts.append(d)
         if d.decision is not None:
@@ -122,7 +122,7 @@ class _Events:
             if d is not None and d.open():
                 d.execution = e
                 if d.approved is None:
-                    d.approved = True  # the API ran it, so it was approved (SPEC §2)
+                    d.approved = True  # the API runs an MCP call only once it is approved
             return
         if call.id is not None:
             for d in reversed(self.waiting_by_id.get(call.id, ())):
@@ -135,7 +135,7 @@ class _Events:
         if queue:
             calls.link(queue.popleft(), e)
 
-    def _approved(self, key: tuple[str, str]) -> list[Draft]:
+    def _approved(self, key: tuple[str, str]) -> list[ApprovalDraft]:
         """The approved requests under `key` that did not run yet (closed ones are dropped)."""
         found = self.approved.get(key)
         if not found:

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from auditor import actions
 from auditor.model import Conversation, Message
 from auditor.replay.approvals import replies, values
-from auditor.replay.approvals.drafts import Calls, Draft
+from auditor.replay.approvals.drafts import ApprovalDraft, Calls
 from auditor.replay.approvals.options import ApprovalOptions
 from auditor.replay.approvals.policy import Policy
 from auditor.replay.approvals.policy import read as read_policy
@@ -266,11 +266,11 @@ class _Walk:
                 decision.succeeded = True
         elif required:
             calls.drafts.append(
-                Draft("policy", e.call.name, e.turn, execution=e, required_by=required)
+                ApprovalDraft("policy", e.call.name, e.turn, execution=e, required_by=required)
             )
 
-    def _covered(self, decision: _Decision, e: Exchange, required: str) -> Draft:
-        return Draft(
+    def _covered(self, decision: _Decision, e: Exchange, required: str) -> ApprovalDraft:
+        return ApprovalDraft(
             "natural-language",
             e.call.name,
             decision.question,

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from auditor import canonical
-from auditor.replay.approvals.drafts import Calls, Draft
+from auditor.replay.approvals.drafts import ApprovalDraft, Calls
 from auditor.replay.approvals.options import PENDING_SCAN, ApprovalOptions, pending_test
 from auditor.replay.approvals.replies import verdict
 
@@ -41,7 +41,7 @@ def pair(calls: Calls, options: ApprovalOptions) -> None:
         key = (e.caller, e.call.name)
         next_turn[i] = later.get(key, len(messages))
         later[key] = e.turn
-    waiting: dict[tuple[str, str], Draft] = {}
+    waiting: dict[tuple[str, str], ApprovalDraft] = {}
     for i, e in enumerate(exchanges):
         if id(e) in calls.linked:
             continue
@@ -59,20 +59,20 @@ def pair(calls: Calls, options: ApprovalOptions) -> None:
                 calls.link(earlier, e)
         if asks and e.result_turn is not None:
             calls.linked.add(id(e))
-            d = Draft.of_call("pattern", e, e.result_turn)
+            d = ApprovalDraft.of_call("pattern", e, e.result_turn)
             _reply(calls, d, e.result_turn + 1, next_turn[i])
             waiting[key] = d
             calls.drafts.append(d)
 
 
-def _reply(calls: Calls, d: Draft, start: int, stop: int) -> None:
+def _reply(calls: Calls, d: ApprovalDraft, start: int, stop: int) -> None:
     for m in calls.messages[start:stop]:
         if m.role == "user" and m.text.strip():
             d.approved, d.decided_at = verdict(m.text), m.index
             return
 
 
-def _same_arguments(d: Draft, arguments: Any) -> bool:
+def _same_arguments(d: ApprovalDraft, arguments: Any) -> bool:
     """The call that asked, sent again, perhaps with a confirmation flag the model set itself
     (`"confirmed": true`): that flag is the approval it was supposed to get from the user."""
     return canonical.same_meaning(_unflagged(d.asked), _unflagged(arguments))

@@ -1,0 +1,202 @@
+"""The `audit PATHS…` command."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import typer
+
+from auditor import VERSION
+from auditor.cli.exits import exit_with, fail
+from auditor.cli.options import (
+    AllowEmptyOption,
+    BaselineOption,
+    Color,
+    ColorOption,
+    Command,
+    ConfigOption,
+    DebugOption,
+    Engine,
+    EngineOption,
+    ExcludeOption,
+    ExitZeroOption,
+    ExplainOption,
+    ExtendIgnoreOption,
+    ExtendSelectOption,
+    FailOnOption,
+    FormatOption,
+    FormatsOption,
+    HelpOption,
+    IgnoreOption,
+    InputFormatOption,
+    JobsOption,
+    NoGitignoreOption,
+    NoProgressOption,
+    OutputOption,
+    Paths,
+    QuietOption,
+    RulesOption,
+    SchedulerOption,
+    SelectOption,
+    ShowEvidenceOption,
+    ShowFilesOption,
+    ShowSettingsOption,
+    StatisticsOption,
+    ToolsOption,
+    VerboseOption,
+    VersionOption,
+    WriteBaselineOption,
+    parse_jobs,
+)
+from auditor.errors import AuditorError
+
+EXAMPLES = """\
+Examples:
+
+  audit runs.jsonl                        a table on a terminal, one line a finding in a pipe
+  audit logs/ -f json | jq '.summary'     every log below logs/, JSON for jq
+  audit logs/ -f sarif -o audit.sarif     SARIF for GitHub code scanning (also: -f github,
+                                          -f gitlab, -f junit)
+  cat run.jsonl | audit -                 read standard input
+  audit logs/ --select EX,FB --fail-on error
+  audit logs/ --write-baseline .audit-baseline.json   accept today's findings
+  audit logs/ --baseline .audit-baseline.json         then fail only on new ones
+  audit logs/ --show-files                what would be read, and in which log format
+  audit logs/ -f html -o report.html      one page to read, with each conversation's timeline
+  audit compare old.json new.json         how two runs differ (`audit compare --help`)
+  audit --explain EX003                   what a rule reports, and why
+  audit 's3://bucket/logs/**/*.jsonl' --engine dask --scheduler tcp://host:8786
+                                          on a Dask cluster (pip install 'auditor\\[dask]')
+  audit runs.jsonl --tools tools.json     tools the logs do not declare (OpenAI, Anthropic
+                                          tools array, or an MCP tools/list result)
+
+Settings come from \\[tool.auditor] in the nearest pyproject.toml (or --config FILE); the
+command line wins (audit --show-settings). Directories are walked respecting .gitignore.
+
+Exit status: 0 no finding at or above --fail-on; 1 there are; 2 usage error, bad
+configuration, unreadable path, no conversation read (see --allow-empty) or internal error.
+"""
+
+
+app = typer.Typer(
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode="rich",
+    context_settings={"max_content_width": 100},
+)
+
+
+@app.command(epilog=EXAMPLES, no_args_is_help=False, cls=Command, add_help_option=False)
+def audit(
+    paths: Paths = None,
+    select: SelectOption = None,
+    extend_select: ExtendSelectOption = None,
+    ignore: IgnoreOption = None,
+    extend_ignore: ExtendIgnoreOption = None,
+    fail_on: FailOnOption = None,
+    exit_zero: ExitZeroOption = False,
+    exclude: ExcludeOption = None,
+    no_respect_gitignore: NoGitignoreOption = False,
+    input_format: InputFormatOption = "auto",
+    tools_file: ToolsOption = None,
+    allow_empty: AllowEmptyOption = False,
+    output_format: FormatOption = None,
+    output: OutputOption = None,
+    show_evidence: ShowEvidenceOption = False,
+    verbose: VerboseOption = False,
+    quiet: QuietOption = False,
+    statistics: StatisticsOption = False,
+    color: ColorOption = Color.auto,
+    no_progress: NoProgressOption = False,
+    config_file: ConfigOption = None,
+    baseline_file: BaselineOption = None,
+    write_baseline: WriteBaselineOption = None,
+    show_files: ShowFilesOption = False,
+    show_settings: ShowSettingsOption = False,
+    list_rules: RulesOption = False,
+    list_formats: FormatsOption = False,
+    explain: ExplainOption = None,
+    version: VersionOption = False,
+    jobs: JobsOption = "1",
+    engine: EngineOption = Engine.local,
+    scheduler: SchedulerOption = None,
+    show_help: HelpOption = False,
+    debug: DebugOption = False,
+) -> None:
+    """Audit the transcripts of tool-using LLM agents.
+
+    Reads agent logs (OpenAI, Anthropic and Responses API logs, gateway recordings, Claude
+    Code and Codex sessions, tau-bench, SWE-agent, multi-agent chats, gpt-oss harmony text),
+    replays every assistant turn and reports fabricated observations, tool calls nobody
+    executed, approved arguments that changed before execution, and loops. Deterministic: no
+    model, no network.
+    """
+    options = dict(locals())
+
+    def act() -> int:
+        from auditor import info, run
+
+        if version:
+            print(VERSION)
+            return 0
+        if explain is not None:
+            info.explain(explain, sys.stdout)
+            return 0
+        if list_formats:
+            info.formats(sys.stdout)
+            return 0
+        invocation = _invocation(**options)
+        if list_rules or show_settings or show_files:
+            info.show(invocation, rules=list_rules, settings=show_settings, files=show_files)
+            return 0
+        if not paths:
+            fail("no paths given: try `audit logs.jsonl`, `audit logs/` or `audit -` for stdin")
+        return run.main(invocation)
+
+    exit_with(act, debug)
+
+
+def _invocation(**o: Any) -> Any:
+    """The parsed command line as the run's typed Invocation."""
+    from auditor.run import Invocation
+
+    return Invocation(
+        paths=tuple(o["paths"] or ()),
+        output_format=o["output_format"].value if o["output_format"] else None,
+        output=o["output"],
+        input_format=o["input_format"],
+        tools=o["tools_file"],
+        select=tuple(o["select"] or ()),
+        extend_select=tuple(o["extend_select"] or ()),
+        ignore=tuple(o["ignore"] or ()),
+        extend_ignore=tuple(o["extend_ignore"] or ()),
+        exclude=tuple(o["exclude"] or ()),
+        respect_gitignore=False if o["no_respect_gitignore"] else None,
+        fail_on=o["fail_on"].value if o["fail_on"] is not None else None,
+        exit_zero=o["exit_zero"],
+        allow_empty=o["allow_empty"],
+        progress=not o["no_progress"],
+        quiet=o["quiet"],
+        verbose=o["verbose"],
+        show_evidence=o["show_evidence"] or o["verbose"],
+        color=o["color"].value,
+        config_file=o["config_file"],
+        baseline_file=o["baseline_file"],
+        write_baseline=o["write_baseline"],
+        statistics=o["statistics"],
+        jobs=parse_jobs(o["jobs"]),
+        engine=o["engine"].value,
+        scheduler=_scheduler(o["engine"], o["scheduler"], o["jobs"]),
+    )
+
+
+def _scheduler(engine: Engine, scheduler: str | None, jobs: str) -> str | None:
+    """`--scheduler` belongs to `--engine dask`, whose cluster then decides the parallelism."""
+    if scheduler is None:
+        return None
+    if engine is not Engine.dask:
+        raise AuditorError("--scheduler needs --engine dask")
+    if jobs != "1":
+        raise AuditorError("--jobs sizes a local run: with --scheduler, the cluster's workers do")
+    return scheduler

@@ -1,0 +1,45 @@
+"""How a command ends: its exit status, and an error as one line on stderr."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import NoReturn
+
+import typer
+
+from auditor.errors import AuditorError
+
+
+def exit_with(act: Callable[[], int], debug: bool) -> NoReturn:
+    """Run a command and exit with its status; an error is one line on stderr (exit 2)."""
+    from auditor import run
+
+    try:
+        status = act()
+    except typer.Exit:
+        raise
+    except AuditorError as exc:
+        fail(str(exc))
+    except KeyboardInterrupt:
+        _stderr("audit: interrupted")
+        raise typer.Exit(130) from None
+    except BrokenPipeError:
+        run.silence_stdout()
+        raise typer.Exit(1) from None
+    except Exception as exc:
+        if debug:
+            raise
+        fail(f"internal error: {type(exc).__name__}: {exc} (run with --debug for a traceback)")
+    raise typer.Exit(status)
+
+
+def _stderr(line: str) -> None:
+    from auditor.text import safe
+
+    print(safe(line), file=sys.stderr)
+
+
+def fail(message: str) -> NoReturn:
+    _stderr(f"audit: error: {message}")
+    raise typer.Exit(2)

@@ -1,0 +1,115 @@
+"""Installing it where it is used: the wheel from a clean clone (what pipx, uv and pre-commit
+build), the package the Actions example installs, and the pre-commit hook."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tomllib
+from importlib.util import find_spec
+
+import pytest
+import yaml
+from packaging.requirements import Requirement
+
+from tests.helpers import FIXTURES, LOST, ROOT, audit_process
+
+PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+
+
+def test_the_actions_example_installs_this_package():
+    workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "audit.yml").read_text())
+    (install,) = [
+        s["run"] for s in workflow["jobs"]["audit"]["steps"] if "pip install" in s.get("run", "")
+    ]
+    command = install.replace("$AUDITOR", workflow["env"]["AUDITOR"])
+    requirement = Requirement(command.split('"')[1])
+    assert requirement.name == PROJECT["name"] == "auditor"
+    assert requirement.url.startswith("git+https://")  # pinned to a tag of its repository
+    assert "@v" in requirement.url
+
+
+def test_the_readme_says_how_to_install_it():
+    readme = (ROOT / "README.md").read_text()
+    for command in (
+        "pipx install git+https://github.com/YOUR-ORG/auditor",
+        "uv tool install git+https://github.com/YOUR-ORG/auditor",
+        "pipx install dist/auditor-",
+        "uv tool install dist/auditor-",
+    ):
+        assert command in readme, command
+
+
+@pytest.mark.skipif(
+    find_spec("hatchling") is None or shutil.which("git") is None or not (ROOT / ".git").exists(),
+    reason="needs git, a git checkout and hatchling (a dev extra) to build offline",
+)
+def test_a_wheel_built_from_a_clean_clone_installs_and_audits(tmp_path):
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", ROOT.as_uri(), str(clone)], check=True)
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
+    subprocess.run(
+        [
+            *pip,
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-w",
+            str(tmp_path / "dist"),
+            str(clone),
+        ],
+        check=True,
+        timeout=300,
+    )
+    (wheel,) = (tmp_path / "dist").glob("auditor-*.whl")
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    subprocess.run(
+        [*pip, "--python", str(python), "install", "--no-deps", "--no-index", str(wheel)],
+        check=True,
+        timeout=300,
+    )
+    audit = venv / "bin" / "audit"
+    version = subprocess.run([str(audit), "--version"], capture_output=True, text=True, check=True)
+    assert version.stdout.startswith("audit (auditor) ")
+    # Its dependencies from this test environment (no network here), the package from the wheel.
+    env = {**os.environ, "PYTHONPATH": sysconfig.get_paths()["purelib"]}
+    where = subprocess.run(
+        [str(python), "-c", "import auditor; print(auditor.__file__)"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+        cwd=tmp_path,  # not the checkout, which `python -c` would put first on sys.path
+    )
+    assert where.stdout.startswith(str(venv))
+    proc = subprocess.run(
+        [str(audit), str(FIXTURES / "demo"), "-f", "concise", "--exit-zero"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr
+    # The same findings as this checkout's own `audit` (a count would go stale with the demo).
+    here = audit_process(FIXTURES / "demo", "-f", "concise", "--exit-zero", cwd=tmp_path)
+    assert proc.stdout.splitlines() and proc.stdout == here.stdout.decode()
+
+
+def test_the_pre_commit_hook_passes_when_every_staged_log_is_excluded(tmp_path):
+    (hook,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    assert "--allow-empty" in hook["args"] and "--no-progress" in hook["args"]
+    (tmp_path / "pyproject.toml").write_text('[tool.auditor]\nexclude = ["archive"]\n')
+    (tmp_path / "archive").mkdir()
+    shutil.copy(LOST, tmp_path / "archive" / "old.jsonl")
+    proc = audit_process(*hook["args"], "archive/old.jsonl", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    shutil.copy(LOST, tmp_path / "new.jsonl")
+    assert (
+        audit_process(*hook["args"], "archive/old.jsonl", "new.jsonl", cwd=tmp_path).returncode == 1
+    )

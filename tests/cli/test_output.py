@@ -1,0 +1,370 @@
+"""What a person sees: concise lines, a compact table, colour, progress, help and listings."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import replace
+
+import pytest
+from rich.console import Console
+
+from auditor import config, engine, progress, run
+from auditor.findings import Finding
+from auditor.report import Context, Report
+from auditor.reporters import writer
+from tests.helpers import (
+    CLEAN,
+    FINDINGS,
+    FIXTURES,
+    LOST,
+    ORPHAN,
+    REALDATA,
+    REPORT,
+    ROOT,
+    audit_process,
+    invoke,
+    requires_realdata,
+)
+
+DEMO = FIXTURES / "demo"
+
+
+# -f concise: one line per finding, the default when stdout is not a terminal.
+
+
+def test_concise_lines_and_summary_on_stderr():
+    proc = audit_process(LOST, ORPHAN, "-f", "concise")
+    assert proc.returncode == 1
+    rel = "fixtures/rules/EX00{}/{}"
+    lost, orphan = rel.format(1, LOST.name), rel.format(2, ORPHAN.name)
+    out = proc.stdout.decode().splitlines()
+    assert [re.sub(r" `.*", "", line) for line in out] == [
+        f"{ROOT / lost}:1: EX001",
+        f"{ROOT / lost}:2: EX001",
+        f"{ROOT / orphan}:1: EX002 tool result for call",
+    ]
+    assert out[0].endswith("[moved-on turn 1]")
+    notes = proc.stderr.decode().splitlines()
+    assert notes[0] == (
+        "audit: read 2 files, 3 conversations, 5 assistant turns: 3 findings (2 errors, 1 warning)"
+    )
+    assert audit_process(LOST, ORPHAN, "-f", "concise", "-q").stderr == b""
+
+
+def test_concise_is_the_default_off_a_terminal_and_table_on_one(monkeypatch):
+    assert audit_process(LOST).stdout.decode().startswith(f"{LOST}:1: EX001 ")
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True, raising=False)
+    assert run.output_format(run.Invocation(paths=("x",))) == "table"
+    assert run.output_format(run.Invocation(paths=("x",), output="out.txt")) == "concise"
+    assert run.output_format(run.Invocation(paths=("x",), output_format="json")) == "json"
+
+
+@requires_realdata
+def test_concise_on_the_real_logs_is_one_line_per_finding():
+    proc = audit_process(REALDATA, "-f", "concise", "--exit-zero")
+    lines = proc.stdout.decode().splitlines()
+    doc = json.loads(audit_process(REALDATA, "-f", "json", "--exit-zero").stdout)
+    assert len(lines) == doc["summary"]["findings"] > 0
+    for line, f in zip(lines, doc["findings"], strict=True):
+        assert line.startswith(f"{f['path']}:{f['line']}: {f['code']} ")
+
+
+# The table: at most three lines a finding at 80 columns, ids never split.
+
+UUID = "0b5e6a3c-58f1-4c5e-9a4e-2f6d8c1b7a90"
+
+
+def table(report: Report, width: int = 80, **context) -> str:
+    out = io.StringIO()
+    writer("table")(report, out, Context(width=width, **{"color": False, **context}))
+    return out.getvalue()
+
+
+def findings_blocks(text: str) -> list[list[str]]:
+    """The lines of each finding: its head line (`  7 EX001 error …`) and the lines under it,
+    up to the next head, blank line or the summary."""
+    head = re.compile(r"^ *(\d+ )?[A-Z]{2}\d{3} (error|warning|note)")
+    blocks: list[list[str]] = []
+    for line in text.split("\nRead ")[0].splitlines():
+        if head.match(line):
+            blocks.append([line])
+        elif blocks and line.startswith(" ") and blocks[-1]:
+            blocks[-1].append(line)
+        elif blocks and blocks[-1]:
+            blocks.append([])
+    return [b for b in blocks if b]
+
+
+def test_demo_table_fits_80_columns_with_three_lines_a_finding():
+    report = engine.audit([str(DEMO)], config.build())
+    text = table(report)
+    lines = text.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    blocks = findings_blocks(text)
+    assert len(blocks) == len(report.findings) == 23
+    assert all(len(block) <= 3 for block in blocks)
+    for f, block in zip(report.findings, blocks, strict=True):
+        assert f.conversation in block[0]  # the whole id, on the head line
+        assert f.code in block[0] and f"turn {f.turn}" in block[0]
+        assert f.evidence not in text  # evidence only on request
+    # Rendered on a real rich Console of 80 columns, as a terminal shows it.
+    console = Console(width=80, file=io.StringIO(), force_terminal=True, color_system=None)
+    writer("table")(report, console.file, Context(width=console.width))
+    assert max(map(len, console.file.getvalue().splitlines())) <= 80
+
+
+def test_long_ids_are_never_split_and_long_messages_are_cut_to_two_lines():
+    long = replace(
+        FINDINGS[1],
+        conversation=UUID,
+        message="word " * 80,
+        evidence="the evidence",
+    )
+    text = table(Report((long,), REPORT.counts, REPORT.rules), width=60)
+    (block,) = findings_blocks(text)
+    assert len(block) == 3 and UUID in block[0]
+    assert block[2].endswith("…")
+    assert "Messages cut to two lines: -v shows them whole." in text
+    # A narrower terminal shortens the id at its end rather than wrapping it.
+    narrow = table(Report((long,), REPORT.counts, REPORT.rules), width=40)
+    head = findings_blocks(narrow)[0][0]
+    assert head.endswith("…") and len(head) <= 40
+    # -v shows all of it, and the evidence; --show-evidence the evidence.
+    whole = table(Report((long,), REPORT.counts, REPORT.rules), width=60, whole=True)
+    assert len(findings_blocks(whole)[0]) > 3 and "the evidence" in whole
+    shown = table(Report((long,), REPORT.counts, REPORT.rules), width=60, show_evidence=True)
+    assert "the evidence" in shown
+
+
+def test_path_shaped_conversation_ids_are_shortened_under_their_file():
+    at_line = replace(FINDINGS[1], conversation="logs/a run.jsonl:7")
+    whole_file = replace(FINDINGS[1], conversation="logs/a run.jsonl", line=None)
+    text = table(Report((at_line, whole_file), REPORT.counts, REPORT.rules))
+    heads = [b[0] for b in findings_blocks(text)]
+    assert heads[0].endswith("line 7 · turn 3")
+    assert heads[1].endswith("EX001 error    turn 3")
+
+
+def test_show_evidence_and_verbose_through_the_command():
+    plain = audit_process(LOST, "-f", "table").stdout.decode()
+    assert 'lookup({"key"' not in plain
+    for flag in ("--show-evidence", "-v"):
+        shown = audit_process(LOST, "-f", "table", flag)
+        assert "get_weather(" in shown.stdout.decode(), flag
+    verbose = audit_process(LOST, DEMO, "-v", "-q").stderr.decode().splitlines()
+    assert f"audit: {DEMO}/agent-runs.jsonl: openai; 19 records, 19 conversations, 23 findings" in (
+        verbose
+    )
+
+
+# Colour: --color, NO_COLOR, FORCE_COLOR.
+
+
+class _Stream(io.StringIO):
+    def __init__(self, tty: bool) -> None:
+        super().__init__()
+        self.tty = tty
+
+    def isatty(self) -> bool:
+        return self.tty
+
+
+@pytest.mark.parametrize(
+    ("when", "env", "tty", "expected"),
+    [
+        ("auto", {}, True, True),
+        ("auto", {}, False, False),
+        ("auto", {"NO_COLOR": "1"}, True, False),
+        ("auto", {"FORCE_COLOR": "1"}, False, True),
+        ("auto", {"NO_COLOR": ""}, True, True),  # an empty NO_COLOR does not count
+        ("always", {"NO_COLOR": "1"}, False, True),
+        ("never", {"FORCE_COLOR": "1"}, True, False),
+    ],
+)
+def test_color_choice(monkeypatch, when, env, tty, expected):
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    assert run.color(when, _Stream(tty)) is expected
+
+
+def test_color_reaches_the_output_and_never_comes_from_a_log():
+    concise = audit_process(LOST, "-f", "concise", "--color", "always").stdout.decode()
+    assert "\x1b[1;31mEX001\x1b[0m" in concise
+    assert "\x1b[" not in audit_process(LOST, "-f", "concise").stdout.decode()
+    coloured = audit_process(LOST, "-f", "table", "--color", "always").stdout.decode()
+    assert "\x1b[" in coloured
+    hostile = replace(FINDINGS[2], message=FINDINGS[2].evidence)
+    text = table(Report((hostile,), REPORT.counts, REPORT.rules), color=True)
+    assert "\\x1b[31mred" in text and "\x1b[31mred" not in text
+
+
+# The progress bar: stderr only, a terminal only, never holding stdout.
+
+
+def test_progress_bar_shows_bytes_counts_and_keeps_stdout(monkeypatch, capsys):
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    err = Tty()
+    monkeypatch.setattr(sys, "stderr", err)
+    monkeypatch.setattr(progress, "DELAY", 0)
+    monkeypatch.setattr(progress, "REFRESH", 0)
+    report_ = None
+    with progress.Bar(total=2048, enabled=True, color=False) as bar:
+        report_ = engine.audit([str(DEMO)], config.build(), progress=bar)
+        print("stdout stays stdout")
+        assert bar._bar is not None
+        rendered = bar._bar.console.export_text() if bar._bar.console.record else ""
+        task = bar._bar.tasks[0]
+        assert task.fields["conversations"] == 19
+        assert task.fields["findings"] == len(report_.findings)
+        assert task.completed == min(2048, (DEMO / "agent-runs.jsonl").stat().st_size)
+        assert bar._bar.live._redirect_stdout is False and bar._bar.live._redirect_stderr is False
+    assert capsys.readouterr().out == "stdout stays stdout\n"
+    assert rendered == ""
+
+
+def test_no_progress_bar_off_a_terminal_or_with_no_progress(monkeypatch):
+    monkeypatch.setattr(progress, "DELAY", 0)
+    with progress.Bar(total=10, enabled=True, color=False) as bar:  # stderr is captured
+        engine.audit([str(CLEAN)], config.build(), progress=bar)
+        assert bar._bar is None
+    proc = audit_process(DEMO, "-f", "json", "--no-progress")
+    assert b"auditing" not in proc.stderr
+
+
+# --help, usage errors, listings.
+
+
+def test_help_is_grouped_without_bool_noise():
+    result = invoke("--help")
+    assert result.exit_code == 0
+    text = result.stdout
+    for panel in (
+        "Rule selection",
+        "File selection",
+        "Output",
+        "Configuration and baselines",
+        "Information",
+    ):
+        assert f"─ {panel} ─" in text, panel
+    assert "<bool>" not in text and "[default: False]" not in text
+    for option in (
+        "--extend-select",
+        "--show-files",
+        "--show-settings",
+        "--allow-empty",
+        "--color",
+    ):
+        assert option in text
+    assert invoke("-h").stdout == text
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--nope",), "audit: error: No such option: --nope"),
+        (("-f", "xml", "x.jsonl"), "audit: error: Invalid value for '--format' / '-f'"),
+        (("--color", "sometimes", "x"), "audit: error: Invalid value for '--color'"),
+    ],
+)
+def test_usage_errors_are_one_line_without_a_box(args, message):
+    proc = audit_process(*args)
+    assert proc.returncode == 2
+    (line,) = proc.stderr.decode().splitlines()
+    assert line.startswith(message) and line.endswith("(audit -h for help)")
+    assert "╭" not in line
+
+
+def test_rules_honour_the_selection_and_json():
+    text = invoke("--rules", "--select", "EX00,LP001").stdout.splitlines()
+    assert [line.split()[0] for line in text] == [
+        "IN001",  # always on
+        "EX001",
+        "EX002",
+        "EX003",
+        "EX004",
+        "EX005",
+        "EX006",
+        "EX007",
+        "LP001",
+    ]
+    rows = json.loads(invoke("--rules", "--select", "CF", "-f", "json").stdout)
+    assert [r["code"] for r in rows] == ["IN001", "CF001", "CF002", "CF003", "CF004"]
+
+
+@pytest.mark.parametrize("code", ["IN001", "in002", "invalid-record", "unrecognized-record"])
+def test_explain_every_code_including_the_input_rules(code):
+    result = invoke("--explain", code)
+    assert result.exit_code == 0
+    assert result.stdout.startswith("# IN00")
+    assert "## What it does" in result.stdout
+
+
+def test_show_files_names_each_file_and_its_format(tmp_path):
+    (tmp_path / "logs").mkdir()
+    shutil.copy(LOST, tmp_path / "logs" / "a.jsonl")
+    shutil.copy(FIXTURES / "formats" / "tau" / "tau2-bench-excerpt.json", tmp_path / "logs")
+    (tmp_path / "logs" / "package.json").write_text('{"name": "x"}')
+    (tmp_path / "logs" / "cut.jsonl").write_text('{"messages": [\n')
+    (tmp_path / "logs" / "notes.md").write_text("x")
+    proc = audit_process("logs", "--show-files", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.decode().splitlines() == [
+        "logs/a.jsonl\topenai",
+        "logs/cut.jsonl\tunreadable: not valid JSON: the text ends before the JSON value does "
+        "(truncated?) at column 15",
+        "logs/notes.md\tskipped: not a log file type",
+        "logs/package.json\tno log shape",
+        "logs/tau2-bench-excerpt.json\ttau",
+    ]
+
+
+def test_show_settings_says_where_each_value_came_from(tmp_path):
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.auditor]\nignore = ["EX002"]\nfail-on = "error"\n[tool.auditor.loops]\n'
+        "min-repeats = 4\n"
+    )
+    proc = audit_process("--show-settings", "--extend-select", "EX002", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.decode().splitlines()
+    assert lines[0] == "# configuration file: pyproject.toml"
+    assert lines[1].startswith('select            = ["IN001", "IN002", "FB001"')
+    assert lines[1].endswith("# ignore: pyproject.toml; extend-select: command line; IN001 always")
+    assert 'fail-on           = "error"  # pyproject.toml' in lines
+    assert 'input-format      = "auto"  # default' in lines
+    assert "loops.min-repeats = 4  # pyproject.toml" in lines
+    assert "approvals.require-approval = []  # default" in lines
+
+
+# One name for standard input, in every format.
+
+
+@pytest.mark.parametrize("fmt", ["json", "jsonl", "concise", "sarif", "github", "gitlab", "junit"])
+def test_stdin_has_one_stable_name_in_every_format(fmt):
+    proc = audit_process("-", "-f", fmt, stdin=LOST.read_bytes())
+    text = proc.stdout.decode()
+    assert "<stdin>" in text or "%3Cstdin%3E" in text or "&lt;stdin&gt;" in text, text
+    assert '"-"' not in text and "file=-," not in text
+
+
+def test_findings_carry_the_stdin_name():
+    proc = audit_process("-", "-f", "json", stdin=LOST.read_bytes() + b"{oops\n")
+    found: list[Finding] = json.loads(proc.stdout)["findings"]
+    assert {f["path"] for f in found} == {"<stdin>"}
+    assert [f["conversation"] for f in found] == ["moved-on", "parallel-one-lost", None]
+
+
+def test_pre_existing_behaviour_runs_through_subprocess_in_a_pipe():
+    child = subprocess.run(
+        [sys.executable, "-m", "auditor", str(LOST)], capture_output=True, cwd=ROOT, timeout=60
+    )
+    assert child.stdout.decode().count("\n") == 2  # concise: one line per finding

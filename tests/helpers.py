@@ -1,0 +1,289 @@
+"""Shared helpers: paths to fixtures and the real data, a one-call audit, the command in a child
+process, the normalised model as plain data, the reporters' shared findings and an HTML reader."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import os
+import subprocess
+import sys
+from collections.abc import Iterable
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from auditor import config, engine, sources
+from auditor.cli import app
+from auditor.findings import Finding, fingerprint, identity
+from auditor.formats import FileReader, Problem
+from auditor.model import Location
+from auditor.report import Context, Counts, Gap, Report, RunError
+from auditor.reporters import writer
+from auditor.rules import BY_CODE, RULES
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures"
+SNAPSHOTS = Path(__file__).resolve().parent / "snapshots"
+DATA = Path(__file__).resolve().parent / "data"
+FORMAT_DIR = FIXTURES / "formats"
+# The shared real logs live beside the checkout on our machines only; tests that need them skip.
+REALDATA = ROOT.parent / "shared" / "realdata"
+UPDATE = "AUDITOR_UPDATE_EXPECTED"
+FUZZ = int(os.environ.get("AUDITOR_FUZZ", "1"))
+"""Multiplies the examples of the property-based tests: `make fuzz` sets it to run for minutes."""
+
+requires_realdata = pytest.mark.skipif(
+    not REALDATA.is_dir(),
+    reason="../shared/realdata is not present (it exists on dev machines only)",
+)
+requires_corpora = pytest.mark.skipif(
+    not any(REALDATA.parent.glob("realdata*")),
+    reason="../shared/realdata* is not present (it exists on dev machines only)",
+)
+
+
+def audit(
+    paths: Iterable[str | Path],
+    select: Iterable[str] | None = None,
+    input_format: str | None = None,
+) -> Report:
+    """Audit paths in-process with the given rules enabled."""
+    settings = config.build(select=list(select) if select else None, input_format=input_format)
+    return engine.audit([str(p) for p in paths], settings)
+
+
+def brief(f: Finding) -> dict:
+    """A finding without its path and fingerprint (which depend on where the checkout is),
+    with its identity (which does not) in the fingerprint's place."""
+    d = f.to_dict()
+    del d["path"], d["fingerprint"]
+    d["identity"] = f.identity
+    return d
+
+
+# The command line
+
+DEMO = FIXTURES / "demo"
+CLEAN = FIXTURES / "rules" / "EX001" / "good_answered.jsonl"
+LOST = FIXTURES / "rules" / "EX001" / "bad_moved_on_without_result.jsonl"
+ORPHAN = FIXTURES / "rules" / "EX002" / "bad_unknown_call_id.jsonl"
+
+runner = CliRunner()
+
+
+def invoke(*args: str):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def audit_process(*args, stdin: bytes | None = None, cwd=ROOT) -> subprocess.CompletedProcess:
+    """The real console entry point in a child process, as CI and shells run it."""
+    env = {**os.environ, "NO_COLOR": "1"}
+    env.pop("COLUMNS", None)
+    return subprocess.run(
+        [sys.executable, "-m", "auditor", *map(str, args)],
+        input=stdin,
+        capture_output=True,
+        cwd=cwd,
+        env=env,
+        timeout=60,
+    )
+
+
+# The normalised model as plain data
+
+
+def normalise(path) -> list[dict]:
+    """Every conversation and problem a file yields, as plain data."""
+    source = sources.Source(str(path.relative_to(FIXTURES)), *sources.kind_of(path.name), True)
+    reader = FileReader()
+    items: list = []
+    cwd = os.getcwd()
+    os.chdir(FIXTURES)
+    try:
+        for record in sources.read(source):
+            assert isinstance(record, sources.Record), record
+            items.extend(reader.feed(record))
+        items.extend(reader.finish())
+    finally:
+        os.chdir(cwd)
+    return [{"problem" if isinstance(i, Problem) else "conversation": plain(i)} for i in items]
+
+
+def plain(value):
+    """Model objects as plain data: locations as `path:line/pointer`, empty fields left out."""
+    if isinstance(value, Location):
+        line = "" if value.line is None else f":{value.line}"
+        return f"{value.path}{line}{value.pointer}"
+    if dataclasses.is_dataclass(value):
+        out = {}
+        for f in dataclasses.fields(value):
+            v = getattr(value, f.name)
+            if v in (None, "", ()) and f.name not in ("arguments",):
+                continue
+            out[f.name] = plain(v)
+        return out
+    if isinstance(value, tuple | list):
+        return [plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    return value
+
+
+# One shared set of findings every reporter renders
+
+HOSTILE = (
+    "\x1b[31mred\x1b[0m [bold]markup[/bold] [link=http://x]y[/link] "
+    "\u202eevil\u202c\n::error::owned"
+)
+
+
+def _finding(
+    code, path, line, pointer, conversation, turn, message, evidence="", tool=None, call_id=None
+):
+    rule = BY_CODE[code]
+    same = identity(code, conversation or "", turn, evidence or message)
+    return Finding(
+        code=code,
+        name=rule.name,
+        severity=rule.severity,
+        message=message,
+        path=path,
+        line=line,
+        pointer=pointer,
+        conversation=conversation,
+        turn=turn,
+        tool=tool,
+        call_id=call_id,
+        evidence=evidence,
+        fingerprint=fingerprint(same, path),
+        identity=same,
+    )
+
+
+FINDINGS = (
+    _finding(
+        "IN001",
+        "logs/a run.jsonl",
+        2,
+        "",
+        None,
+        None,
+        "not valid JSON: unexpected text where a JSON value should start at column 1",
+        evidence="this is not json",
+    ),
+    _finding(
+        "EX001",
+        "logs/a run.jsonl",
+        7,
+        "/messages/3/tool_calls/0",
+        "refund-17",
+        3,
+        "`issue_refund` call `call_7` got no result before the assistant spoke again at turn 4; "
+        "it went on without the tool's output",
+        evidence='issue_refund({"order": "A-1041"})',
+        tool="issue_refund",
+        call_id="call_7",
+    ),
+    _finding(
+        "EX002",
+        "logs/a run.jsonl",
+        7,
+        "/messages/9",
+        "refund-17",
+        9,
+        "tool result for call `call_x` answers no earlier call",
+        evidence=HOSTILE,
+        call_id="call_x",
+    ),
+    _finding(
+        "IN002",
+        "logs/tau:2025-10-13T11:43.json",
+        15,
+        "/3",
+        None,
+        None,
+        "JSON object of no known log format (keys: event, ts)",
+    ),
+    _finding(
+        "EX002",
+        "logs/tau:2025-10-13T11:43.json",
+        420,
+        "/simulations/0/messages/5",
+        "sim-1",
+        5,
+        "tool result for call `" + HOSTILE + "` answers no earlier call",
+    ),
+)
+
+REPORT = Report(
+    findings=FINDINGS,
+    counts=Counts(files=2, records=9, conversations=7, assistant_turns=31),
+    rules=RULES,
+    gaps=(Gap("EX", "no tools declared", ("EX005", "EX007"), 6),),
+    errors=(
+        RunError(
+            "rule",
+            "EX001 (unanswered-tool-call) crashed on conversation c9: KeyError: 'x'",
+            "logs/a run.jsonl",
+            "EX001",
+        ),
+    ),
+    accepted=FINDINGS[1:2] * 2,  # two findings the baseline hid
+)
+
+
+# The HTML report
+
+CANARY = FIXTURES / "html" / "xss-canary.jsonl"
+
+
+class Page(HTMLParser):
+    """Everything a structural check needs: elements with attributes, text, script and style."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.elements: list[tuple[str, dict[str, str | None]]] = []
+        self.text: list[str] = []
+        self.scripts: list[str] = []
+        self.styles: list[str] = []
+        self._raw: str | None = None
+        self.feed(text)
+        self.close()
+
+    def handle_starttag(self, tag, attrs):
+        self.elements.append((tag, dict(attrs)))
+        if tag in ("script", "style"):
+            self._raw = tag
+            (self.scripts if tag == "script" else self.styles).append("")
+
+    def handle_startendtag(self, tag, attrs):
+        self.elements.append((tag, dict(attrs)))
+
+    def handle_endtag(self, tag):
+        if tag == self._raw:
+            self._raw = None
+
+    def handle_data(self, data):
+        if self._raw == "script":
+            self.scripts[-1] += data
+        elif self._raw == "style":
+            self.styles[-1] += data
+        else:
+            self.text.append(data)
+
+    def ids(self) -> list[str]:
+        return [a["id"] for _, a in self.elements if a.get("id")]
+
+    def all_text(self) -> str:
+        return "".join(self.text)
+
+
+def html_of(*paths, jobs: int = 1, timelines: bool = True) -> str:
+    settings = dataclasses.replace(config.build(), timelines=timelines)
+    report = engine.audit([str(p) for p in paths], settings, jobs=jobs)
+    out = io.StringIO()
+    writer("html")(report, out, Context())
+    return out.getvalue()
