@@ -25,6 +25,7 @@ from auditor.model import Conversation, Message
 from auditor.replay import Exchange, Replay
 from auditor.replay.approvals import verdict
 from auditor.rules import _identifiers
+from auditor.rules._agents import speaker
 from auditor.rules._values import strings
 
 GIVERS = ("system", "developer", "user")
@@ -154,14 +155,6 @@ class Index:
     def _relevant(self, text: str) -> bool:
         signatures = self.signatures
         return signatures is None or _holds(text.lower().__contains__, signatures)
-
-
-def speaker(name: str | None) -> str | None:
-    """The agent a message's `name` is, whatever it addresses (`Orchestrator (-> WebSurfer)`
-    is the `Orchestrator`); None for no name, and for notes no other agent sees (`… (thought)`)."""
-    if not name or name.endswith("(thought)"):
-        return None
-    return name.split(" (", 1)[0]
 
 
 def _holds(has: Callable[[str], bool], signatures: list[tuple[str, ...]]) -> bool:

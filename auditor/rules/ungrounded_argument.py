@@ -61,6 +61,7 @@ from auditor.findings import Severity, Violation, on_call
 from auditor.model import ToolCall
 from auditor.replay import Exchange, Replay
 from auditor.rules import _grounding, _identifiers
+from auditor.rules._agents import speaker
 from auditor.rules._toolnames import words
 from auditor.rules._values import strings
 
@@ -131,7 +132,7 @@ def check(replay: Replay, options: None) -> Iterator[Violation]:
         if open_ and read_to < exchange.turn:
             index.read(conversation.messages[read_to : exchange.turn])
             read_to = exchange.turn
-        caller = _grounding.speaker(conversation.messages[exchange.turn].name)
+        caller = speaker(conversation.messages[exchange.turn].name)
         new = [f for f in open_ if not index.grounds(f[1], f[2], conversation, caller)]
         settled.update((token, sort) for _, token, sort in pending)
         if new:
