@@ -307,7 +307,7 @@ class _Walk:
         user's own words describe (by a tool result's name or options); unless the user was
         asked how to pay, the payment the record it acts on was made with, and a payment
         method its result shows money sent back to."""
-        implied = self.records.named(self.user_words)
+        implied = self.records.named(e.call.arguments, self.user_words)
         if not decision.asks_payment:
             implied += self.records.paid_for(e.call.arguments)
             if e.result is not None and not e.failed:

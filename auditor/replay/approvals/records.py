@@ -85,12 +85,13 @@ class Records:
         """The payments the records a call names (by any argument) were made with."""
         return [self.paid_with[k] for k in _strings(arguments) if k in self.paid_with]
 
-    def named(self, said: Set[str]) -> list[Value]:
-        """Ids of the items whose name, or whose options together, `said` holds every word of."""
+    def named(self, arguments: Any, said: Set[str]) -> list[Value]:
+        """The ids a call passes of items whose name, or whose options together, `said` holds
+        every word of (looked up by the call's values: the records are not rescanned)."""
         return [
             Value("id", k, k)
-            for k, descriptions in self.described.items()
-            if any(d <= said for d in descriptions)
+            for k in dict.fromkeys(_strings(arguments))
+            if any(d <= said for d in self.described.get(k, ()))
         ]
 
 
@@ -150,9 +151,10 @@ def _dicts(data: Any) -> Iterator[dict[str, Any]]:
 
 
 def _strings(arguments: Any) -> Iterator[str]:
-    """Every string or integer an argument holds, as an id key."""
-    stack = [arguments]
-    while stack:
+    """Every string or integer an argument holds, as an id key (at most `_NODES` visited)."""
+    stack, seen = [arguments], 0
+    while stack and seen < _NODES:
+        seen += 1
         node = stack.pop()
         if isinstance(node, dict):
             stack.extend(node.values())
