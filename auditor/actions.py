@@ -18,6 +18,10 @@ VERBS = {
     "book": "booked rebooked",
     "reserve": "reserved",
     "send": "sent resent",
+    "invite": "invited",
+    "share": "shared",
+    "post": "posted",
+    "forward": "forwarded",
     "email": "emailed",
     "transfer": "transferred",
     "refund": "refunded",
@@ -81,6 +85,16 @@ ACTIONS = {
     "payment": "pay",
 }
 """Nouns of action, by their verb: "the cancellation has been processed" is a cancel."""
+_FAMILIES = (
+    "create add schedule book reserve register insert",
+    "send post invite share forward email message notify reply publish",
+    "cancel delete remove archive revoke",
+    "update change set reset modify edit rename upgrade downgrade",
+)
+FAMILY = {verb: frozenset(f.split()) for f in _FAMILIES for verb in f.split()}
+"""Verbs that name one kind of action, by each of them: a claim that something "has been
+added" is done by `create_calendar_event`, "I have sent the invitation" by
+`invite_user_to_slack`."""
 
 _WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 
@@ -99,14 +113,38 @@ def tools_for(verb: str, subject: Iterable[str], tools: Iterable[str]) -> list[s
     found = []
     for tool in tools:
         parts = words(tool)
-        nouns = [p for p in parts if p not in VERBS and p not in CHANGE_TOOLS]
-        agrees = any(names(n, subject) for n in nouns)
+        named = [p for p in parts if p not in VERBS and p not in CHANGE_TOOLS]
+        agrees = any(names(n, subject) for n in named)
         if verb in parts:
-            if agrees or not nouns or not subject:
+            if agrees or not named or not subject:
                 found.append(tool)
         elif verb in CHANGE and CHANGE_TOOLS.intersection(parts) and (agrees or not subject):
             found.append(tool)
     return found
+
+
+_NOUNS_TOO_WORDS = """
+    email message post book set reply share schedule archive register change update reset
+"""
+_NOUNS_TOO = frozenset(_NOUNS_TOO_WORDS.split())
+"""Verbs of the families that are nouns too: `draft_email` drafts, it does not e-mail."""
+
+
+def of_family(verb: str, tool: str) -> bool:
+    """The tool's name says it does an action of `verb`'s family: its first word is one of
+    them, or a later word that is only a verb (`slack_send_message`, not `draft_email`)."""
+    family = FAMILY.get(verb, frozenset((verb,)))
+    return any(w in family and (i == 0 or w not in _NOUNS_TOO) for i, w in enumerate(words(tool)))
+
+
+def nouns(tool: str) -> list[str]:
+    """The words of a tool's name that say what it acts on: `create_calendar_event` ->
+    `calendar`, `event`."""
+    return [
+        w
+        for w in words(tool)
+        if len(w) > 2 and w not in VERBS and w not in CHANGE_TOOLS and w not in FAMILY
+    ]
 
 
 def does(verb: str, tool: str) -> bool:

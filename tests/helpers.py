@@ -61,6 +61,8 @@ def brief(f: Finding) -> dict:
     d = f.to_dict()
     del d["path"], d["fingerprint"]
     d["identity"] = f.identity
+    if f.conversation and f.conversation.startswith(f"{ROOT}{os.sep}"):
+        d["conversation"] = Path(f.conversation).relative_to(ROOT).as_posix()  # a log without ids
     return d
 
 

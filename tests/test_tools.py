@@ -236,3 +236,32 @@ def test_help_names_the_tools_file_and_its_shapes():
     out = audit_process("--help").stdout.decode()
     assert "--tools" in out and "tools/list" in out
     assert "audit runs.jsonl --tools tools.json" in out
+
+
+def test_a_conversation_in_another_language_is_left_to_the_coverage():
+    # Claims are read in English: a Spanish conversation whose own `crear_solicitud`
+    # succeeded is not matched against the `create_order` another conversation called.
+    log = FIXTURES / "rules" / "FB003" / "good_conversation_in_another_language.jsonl"
+    report = engine.audit([str(log)], config.build(select=["FB003"]))
+    assert report.findings == ()
+    assert [(g.rules, g.reason, g.conversations) for g in report.gaps] == [
+        (("FB003",), "not in English (its claims are read in English words)", 1)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "english"),
+    [
+        ("Your reservation has been cancelled and the refund is on its way.", True),
+        ("Hola, necesito cancelar mi reserva, por favor. ¿Me puede ayudar con esto?", False),
+        ("Bonjour, je voudrais annuler ma réservation pour demain, merci beaucoup.", False),
+        ("Bitte stornieren Sie meine Reservierung, ich kann nicht fliegen. Danke sehr!", False),
+        ("请帮我取消明天的预订，谢谢。我的预订号是ABC123，需要退款到原来的信用卡。", False),
+        ("el = document.getElementById('x'); for (lo = 0; lo < hi; lo++) { su(el); }", True),
+        ("ok", True),
+    ],
+)
+def test_the_language_of_a_conversation(text, english):
+    from auditor.rules._language import reads_as_english
+
+    assert reads_as_english(text) is english

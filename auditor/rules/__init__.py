@@ -58,6 +58,7 @@ from auditor.rules import (
     unknown_tool,
     unrecognized_record,
 )
+from auditor.rules._language import english
 
 _MODULES: tuple[ModuleType, ...] = (
     invalid_record,
@@ -110,6 +111,7 @@ REQUIREMENTS: dict[str, tuple[Callable[[Replay], bool], str]] = {
     "calls": (lambda r: bool(r.exchanges), "no tool calls"),
     "approvals": (lambda r: bool(r.approvals), "no approvals seen"),
     "jsonschema": (lambda r: _installed("jsonschema"), "jsonschema is not installed"),
+    "english": (english, "not in English (its claims are read in English words)"),
 }
 
 

@@ -62,6 +62,9 @@ class Claim:
     subject: list[str]
     """What the claim says was acted on: the words of its clause before a passive (`three
     checked bags have been added`) or after an active verb (`I've sent the e-mail`)."""
+    objects: tuple[str, ...] = ()
+    """Every word of the clause that may name a thing: the subject and the rest (`calendar`
+    in `it has been added to your calendar`)."""
 
 
 _CUES = ("been", "'ve", "’ve", "have")
@@ -109,7 +112,16 @@ def claims(text: str) -> Iterator[Claim]:
             named = [action] if action in _SAME else []  # a booking is of a reservation
             if match["passive"]:  # quoted from the action: "the downgrade … has been processed"
                 clause = " ".join((before[at:] + match[0] + tail).split())
-        yield Claim(verb, clause, sentence, [_SAME.get(w, w) for w in named if w not in _VAGUE])
+        subject = [_SAME.get(w, w) for w in named if w not in _VAGUE]
+        yield Claim(verb, clause, sentence, subject, _objects(clause))
+
+
+_NOT_THINGS = _VAGUE | _DONE | frozenset(PARTICIPLES) | {"has", "have", "been", "and", "but"}
+
+
+def _objects(clause: str) -> tuple[str, ...]:
+    found = WORD.findall(_ID.sub(" ", clause).lower().replace("e-mail", "email"))
+    return tuple(_SAME.get(w, w) for w in found if w not in _NOT_THINGS)
 
 
 _ACTION = re.compile(r"\b(?:" + "|".join(ACTIONS) + r")\b", re.IGNORECASE)

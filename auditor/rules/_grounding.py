@@ -3,6 +3,13 @@
 `GivenTexts` is the screen's plain search for an identifier written as a whole token in an
 earlier text; `GroundingIndex` is the check's index of every written form (`_identifiers.keys`)
 of the identifiers the conversation gave, read only as far as one still lacks a source.
+
+What gives an identifier, by role: system, developer and user turns; tool results and the
+arguments of the successful calls they answer; the assistant's words the user then said yes
+to ("Is your account AC-55821-X?" "Yes."); and, where several agents talk (a `name` on
+assistant turns), what another agent said, which the calling agent heard as its input (the
+orchestrator's "go to https://…"). The calling agent's own earlier words give nothing, nor do
+notes no other agent sees (Magentic-One's `… (thought)`).
 """
 
 from __future__ import annotations
@@ -16,7 +23,9 @@ import orjson
 
 from auditor.model import Conversation, Message
 from auditor.replay import Exchange, Replay
+from auditor.replay.approvals import verdict
 from auditor.rules import _identifiers
+from auditor.rules._agents import speaker
 from auditor.rules._values import strings
 
 GIVERS = ("system", "developer", "user")
@@ -43,6 +52,10 @@ class GroundingIndex:
         self.candidates = candidates
         self._signatures: list[tuple[str, ...]] | None = None
         self._made = False
+        self.heard: dict[str, set[str]] = {}
+        """Keys of what agents said where several talk -> the agents that said them."""
+        self.proposed = ""
+        """The assistant's latest words: what a yes from the user confirms."""
 
     @property
     def signatures(self) -> list[tuple[str, ...]] | None:
@@ -59,12 +72,21 @@ class GroundingIndex:
                 self._signatures = list(found)
         return self._signatures
 
-    def grounds(self, token: str, sort: str, conversation: Conversation | None = None) -> bool:
-        """Whether what was read so far gives the identifier; with the conversation, the tool
-        declarations are read when nothing else does (most identifiers come from users and
-        tool results, so most conversations never need them)."""
+    def grounds(
+        self,
+        token: str,
+        sort: str,
+        conversation: Conversation | None = None,
+        caller: str | None = None,
+    ) -> bool:
+        """Whether what was read so far gives the identifier to `caller` (the calling agent,
+        where several talk); with the conversation, the tool declarations are read when nothing
+        else does (most identifiers come from users and tool results, so most conversations
+        never need them)."""
         forms = _identifiers.lookups(token, sort)
         if not forms.isdisjoint(self.seen):
+            return True
+        if self.heard and any(self.heard.get(f, {caller}) - {caller} for f in forms):
             return True
         if conversation is not None and not self.declarations_read:
             self.declarations_read = True
@@ -100,9 +122,14 @@ class GroundingIndex:
                     texts.append(call.raw_arguments or " ".join(v for _, v, _ in strings(call)))
             elif message.role in GIVERS:
                 texts = [message.text]
+                if message.role == "user" and self.proposed and verdict(message.text):
+                    texts.append(self.proposed)  # the user said yes to what it names
+                self.proposed = ""
             else:
                 for call in message.tool_calls:
                     seen.add(call.name.lower())
+                if message.role == "assistant" and message.text:
+                    self._said(message)
                 continue
             for text in texts:
                 size = len(text)
@@ -110,6 +137,18 @@ class GroundingIndex:
                     seen.update(_keys_of(text, phones))
                 elif size < _SHORT or self._relevant(text):
                     _identifiers.index(seen, text, phones)
+
+    def _said(self, message: Message) -> None:
+        """An assistant's words: what a yes confirms; where agents are named, what the others
+        hear."""
+        self.proposed = message.text
+        agent = speaker(message.name)
+        if agent is None or not self._relevant(message.text):
+            return
+        keys: set[str] = set()
+        _identifiers.index(keys, message.text, self.phones)
+        for key in keys:
+            self.heard.setdefault(key, set()).add(agent)
 
     def _relevant(self, text: str) -> bool:
         signatures = self.signatures

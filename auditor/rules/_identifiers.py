@@ -18,6 +18,7 @@ agents look a user up by the part before the `@`).
 
 from __future__ import annotations
 
+import itertools
 import re
 import string
 from functools import lru_cache
@@ -41,7 +42,18 @@ class _Spaces(dict):
 
 
 _SPACES = _Spaces()
-_PHONE = re.compile(r"(?<![\w+])\+?\(?\d{1,4}\)?(?:[ .-]?\(?\d{2,4}\)?){2,4}(?!\w)")
+# A phone number written with spaces or brackets; not a date followed by a time
+# (`2026-04-06 15:00` is no `2026040615`) nor an amount (`$1 250 000`, `1 250 000 EUR`).
+_PHONE = re.compile(
+    r"(?<![\w+$€£:])\+?\(?\d{1,4}\)?(?:[ .-]?\(?\d{2,4}\)?){2,4}(?![\w:])"
+    r"(?!\s?(?:usd|eur|gbp|dollars?|euros?|pounds?)\b)",
+    re.I,
+)
+_CURRENCY = re.compile(r"[$€£]")
+_BREADCRUMB = re.compile(
+    r"(?P<site>https?://[\w.-]{1,253})(?P<path>(?:[ \t]{1,3}[›>][ \t]{1,3}[^\s›>]{1,200}){1,12})"
+)
+_HOST = re.compile(r"(?:[a-z0-9-]+\.)+[a-z]{2,}(?::\d+)?/")
 _DIGITS = re.compile(r"\d{4,}")
 _DATE = re.compile(
     r"\d{4}-\d{2}-\d{2}(?:[t ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:z|[+-]\d{2}:?\d{2})?)?"
@@ -84,6 +96,8 @@ def _phone_digits(text: str) -> list[str]:
     """The digits of each phone number written with spaces or brackets."""
     found = []
     for m in _PHONE.finditer(text):
+        if _CURRENCY.search(text, max(0, m.start() - 6), m.start()):
+            continue  # `$1 250 000`: an amount
         if " " in m.group() or "(" in m.group():  # unbroken numbers are tokens already
             digits = "".join(c for c in m.group() if c.isdigit())
             if 9 <= len(digits) <= 15:
@@ -92,11 +106,19 @@ def _phone_digits(text: str) -> list[str]:
 
 
 def index(seen: set[str], text: str, phones: bool) -> None:
-    """Add the keys of every identifier-like token of `text` to `seen`."""
+    """Add the keys of every identifier-like token of `text` to `seen`, and of the URLs search
+    results write as breadcrumbs (`https://moneymorning.com > an-apple-stock-history-timeline`
+    is `https://moneymorning.com/an-apple-stock-history-timeline`)."""
     for token in set(text.translate(_SPACES).split()):
         found = _token_keys(token)
         if found:
             seen.update(found)
+    if "›" in text or " > " in text:
+        for m in _BREADCRUMB.finditer(text):
+            parts = [p.strip() for p in re.split(r"[›>]", m["path"])]
+            whole = list(itertools.takewhile(lambda p: not p.endswith(("...", "…")), parts))
+            if whole:
+                seen.update(keys(m["site"].rstrip("/") + "/" + "/".join(whole)))
     if phones and ("(" in text or " " in text):
         for token in _phone_digits(text):
             seen.update(keys(token))
@@ -121,6 +143,9 @@ def keys(token: str) -> frozenset[str]:
     found = {t}
     if t.startswith(("http://", "https://")):
         t = _url(t)
+        found.add(t)
+    elif _HOST.match(t):  # `www.example.com/guide/`, a URL written without its scheme
+        t = _url("http://" + t)
         found.add(t)
     if "/" in t:
         found.update(_suffixes(t))

@@ -10,6 +10,8 @@
 - masks of three or more `X` (four `x`) inside an id (`2206.XXXXX`, `ORD-XXXX`, `sk-xxxxxxxx`);
 - documentation hosts and addresses (RFC 2606): `example.com`/`.org`/`.net` and their
   subdomains, `foo@bar.com`, `user@domain.com` and a few more of the kind;
+- in code, not a name the same code binds (`insert_pos = j`, `for enter_key in …`, a
+  parameter): that is an ordinary variable;
 - outside code only: `{{name}}` (a template engine's, which code may legitimately hold),
   `1234567890`, `123-456-7890`, `555-555-5555`, and a whole value that is
   `TODO`, `TBD`, `FIXME`, `PLACEHOLDER` or a date pattern (`YYYY-MM-DD`).
@@ -94,8 +96,28 @@ def find(text: str, code: bool = False) -> Iterator[str]:
     for start, value in sorted(found.items()):
         if start >= end and value.lower() not in seen:  # `your-token` inside `<your-token>`: once
             seen.add(value.lower())
-            yield value
+            if not (code and _NAME.fullmatch(value) and binds(text, value)):
+                yield value
         end = max(end, start + len(value))
+
+
+_NAME = re.compile(r"[A-Za-z_]\w{0,80}")
+
+
+def binds(code: str, name: str) -> bool:
+    """The code binds `name` as a variable: assigns it (`insert_pos = j`, `a, insert_pos = …`,
+    `INSERT_AT=3` in a shell), loops over it (`for insert_pos in …`), takes it as a parameter
+    (`def f(insert_pos, …)`, `lambda insert_pos:`) or names it with `as`."""
+    n = re.escape(name)
+    other = r"[\w.\[\]'\"*]+"
+    pattern = (
+        rf"(?m)^[ \t]*(?:{other}[ \t]*,[ \t]*)*{n}[ \t]*(?:,[ \t]*{other}[ \t]*)*"
+        rf"(?::[^=\n]{{1,60}})?(?:[-+*/%|&]|//)?=(?!=)"
+        rf"|\bfor[ \t]+(?:[\w \t,()]{{0,80}}[ \t,(])?{n}\b[^\n]{{0,80}}\bin\b"
+        rf"|\b(?:def[ \t]+\w+[ \t]*\([^)]{{0,200}}|lambda\b[^:\n]{{0,80}})(?<![\w.]){n}\b"
+        rf"|\bas[ \t]+{n}\b"
+    )
+    return re.search(pattern, code) is not None
 
 
 def _quoted(text: str, start: int, end: int) -> bool:

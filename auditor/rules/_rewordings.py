@@ -1,8 +1,8 @@
 """What LP004 (repeated-assistant-message) calls the same message: verbatim, or reworded.
 
 A reply repeats an earlier one when its text is the same after collapsing whitespace, or when
-the two have the same numbers in the same order, the same names, and content words with a
-Jaccard similarity of `SIMILAR` or more (`Rewordings`); `may_repeat` is the cheap test LP004's
+the two have the same numbers in the same order, the same names, no identifiers that tell them
+apart, and content words with a Jaccard similarity of `SIMILAR` or more (`Rewordings`); `may_repeat` is the cheap test LP004's
 screen runs first, exact while no reply has repeated.
 """
 
@@ -34,6 +34,9 @@ _STOP = """
 """
 STOP_WORDS = frozenset(_STOP.split())
 _NAME = re.compile(r"(?<![\w'-])[A-Z][\w&'-]*")
+_ID_TOKEN = re.compile(r"[\w./-]{4,200}")
+_ID_MARK = re.compile(r"[_/]|\w\.\w")
+_LETTER = re.compile(r"[A-Za-z]")
 _ENDS = frozenset(".!?:;\"'*#>-(\n")
 _LINES = _SPACES[:10] + "\n" + _SPACES[11:]
 """`_SPACES` keeping newlines, which separate the replies (joined texts hold no other)."""
@@ -80,9 +83,11 @@ class Rewordings:
 
     Reworded means: the same numbers (ids, amounts, counts), in the same order, the same names
     (capitalised words inside a sentence: `FedEx` and `DHL` make two requests, not one
-    reworded), and content words whose Jaccard similarity with one of the last `WINDOW` distinct
-    messages is at least `SIMILAR`. Each text is compared with at most `WINDOW` others, so the
-    work is linear; names are read only for a pair that passes the other two tests.
+    reworded), no identifiers that tell them apart (`reproduce_a.py` and `reproduce_b.py`: two
+    scripts run, not one), and content words whose Jaccard similarity with one of the last
+    `WINDOW` distinct messages is at least `SIMILAR`. Each text is compared with at most
+    `WINDOW` others, so the work is linear; names and identifiers are read only for a pair that
+    passes the other two tests.
     """
 
     def __init__(self) -> None:
@@ -107,7 +112,7 @@ class Rewordings:
                     continue  # sizes alone rule it out
                 common = len(words & w)
                 union = size + other - common
-                if (common / union if union else 1.0) >= SIMILAR and names_in(t) == names_in(text):
+                if (common / union if union else 1.0) >= SIMILAR and _alike(t, text):
                     key = k
                     break
             self.exact[text] = (key, words, numbers)
@@ -134,6 +139,22 @@ def numbers_in(tokens: list[str]) -> tuple[str, ...]:
 
 def has_digit(text: str) -> bool:
     return any(digit in text for digit in "0123456789")
+
+
+def _alike(a: str, b: str) -> bool:
+    """Nothing tells two similar texts apart: the same names, and no identifier in each that
+    the other lacks (one may name more: "unzip a.zip" and "unzip a.zip and list it in b/")."""
+    if names_in(a) != names_in(b):
+        return False
+    ids_a, ids_b = identifiers_in(a), identifiers_in(b)
+    return ids_a <= ids_b or ids_b <= ids_a
+
+
+def identifiers_in(text: str) -> frozenset[str]:
+    """Tokens that name a file, a path, a test or a variable: a letter and a `_`, a `/` or an
+    inner `.` (`reproduce_issue.py`, `tests/test_api.py`, `queryset_pickle.test_reproduce`)."""
+    found = (t.strip(".-") for t in _ID_TOKEN.findall(text))
+    return frozenset(t for t in found if len(t) >= 4 and _ID_MARK.search(t) and _LETTER.search(t))
 
 
 def names_in(text: str) -> frozenset[str]:

@@ -4,18 +4,24 @@ r"""The assistant tells the user an action is done, but no tool that does it ran
 Reads the assistant's messages for completion claims in the present perfect: "has been
 cancelled", "have been added", "I've booked", "we have sent", and "has been processed" or
 "completed" said of an action ("the cancellation has been processed", "your booking has been
-completed"). A claim is matched to the tools by its verb (`cancelled` → `cancel_reservation`,
-`sent` → `send_email`) and, for verbs of change (added, changed, updated, modified, removed,
-upgraded, downgraded), also by what changed (`checked bags have been added` →
-`update_reservation_baggages`). Fires when none of the matching tools has been called
+completed"). A claim is matched first to the conversation's own calls, by verb family
+(create / add / schedule / book …; send / post / invite / share / forward / email …; cancel /
+delete / remove …; update / change / set / reset / upgrade …: "it has been added to your
+calendar" is `create_calendar_event`'s), unless the claim names what was acted on and only
+another matching tool's name agrees with it; then to the tools by its verb (`cancelled` →
+`cancel_reservation`, `sent` → `send_email`) and, for verbs of change (added, changed, updated,
+modified, removed, upgraded, downgraded), also by what changed (`checked bags have been added`
+→ `update_reservation_baggages`). Fires when none of the matching tools has been called
 successfully since the user last asked for that action (the last user message that names the
 verb), or in the whole conversation when no user message does; when a matching call failed,
 the finding names it and its error.
 
 The tools are the ones the log declares, else those given with `--tools`, else those inferred:
 every tool some conversation of the same input file (or, failing that, of the run's other logs
-of that format) called and got a result from that was not an error. The coverage report says which conversations had
-which.
+of that format) called and got a result from that was not an error. Inferred tools only extend
+a conversation whose own calls cannot say: one that called a tool of the claim's family is
+judged by its own calls. The coverage report says which conversations had which. Claims are
+read in English: a conversation in another language is not examined, and the coverage says so.
 
 ## Why is this bad?
 The user is told their reservation is cancelled or their bags are added while nothing happened:
@@ -40,7 +46,14 @@ three bags have been added" after only the cabin changed), or simply instead of 
   cancel tool ever answered), verbs that only look something up ("I've checked", "I have
   searched", "the search has returned"), and "has been processed" said of no action ("your
   request has been processed");
-- a tool inferred only from calls that failed (an "unknown tool" error says it does not exist).
+- a tool inferred only from calls that failed (an "unknown tool" error says it does not exist);
+- a claim after a successful call of the conversation's own tool of the claim's verb family
+  (`invite_user_to_slack` before "I have sent the invitation"); a tool whose name holds a verb
+  of the family only as a noun after its first word does not count (`draft_email`);
+- a conversation in another language (its user and assistant write mostly function words of
+  Spanish, French, German, Portuguese or Italian, or another script): reported in the coverage.
+  It still misses a claim the family matches wrongly ("the bags have been added" after a
+  successful `book_reservation` in a conversation that knows no baggage tool).
 ```jsonl
 {"id": "done", "tools": [{"type": "function", "function": {"name": "cancel_reservation", "parameters": {"type": "object"}}}], "messages": [{"role": "user", "content": "Please cancel my reservation ABC123."}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "cancel_reservation", "arguments": "{\"reservation_id\": \"ABC123\"}"}}]}, {"role": "tool", "tool_call_id": "c1", "content": "{\"reservation_id\": \"ABC123\", \"status\": \"cancelled\"}"}, {"role": "assistant", "content": "Your reservation ABC123 has been cancelled."}, {"role": "user", "content": "And my refund?"}, {"role": "assistant", "content": "Since your reservation has been cancelled, the refund reaches your card in 5 to 7 days. If you want the hotel cancelled too, tell me once it has been confirmed."}]}
 ```
@@ -49,7 +62,7 @@ three bags have been added" after only the cabin changed), or simply instead of 
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from auditor.actions import PARTICIPLES_OF, VERBS, tools_for
+from auditor.actions import PARTICIPLES_OF, VERBS, names, nouns, of_family, tools_for
 from auditor.findings import Severity, Violation, excerpt
 from auditor.model import Message
 from auditor.replay import Exchange, Replay
@@ -58,6 +71,7 @@ from auditor.rules._claims import WORD, Claim, claims, possible
 CODE = "FB003"
 NAME = "claimed-action-without-call"
 SEVERITY = Severity.WARNING
+REQUIRES = ("english",)
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,13 +123,15 @@ def check(replay: Replay, options: None) -> Iterator[Violation]:
         for claim in said_done.get(message.index, ()):
             asked = max((said.get(form, -1) for form in FORMS[claim.verb]), default=-1)
             matching = tools_for(claim.verb, claim.subject, names)
-            if any(done.get(name, -1) > asked for name in matching):
+            own = _own(claim, called, matching)
+            if any(done.get(name, -1) > asked for name in (*own, *matching)):
                 continue
             if any(shown.get(p, -1) > asked for p in PARTICIPLES_OF[claim.verb]):
                 continue  # a tool said so ("status": "cancelled"): the claim reports it
             since = f"since the user asked at turn {asked}" if asked >= 0 else "before this turn"
+            matching = list(dict.fromkeys((*own, *matching)))
             failure = _failure(matching, failed, asked)
-            if failure is None and declared is None:
+            if failure is None and declared is None and not own:
                 unmatched.append((claim, since))
                 continue
             if not matching:
@@ -137,6 +153,21 @@ def resolve(
         if matching:
             return _message(clause, matching, since, where), matching[0]
     return None
+
+
+def _own(claim: Claim, called: tuple[str, ...], matching: list[str]) -> list[str]:
+    """The conversation's own tools that do what the claim says: a verb of its family in their
+    name (`create_calendar_event` for "it has been added"), unless the claim names what was
+    acted on and only another matching tool's name agrees with it (`two bags have been added`
+    is `update_reservation_baggages`'s, not `book_reservation`'s)."""
+
+    def agrees(tool: str) -> bool:
+        return any(names(n, claim.objects) for n in nouns(tool))
+
+    family = [t for t in called if of_family(claim.verb, t)]
+    if not family or not any(agrees(t) for t in matching):
+        return family
+    return [t for t in family if agrees(t) or t in matching]
 
 
 def _violation(

@@ -14,7 +14,10 @@ a call the log lost, or a tool that ran twice. The model reads it as a fact all 
 ```
 
 ## Does not fire on
-Results whose id matches an earlier call, even when several calls are answered out of order.
+- results whose id matches an earlier call, even when several calls are answered out of order;
+- a log that is one tool result and nothing else (no system, user or assistant turn): a
+  fragment, such as a parser's test case, not a conversation a result was spliced into. Two
+  results or more with nothing around them are still reported: each names a call the log lacks.
 ```jsonl
 {"id": "run-4", "messages": [{"role": "user", "content": "Cancel order 42"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "call_9", "type": "function", "function": {"name": "cancel_order", "arguments": "{\"order_id\": 42}"}}]}, {"role": "tool", "tool_call_id": "call_9", "content": "order 42 cancelled"}, {"role": "assistant", "content": "Done."}]}
 ```
@@ -31,11 +34,19 @@ SEVERITY = Severity.WARNING
 
 
 def screen(replay: Replay, options: None) -> bool:
-    """Replay found a result that answers no call."""
-    return bool(replay.orphans)
+    """Replay found a result that answers no call, in more than a lone result."""
+    return bool(replay.orphans) and not _fragment(replay)
+
+
+def _fragment(replay: Replay) -> bool:
+    """The log holds one message, a tool result, and no turn of anyone else."""
+    messages = replay.conversation.messages
+    return len(messages) == 1 and messages[0].result is not None
 
 
 def check(replay: Replay, options: None) -> Iterator[Violation]:
+    if _fragment(replay):
+        return
     for orphan in replay.orphans:
         call_id = orphan.result.call_id
         if call_id is None:

@@ -24,6 +24,11 @@ asked for the value, looked it up, or said it could not.
 - a value the user gave or asked about ("Is example.com up?"), or one a tool result returned;
 - the word TODO inside free text, `{{…}}` in code (a template it writes), and comments in code
   ("# replace with your key");
+- a placeholder word the user's own text holds (outside code blocks): "add it to the TODO
+  list" before a call with `list: "TODO"`;
+- in code, a name the same code binds (`insert_pos = j` before `lines.insert(insert_pos, …)`,
+  a loop variable, a parameter): an ordinary variable. A placeholder that is also assigned in
+  the code (`YOUR_KEY = "…"`, then used) is missed;
 - calls that never ran (no result), and values that merely contain `example` or `your`.
 ```jsonl
 {"id": "user-asked", "messages": [{"role": "user", "content": "Is https://example.com up? Also add a TODO item: call Anna."}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "http_get", "arguments": "{\"url\": \"https://example.com\"}"}}, {"id": "c2", "type": "function", "function": {"name": "add_item", "arguments": "{\"text\": \"TODO: call Anna about your docs\"}"}}]}, {"role": "tool", "tool_call_id": "c1", "content": "200 OK"}, {"role": "tool", "tool_call_id": "c2", "content": "added"}]}
@@ -95,7 +100,13 @@ def _given_by(message: Message) -> Iterator[str]:
     if message.result is not None:
         yield from _placeholders.find(message.result.text)
     elif message.role == "user":
-        yield from _placeholders.find(_outside_fences(message.text))
+        text = _outside_fences(message.text)
+        yield from _placeholders.find(text)
+        # the user's own words: "add it to the TODO list" names the list `TODO`
+        yield from (w.strip(_PUNCT) for w in text.split())
+
+
+_PUNCT = ".,:;!?()[]{}<>'\"`*"
 
 
 def _key(value: str) -> str:

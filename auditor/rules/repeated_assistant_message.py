@@ -29,7 +29,15 @@ repeated content in the model's output for the same reason.
 - progress reports that differ only in their numbers ("12 of 40 files copied", "24 of 40 files
   copied"), and requests that differ in a name ("… using FedEx", "… using DHL");
 - the same words reporting on different work, with a successful tool call between them;
-- the text that accompanies a tool call: a repeated call is LP001's finding.
+- the text that accompanies a tool call: a repeated call is LP001's finding;
+- similar replies that an identifier tells apart, each naming one the other lacks ("Now run
+  the reproduction script again: `python reproduce_a.py`", then `reproduce_b.py`): different
+  scripts, files or tests;
+- notes no other agent reads (Magentic-One's `Orchestrator (thought)`: its plans, ledgers and
+  "Next speaker WebSurfer" routing lines, padded or not by a warning the framework printed).
+
+It still reports an agent that re-runs the same script after edits it makes in text actions
+the log does not record as calls (mini-swe-agent 1.x writes its bash commands in the reply).
 ```jsonl
 {"id": "counting", "messages": [{"role": "user", "content": "Copy the archive."}, {"role": "assistant", "content": "Still copying: 12 of 40 files are done so far."}, {"role": "user", "content": "And now?"}, {"role": "assistant", "content": "Still copying: 24 of 40 files are done so far."}, {"role": "user", "content": "Now?"}, {"role": "assistant", "content": "Still copying, 36 of 40 files are done at this point."}]}
 {"id": "carriers", "messages": [{"role": "user", "content": "Compare shipping rates for a DVD to Colombia."}, {"role": "assistant", "content": "Please look up the shipping rates for mailing a DVD from Hartford to Colombia using FedEx."}, {"role": "user", "content": "Done, $45."}, {"role": "assistant", "content": "Please look up the shipping rates for mailing a DVD from Hartford to Colombia using DHL."}, {"role": "user", "content": "Done, $52."}, {"role": "assistant", "content": "Now please look up the shipping rates for mailing the DVD from Hartford to Colombia using USPS."}]}
@@ -44,6 +52,7 @@ from collections.abc import Iterator
 from auditor.findings import Severity, Violation, excerpt
 from auditor.model import Message
 from auditor.replay import Replay
+from auditor.rules._agents import private
 from auditor.rules._loops import Options, breaks, calls, quote, turns
 from auditor.rules._rewordings import Rewordings, has_digit, may_repeat, numbers_in, words_of
 
@@ -76,7 +85,7 @@ def _replies(replay: Replay) -> list[tuple[Message, str]]:
     """The assistant's replies long enough to count, with their words joined by one space."""
     replies = []
     for turn in replay.turns:
-        if turn.message.tool_calls:
+        if turn.message.tool_calls or private(turn.message.name):
             continue
         words = turn.message.text.split()
         if len(words) >= MIN_WORDS:

@@ -29,6 +29,11 @@ and OpenCode after three identical calls, Gemini CLI after five.
 - a retry that succeeds (the outcome differs), or repeats with a successful call of another tool
   between them;
 - calls of exempt tools and of `think`;
+- a call the log's own policy asks for before or after each action (a sentence of the system
+  prompt with `before each`, `after every`, `each time` … that names the tool, or, for a
+  lookup, every word of its name but the verb: "before each change, check the line status"
+  for `get_line_status`). A policy that words the lookup otherwise ("verify the SIM") is not
+  understood, and its repeats are still reported;
 - calls made by a simulated user (tau2's telecom domain): the rule watches the agent;
 - repeats that are all part of a cycle of different calls (A B A B A B): LP003 reports the
   cycle once.
@@ -56,6 +61,7 @@ from auditor.rules._loops import (
     same_outcome,
     turns,
 )
+from auditor.rules._required import required_each_time
 
 CODE = "LP001"
 NAME = "repeated-tool-call"
@@ -88,8 +94,11 @@ def check(replay: Replay, options: Options) -> Iterator[Violation]:
     found.extend(open_runs.values())
     in_cycles = {id(e) for cycle in cycles(replay, options) for e in cycle.calls}
     for run in in_order(found, made):
-        if attempts(run) >= options.min_repeats and not all(id(e) in in_cycles for e in run):
-            yield _violation(replay, run)
+        if attempts(run) < options.min_repeats or all(id(e) in in_cycles for e in run):
+            continue
+        if required_each_time(replay.conversation, run[0].call.name):
+            continue  # the policy asks for it before each action: followed, not stuck
+        yield _violation(replay, run)
 
 
 def _violation(replay: Replay, run: list[Exchange]) -> Violation:

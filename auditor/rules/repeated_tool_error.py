@@ -25,14 +25,21 @@ or what would be accepted, or a rule the model cannot infer from the tool's desc
 ## Does not fire on
 - the same failing call repeated with identical arguments, even amid other attempts: LP001;
 - a run that ends in success, or errors that differ once values are masked;
+- a run in which every attempt sent a different value of an argument the error names only by
+  kind, by the words of the value (`gift_card_7480005` for "gift card balance is not
+  enough") or of its key, without quoting the value sent: a different gift card each time is
+  the agent working on the cause, which the error does not say how to fix. Attempts that try
+  such an argument at random for ever (five gift cards, none with the balance) are missed;
 - calls of exempt tools, and calls made by a simulated user.
 ```jsonl
 {"id": "fixed", "messages": [{"role": "user", "content": "Book it."}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "book_reservation", "arguments": "{\"amount\": 833}"}}]}, {"role": "tool", "tool_call_id": "c1", "content": "Error: payment amount does not add up, total price is 1203, but paid 833"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c2", "type": "function", "function": {"name": "book_reservation", "arguments": "{\"amount\": 900}"}}]}, {"role": "tool", "tool_call_id": "c2", "content": "Error: payment amount does not add up, total price is 1203, but paid 900"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c3", "type": "function", "function": {"name": "book_reservation", "arguments": "{\"amount\": 1203}"}}]}, {"role": "tool", "tool_call_id": "c3", "content": "{\"reservation_id\": \"Q1W2E3\"}"}]}
 ```
 """
 
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterator
+from typing import Any
 
 from auditor.findings import Severity, Violation
 from auditor.replay import Exchange, Replay
@@ -77,6 +84,7 @@ def check(replay: Replay, options: Options) -> Iterator[Violation]:
         if run[0].failed
         and attempts(run) >= options.min_repeats
         and _varied(run, options.min_repeats)
+        and not _cause_changed(run)
     ]
     for run in in_order(found, made):
         first = run[0]
@@ -105,6 +113,44 @@ def _varied(run: list[Exchange], min_repeats: int) -> bool:
     """More than one set of arguments, none of them repeated into a loop of its own (LP001)."""
     counts = Counter(call_key(e.call) for e in run)
     return len(counts) > 1 and max(counts.values()) < min_repeats
+
+
+def _cause_changed(run: list[Exchange]) -> bool:
+    """Every attempt sent a different value of an argument the error is about, which the error
+    names only by kind: by the words of the value (`gift card` for `gift_card_7480005`) or of
+    its key, never quoting the value sent. The agent tried another one each time, and the error
+    never said which would do: it is working on the cause, not stuck. An error that quotes the
+    value ("total price is 1203, but paid 833") tells the agent what to change."""
+    errors = [_text(e).lower() for e in run]
+    words = set(_WORD.findall(errors[0]))
+    sent = [dict(_leaves(e.call.arguments, "")) for e in run]
+    common = set(sent[0]).intersection(*sent[1:])
+    sets = {path: [str(leaves[path]).lower() for leaves in sent] for path in common}
+    if any(v in t for values in sets.values() for v, t in zip(values, errors, strict=True)):
+        return False  # the error quotes what was sent: it says what to change
+    for path, values in sets.items():
+        if len(set(values)) < len(values):
+            continue
+        key = path.rpartition(".")[2].split("[")[0].lower()
+        named = {*_WORD.findall(key), *_WORD.findall(values[0])} - _VAGUE
+        if named & words:
+            return True
+    return False
+
+
+_WORD = re.compile(r"[a-z0-9]{3,}")
+_VAGUE = frozenset(("the", "and", "for", "with", "value", "type", "name", "data"))
+
+
+def _leaves(value: Any, path: str) -> Iterator[tuple[str, Any]]:
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _leaves(v, f"{path}.{k}")
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _leaves(v, f"{path}[{i}]")
+    elif isinstance(value, str | int | float) and not isinstance(value, bool):
+        yield path, value
 
 
 def _text(exchange: Exchange) -> str:

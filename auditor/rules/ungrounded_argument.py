@@ -4,11 +4,15 @@ r"""A call uses an identifier that appears nowhere earlier in the conversation.
 Reads the string values of each call the assistant makes for identifiers: an id that mixes
 letters and digits (`K1NW8N`, `mia_li_3668`) or is a run of five or more digits, an e-mail
 address, a phone number, a URL, a file path. Fires when one of them appears nowhere before the
-call: not in the system prompt, a user turn, a tool result, the declared tools, or the
-arguments of an earlier call that succeeded. The same value written differently is the same
-value: case, a `#`, separators, a short code around a number (`ORD-20931` and `20931`, but not
-`credit_card_7334` and "ending in 7334"), a URL's `www.` or scheme, a path's leading
-directories. One finding per call, naming the argument and the value; a value is reported
+call: not in the system prompt, a user turn, a tool result, the declared tools, the arguments
+of an earlier call that succeeded, the assistant's words the user then said yes to ("Is your
+account AC-55821-X?" "Yes."), or, where several agents talk, another agent's message (the
+orchestrator's "please open https://…"; not the calling agent's own words, nor Magentic-One's
+private `(thought)` notes). The same value written differently is the same value: case, a
+`#`, separators, a short code around a number (`ORD-20931` and `20931`, but not
+`credit_card_7334` and "ending in 7334"), a URL's scheme, `www.` or trailing slash (on either
+side), a URL a search result writes as a breadcrumb (`https://site.com > a > b`, up to a
+segment cut with `...`), a path's leading directories. One finding per call, naming the argument and the value; a value is reported
 once. The conversation is indexed once as it is read, and only as far as an identifier still
 lacks a source.
 
@@ -31,13 +35,17 @@ the wrong record or fails, and in the worst case succeeds on someone else's acco
   a `create` command), and arguments named `new_…`, `output…`, `dest…`;
 - a path below a directory the conversation named (the agent is exploring it), a site's home
   page (`https://www.udi.no/`), a file name without a directory;
-- dates, times, versions, amounts and quantities (`2024-05-20`, `v1.2`, `23kg`), numbers in
-  JSON (a computed total), short codes (`A4`, `gpt-4o`, `utf8`);
+- dates, times, versions, amounts and quantities (`2024-05-20`, `v1.2`, `23kg`), a date and a
+  time together (`2026-04-06 15:00:00` is no phone number `2026040615`), an amount written
+  with spaces (`$1 250 000`, `1 250 000 EUR`), numbers in JSON (a computed total), short codes
+  (`A4`, `gpt-4o`, `utf8`);
 - calls made by a simulated user (tau2); file paths in logs without a system prompt (the working
   directory the agent was told is not in them), and logs that hold no user or system turn at all
   (a lone API response).
 
-It misses identifiers written inside free text (an order number in an e-mail body), ids made
+It misses an identifier one agent of a group invented and another then used (the second
+agent's call is grounded by the first's message), values a user said yes to without reading
+them, identifiers written inside free text (an order number in an e-mail body), ids made
 of a seen number and a short code (`ORD-20932` is caught, but `ORD-20931` after "20931" is
 taken as the same order), and identifiers without digits or punctuation (`mia_li`).
 ```jsonl
@@ -53,6 +61,7 @@ from auditor.findings import Severity, Violation, on_call
 from auditor.model import ToolCall
 from auditor.replay import Exchange, Replay
 from auditor.rules import _grounding, _identifiers
+from auditor.rules._agents import speaker
 from auditor.rules._toolnames import words
 from auditor.rules._values import strings
 
@@ -123,7 +132,8 @@ def check(replay: Replay, options: None) -> Iterator[Violation]:
         if open_ and read_to < exchange.turn:
             index.read(conversation.messages[read_to : exchange.turn])
             read_to = exchange.turn
-        new = [f for f in open_ if not index.grounds(f[1], f[2], conversation)]
+        caller = speaker(conversation.messages[exchange.turn].name)
+        new = [f for f in open_ if not index.grounds(f[1], f[2], conversation, caller)]
         settled.update((token, sort) for _, token, sort in pending)
         if new:
             yield _violation(replay, exchange, list(dict.fromkeys(new)))

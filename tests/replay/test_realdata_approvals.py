@@ -25,9 +25,19 @@ def _with(options: ApprovalOptions, select: list[str]) -> config.Settings:
 def test_plain_language_decisions_are_read_without_configuration():
     report = engine.audit(TAU, config.build(select=["EX005", "EX006", "EX007", "CF"]))
     assert {f.code for f in report.findings} == {"CF001", "CF003"}
-    # Changes whose payment method the user was never shown: the agent picked it.
+    # Charges to a payment method the user was never shown nor asked about, that is not the
+    # one the booking was made with: the agent picked it (the user objects in task-4-trial-3).
+    # Refunds and charges to the booking's own payment, and refunds when payment never came
+    # up, are not reported (28 of them in these logs).
     unshown = [f for f in report.findings if "a payment method never shown" in f.message]
-    assert len(unshown) == 34
+    assert sorted((f.conversation, f.turn) for f in unshown) == [
+        ("6a9c9e49-90fc-4fd3-ba8a-68979e06e603", 18),
+        ("task-0-trial-1", 16),
+        ("task-0-trial-1", 20),
+        ("task-4-trial-0", 16),
+        ("task-4-trial-3", 18),
+        ("task-4-trial-3", 20),
+    ]
     found = {(f.conversation, f.turn): f.message for f in report.findings}
     # The user picked two gift cards from a list of five; after an error the agent charged a
     # certificate from the same list.

@@ -48,12 +48,22 @@ def test_the_three_known_loops_are_found_with_pointers_into_their_traj():
 
 def test_reworked_arguments_with_the_same_error_are_lp002():
     found = _by_conversation(audit([TAU], select=["LP002"]), "LP002")
-    gift_cards = found["task-3-trial-0"]
-    assert (gift_cards.pointer, gift_cards.turn) == ("/3/traj/44/tool_calls/0", 44)
-    assert gift_cards.message == (
-        "`update_reservation_flights` failed 3 calls in succession with the same error across 3 "
-        "different sets of arguments: `Error: gift card balance is not enough` (turns 44, 50, 52)"
+    # The flight the error names stays in every attempt while the other legs change.
+    flight = found["task-13-trial-2"]
+    assert (flight.pointer, flight.turn) == ("/113/traj/12/tool_calls/0", 12)
+    assert flight.message == (
+        "`update_reservation_flights` failed 4 calls in succession with the same error across 3 "
+        "different sets of arguments: `Error: flight HAT030 not available on date 2024-05-13` "
+        "(turns 12, 26, 36, 40)"
     )
+    # The amount the error quotes comes back (957, 1047, 957), never the 1002 it asks for.
+    assert found["task-46-trial-3"].message.endswith(
+        "`Error: payment amount does not add up, total price is 1002, but paid 957` "
+        "(turns 38, 46, 52)"
+    )
+    # A different gift card each time, and the error never says which would do: not stuck.
+    assert "task-3-trial-0" not in found
+    assert sorted(found) == ["task-13-trial-2", "task-13-trial-3", "task-46-trial-3"]
 
 
 def test_the_simulated_users_speed_tests_in_tau2_telecom_are_not_loops():

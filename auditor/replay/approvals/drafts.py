@@ -60,6 +60,10 @@ class Approval:
     """Payment ids -> the last four digits the conversation's tool results show for them."""
     required_by: str = ""
     """Why the call needed approval, when it did: `require-approval` or the log's own policy."""
+    implied: tuple[Value, ...] = ()
+    """`natural-language`: values of the call the user never named that go without saying
+    (`records.py`): items the user described in words, and, when the user was not asked how
+    to pay, the payment the record acted on was made with or a refund's payment method."""
 
 
 class ApprovalDraft:
@@ -87,6 +91,7 @@ class ApprovalDraft:
         self.shown: tuple[Value, ...] = ()
         self.cards: Mapping[str, str] = {}
         self.required_by = ""
+        self.implied: tuple[Value, ...] = ()
         for key, value in fields.items():
             setattr(self, key, value)
 
@@ -130,6 +135,7 @@ class ApprovalDraft:
             self.shown,
             self.cards,
             self.required_by,
+            self.implied,
         )
 
 

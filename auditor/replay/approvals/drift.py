@@ -38,6 +38,7 @@ def drifts(
     shown: tuple[Value, ...],
     cards: Mapping[str, str],
     whole_items: bool = False,
+    implied: tuple[Value, ...] = (),
 ) -> list[Drift]:
     """The values `arguments` sent against what the user decided.
 
@@ -48,7 +49,9 @@ def drifts(
     cards). A value of an option the user did not pick always drifted. A payment method never
     named to or by the user before the call drifted whatever else was confirmed. With
     `whole_items` (a tool that acts on every item it is given, such as a cancellation), an item
-    of a list the user was never shown drifted even beside confirmed ones.
+    of a list the user was never shown drifted even beside confirmed ones. A value `implied`
+    (the item the user described in words, the payment the booking was made with) is never
+    one the user was not shown.
     """
     sent: dict[str, list[Argument]] = {}
     for a in in_arguments(arguments):
@@ -62,14 +65,22 @@ def drifts(
         seen = tuple(v for v in shown if v.kind == kind)
         ambiguous = tuple(v for v in confirmed if v.kind == "code")
         out += _drifted(kind, items, decided, rejected, seen, ambiguous, cards, whole_items)
+        if whole_items and kind in ("id", "handle"):
+            out = [d for d in out if not _implied(d, implied, cards)]
         if kind == "payment" and not _charges_nothing(arguments):
             reported = {d.path for d in out}
+            known = (*seen, *implied)
             out += [
                 Drift(a.path, a.value, "never shown")
                 for a in items
-                if a.path not in reported and not any(same(v, a.value, cards) for v in shown)
+                if a.path not in reported and not any(same(v, a.value, cards) for v in known)
             ]
     return sorted(out, key=lambda d: d.path)
+
+
+def _implied(d: Drift, implied: tuple[Value, ...], cards: Mapping[str, str]) -> bool:
+    """An item acted on that the user was never shown, but described in words."""
+    return d.why == "never shown" and any(same(v, d.sent, cards) for v in implied)
 
 
 _FREE_KEYS = re.compile(r"non_?free|chargeable|billable|extra_paid", re.I)

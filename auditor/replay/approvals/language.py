@@ -14,8 +14,10 @@
 
 What the user confirmed or chose travels with each covered call, for CF001 to compare with
 what the call sent: the values of the proposal (of the chosen options) and of the user's own
-words, the values of the options the user did not pick, and every payment method shown
-before the call.
+words, the values of the options the user did not pick, every payment method shown before
+the call, and the values that go without saying (`records.py`): items the user described in
+words, and, unless the user was asked how to pay, the payment the booking acted on was made
+with and the payment method a refund went back to.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from typing import TYPE_CHECKING
 
 from auditor import actions
 from auditor.model import Conversation, Message
-from auditor.replay.approvals import replies, values
+from auditor.replay.approvals import records, replies, values
 from auditor.replay.approvals.drafts import ApprovalDraft, Calls
 from auditor.replay.approvals.options import ApprovalOptions
 from auditor.replay.approvals.policy import Policy
@@ -49,6 +51,13 @@ _OBJECTS = ("id", "handle")
 """Kinds of value that name what an action is done to (a booking, an order, a user)."""
 _VAGUE_NOUNS = frozenset(
     ("reservation", "reservations", "booking", "order", "orders", "user", "account", "details")
+)
+# A question about how to pay ("Which payment method would you like to use?", "how would you
+# like to pay?"): where it was asked, no payment goes without saying.
+_ASKS_PAYMENT = re.compile(
+    r"\b(?:which|what|how|provide|specify|choose|select)\b[^.?!\n]{0,80}"
+    r"\b(?:pay|paying|payment|refund(?:ed)?\s+to)\b",
+    re.I,
 )
 
 
@@ -102,6 +111,8 @@ class _Decision:
     """Kinds of value the user's words corrected ("No, HAT137 instead"): a flight."""
     succeeded: bool = False
     """A call it covered succeeded: the next word from the user starts something new."""
+    asks_payment: bool = False
+    """What it answers asked the user how to pay (or where a refund should go)."""
     covered: list[Exchange] = field(default_factory=list)
 
     def covers(self, e: Exchange) -> bool:
@@ -125,11 +136,14 @@ class _Walk:
         self.decision: _Decision | None = None
         self.shown: dict[str, Value] = {}  # payment methods the user has seen named
         self.cards: dict[str, str] = {}  # payment id -> last four digits, from tool results
+        self.records = records.Records()  # what tool results show of bookings, orders, items
+        self.user_words: set[str] = set()  # every word the user wrote, as records match them
 
     def walk(self) -> None:
         for m in self.calls.messages:
             if m.role == "user" and m.text.strip():
                 self._shown(m.text)
+                self.user_words.update(records.tokens(m.text))
                 self.decision = self._decide(m)
                 self.said = []
             elif m.role == "assistant":
@@ -142,6 +156,7 @@ class _Walk:
                         self._cover(e, required)
             elif m.result is not None:
                 self.cards.update(values.card_profiles(m.result.text))
+                self.records.read(m.result.text)
 
     def _heard(self, m: Message) -> None:
         if not m.text.strip():
@@ -252,6 +267,7 @@ class _Walk:
         )
         made = _Decision(kind, start, m.index, said, tuple(confirmed), tuple(rejected))
         made.corrected = frozenset(named)
+        made.asks_payment = any(_ASKS_PAYMENT.search(p.text) for p in asked)
         return made
 
     def _cover(self, e: Exchange, required: str) -> None:
@@ -283,7 +299,20 @@ class _Walk:
             shown=tuple(self.shown.values()),
             cards=self.cards,
             required_by=required,
+            implied=self._implied(decision, e),
         )
+
+    def _implied(self, decision: _Decision, e: Exchange) -> tuple[Value, ...]:
+        """Values of the call the user never named that go without saying: the items the
+        user's own words describe (by a tool result's name or options); unless the user was
+        asked how to pay, the payment the record it acts on was made with, and a payment
+        method its result shows money sent back to."""
+        implied = self.records.named(e.call.arguments, self.user_words)
+        if not decision.asks_payment:
+            implied += self.records.paid_for(e.call.arguments)
+            if e.result is not None and not e.failed:
+                implied += records.refunded(e.result.text)
+        return tuple(implied)
 
 
 def _still_standing(before: _Decision, after: _Decision) -> tuple[Value, ...]:

@@ -311,6 +311,14 @@ def _payments(text: str) -> Iterator[Value]:
             yield Value("payment", f"{kind}:{int(number)}", m.group())
 
 
+def payment_id(text: str) -> Value | None:
+    """A payment method's id (`credit_card_4421486`, `paypal_7644869`) as a Value; None for any
+    other text."""
+    if m := _PAYMENT_ID.fullmatch(text):
+        return Value("payment", f"{_payment_kind(m['kind'])}:{int(m['n'])}", text)
+    return None
+
+
 def _payment_kind(written: str) -> str:
     lowered = written.lower().replace(" ", "_")
     if "gift" in lowered:
@@ -391,8 +399,8 @@ def _argument(path: str, key: str, leaf: Any) -> Argument | None:
     if not isinstance(leaf, str) or len(leaf) > _LEAF_LIMIT:
         return None
     text = leaf.strip()
-    if m := _PAYMENT_ID.fullmatch(text):
-        return Argument(path, Value("payment", f"{_payment_kind(m['kind'])}:{int(m['n'])}", text))
+    if payment := payment_id(text):
+        return Argument(path, payment)
     if m := _DATES[0].fullmatch(text[:10]):
         month, day = int(m["month"]), int(m["day"])
         key_ = f"{m['year']}-{month:02d}-{day:02d}"
