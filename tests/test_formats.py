@@ -20,7 +20,10 @@ from tests.conftest import FIXTURES, FUZZ, SNAPSHOTS, UPDATE, audit
 
 FORMAT_DIR = FIXTURES / "formats"
 CASES = sorted(
-    p for p in FORMAT_DIR.glob("*/*") if p.suffix in (".json", ".jsonl", ".traj", ".txt", ".eval")
+    p
+    for p in FORMAT_DIR.glob("*/*")
+    if p.suffix in (".json", ".jsonl", ".traj", ".txt", ".eval", ".log", ".af", ".md")
+    and p.name != "NOTICE.md"
 )
 
 
@@ -52,6 +55,8 @@ def plain(value):
             v = getattr(value, f.name)
             if v in (None, "", ()) and f.name not in ("arguments",):
                 continue
+            if f.name == "unrecorded" and v is False:
+                continue  # the usual case: said only when the outcome is not recorded
             out[f.name] = plain(v)
         return out
     if isinstance(value, tuple | list):

@@ -25,7 +25,8 @@ repeated content in the model's output for the same reason.
 ```
 
 ## Does not fire on
-- short acknowledgements ("OK", "Done.", "Thank you!") of fewer than five words;
+- short acknowledgements ("OK", "Done.", "Thank you!") of fewer than five words, and the
+  answers to a user turn that only greets ("hi", "thanks"): a greeting answers a greeting;
 - progress reports that differ only in their numbers ("12 of 40 files copied", "24 of 40 files
   copied"), and requests that differ in a name ("… using FedEx", "… using DHL");
 - the same words reporting on different work, with a successful tool call between them;
@@ -37,9 +38,10 @@ repeated content in the model's output for the same reason.
 ```
 """
 
+import re
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from auditor.findings import Severity, Violation, excerpt
 from auditor.model import Message
@@ -73,15 +75,36 @@ def _words(replay: Replay) -> tuple[list[frozenset[str]], list[list[str]]]:
 
 
 def _replies(replay: Replay) -> list[tuple[Message, str]]:
-    """The assistant's replies long enough to count, with their words joined by one space."""
+    """The assistant's replies long enough to count, with their words joined by one space;
+    not the replies to a user turn that only greets (a greeting answers a greeting)."""
+    greeted = _greeted(replay.conversation.messages)
     replies = []
     for turn in replay.turns:
-        if turn.message.tool_calls:
+        if turn.message.tool_calls or turn.message.index in greeted:
             continue
         words = turn.message.text.split()
         if len(words) >= MIN_WORDS:
             replies.append((turn.message, " ".join(words)))
     return replies
+
+
+_GREETING = re.compile(
+    r"\W*(?:hi|hello|hey|hiya|yo|howdy|good (?:morning|afternoon|evening)|thanks|thank you)"
+    r"(?: there| again)?\W*",
+    re.I,
+)
+
+
+def _greeted(messages: Sequence[Message]) -> set[int]:
+    """The turns of assistant messages answering a user turn that is only a greeting."""
+    greeted: set[int] = set()
+    greeting = False
+    for message in messages:
+        if message.role == "user":
+            greeting = len(message.text) <= 40 and _GREETING.fullmatch(message.text) is not None
+        elif message.role == "assistant" and greeting:
+            greeted.add(message.index)
+    return greeted
 
 
 def _keyed(replay: Replay) -> list[tuple[Message, str]]:

@@ -29,6 +29,8 @@ and OpenCode after three identical calls, Gemini CLI after five.
 - a retry that succeeds (the outcome differs), or repeats with a successful call of another tool
   between them;
 - calls of exempt tools and of `think`;
+- calls whose outcome the log does not keep (a browser agent's actions without their pages):
+  equal scrolls are progress down a page, equal clicks may be paging;
 - calls made by a simulated user (tau2's telecom domain): the rule watches the agent;
 - repeats that are all part of a cycle of different calls (A B A B A B): LP003 reports the
   cycle once.
