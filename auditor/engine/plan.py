@@ -29,7 +29,7 @@ def plan(paths: Iterable[str], settings: Settings) -> Iterator[Planned]:
         elif isinstance(item, sources.Ignored):
             yield Counts(gitignored=1)
         elif isinstance(item, sources.Skipped):
-            yield Unread(item.path, "type")
+            yield Unread(item.path, item.reason)
         else:
             yield item
 

@@ -12,11 +12,20 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from types import ModuleType
 
+from auditor import sources
 from auditor.formats import (
+    _companions,
+    aider,
     anthropic,
+    autogen,
+    browser_result,
+    browser_use,
+    chatdev,
+    cline,
     exchange,
     harmony,
     inspect_ai,
+    letta,
     mcp,
     multiagent,
     openai,
@@ -24,6 +33,7 @@ from auditor.formats import (
     otel,
     responses,
     sharegpt,
+    smolagents,
     stream,
     swe_agent,
     tau,
@@ -32,13 +42,23 @@ from auditor.formats._common import Problem, unreadable
 from auditor.model import Conversation, Location
 from auditor.sources import Record
 
-__all__ = ["FORMATS", "FileReader", "Problem", "unreadable"]
+__all__ = ["FORMATS", "FileReader", "Problem", "claims", "companion", "describe", "unreadable"]
 
 # Order matters, most specific first: an exchange holds request bodies in any API's shape; a
 # tau-bench entry holds OpenAI messages; Anthropic and Responses conversations would also pass
 # for OpenAI ones (`messages`, or a bare list of `{role, content}`); SWE-agent trajectories
 # have a `history` like multi-agent chats.
 FORMATS: dict[str, ModuleType] = {
+    # Agent frameworks' own files, each recognised by keys no other format has; Letta's and
+    # AutoGen's `messages` would pass for OpenAI's, smolagents' `thread_id` for a stream's.
+    browser_result.NAME: browser_result,
+    browser_use.NAME: browser_use,
+    letta.NAME: letta,
+    autogen.NAME: autogen,
+    cline.NAME: cline,
+    smolagents.NAME: smolagents,
+    chatdev.NAME: chatdev,
+    aider.NAME: aider,
     otel.NAME: otel,
     inspect_ai.NAME: inspect_ai,
     openai_agents.NAME: openai_agents,
@@ -64,9 +84,19 @@ def detect(record: Record) -> ModuleType | None:
     return None
 
 
+def companion(record: Record) -> tuple[str, str] | None:
+    """(what such files are, what this one is) for a record of a file agent frameworks write
+    beside their transcripts that holds none (a run summary, a results file): see
+    `_companions`."""
+    return _companions.known(record)
+
+
 def describe(record: Record) -> str:
     """Why a record matched no format, in words that help to find it."""
     value = record.value
+    companion = _companions.known(record)
+    if companion is not None:
+        return f"not a transcript: {companion[1]}"
     if record.kind == "text":
         return "text in no known transcript format"
     if isinstance(value, dict):
@@ -77,6 +107,16 @@ def describe(record: Record) -> str:
         return f"JSON array of no known log format ({len(value)} items)"
     kind = _JSON_TYPES.get(type(value), type(value).__name__)
     return f"JSON {kind} where a conversation was expected"
+
+
+def claims(head: bytes) -> bool:
+    """The first bytes of a file may be a log: they open JSON, or a text format knows them.
+
+    A walk reads no more of a file it decides on by its first bytes (`sources.walked_kind`)
+    when this is false, so a repository's README.md costs its first 16 KB, not a parse."""
+    if sources.opens_json(head):
+        return True
+    return any(fmt.sniff(head) for fmt in FORMATS.values() if hasattr(fmt, "sniff"))
 
 
 _JSON_TYPES = {type(None): "null", str: "string", int: "number", float: "number", bool: "boolean"}

@@ -1,0 +1,239 @@
+"""Aider chat history (`.aider.chat.history.md`): markdown, one conversation per session.
+
+`# aider chat started at YYYY-MM-DD hh:mm:ss` starts a session (text before the first such line,
+when it holds a user turn, is a session too). In a session, lines starting `#### ` are the
+user's input (a run of them is one turn; slash commands such as `/add` and `/undo` included),
+lines starting `> ` are aider's own console output, and every other line is the model's reply
+(its `<thinking-content-…>` or `<think>` blocks are its reasoning).
+
+Edits written in a reply are calls of origin `text`, id `edit-<line>`: in the `diff` formats
+each SEARCH/REPLACE block (`<<<<<<< SEARCH` … `=======` … `>>>>>>> REPLACE`, its file named on
+a line just before it or by the block before) is an `edit` call `{path, search, replace}`; in
+the `whole` format a file named before a fenced block is a `write` call `{path, content}` when
+the console says aider applied or failed to apply an edit to that file. A reply to an `/ask`
+question edits nothing. The console lines after a reply answer its edits: `Applied edit to
+<path>` is a success; a `SearchReplaceNoExactMatch` section quoting a block's SEARCH text, or
+`The LLM did not conform to the edit format` with no section naming the block, makes that
+block's result an error carrying the section, unless the console adds that the other blocks
+were applied; an edit the console says nothing about (the
+session was interrupted, the user declined) is answered by a result whose outcome is not
+recorded. Shell commands aider offers to run, lint and test output stay console text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from auditor.formats._common import (
+    Draft,
+    Problem,
+    conversation,
+    freeze,
+    result_draft,
+    unrecorded_draft,
+)
+from auditor.model import Conversation, Location, ToolCall
+from auditor.sources import Record
+
+NAME = "aider"
+
+_STARTED = re.compile(rb"(?m)^# aider chat started at \d{4}-\d\d-\d\d")
+_SESSION = re.compile(r"^# aider chat started at (.*)$", re.M)
+_BLOCK = re.compile(
+    r"^<{5,9} SEARCH[^\n]*\n(.*?)^={5,9}[ \t]*\n(.*?)^>{5,9} REPLACE[^\n]*$", re.M | re.S
+)
+_FENCE = re.compile(r"^(?:```|~~~|</?source)")
+_APPLIED = re.compile(r"^Applied edit to (.+?)\s*$", re.M)
+_NO_MATCH = re.compile(
+    r"^## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in (.+)$"
+    r"\n<{5,9} SEARCH\n(.*?)^={5,9}",
+    re.M | re.S,
+)
+_THINKING = re.compile(r"<(thinking-content-\w+|think)>(.*?)</\1>", re.S)
+_NOT_CONFORMED = "The LLM did not conform to the edit format."
+_OTHERS = re.compile(r"The other \d+ SEARCH/REPLACE blocks? (?:were|was) applied successfully\.")
+_WHOLE = re.compile(
+    r"^([^\n`]{1,200})\n(?:```|<source>)[^\n]*\n(.*?)^(?:```|</source>)[ \t]*$", re.M | re.S
+)
+
+
+def sniff(head: bytes) -> bool:
+    """The first bytes of a file are an aider chat history's."""
+    return _STARTED.search(head) is not None
+
+
+def detect(record: Record) -> bool:
+    value = record.value
+    return record.kind == "text" and sniff(value[:16384].encode("utf-8", "replace"))
+
+
+def parse(record: Record) -> Iterator[Conversation | Problem]:
+    text, path = record.value, record.location.path
+    starts = [m.start() for m in _SESSION.finditer(text)]
+    if not starts or "\n#### " in text[: starts[0]] or text.startswith("#### "):
+        starts.insert(0, 0)
+    line = 1
+    previous = 0
+    for start, end in zip(starts, [*starts[1:], len(text)], strict=True):
+        line += text.count("\n", previous, start)
+        previous = start
+        location = Location(path, line)
+        drafts = _session(text[start:end], location)
+        if drafts:
+            yield from conversation(NAME, {}, location, freeze(drafts), [])
+
+
+def _session(text: str, location: Location) -> list[Draft]:
+    drafts: list[Draft] = []
+    reply: tuple[Draft, list[tuple[ToolCall, str]]] | None = None
+    asked = False
+    for kind, lines, first in _blocks(text):
+        here = Location(location.path, location.line + first)  # type: ignore[operator]
+        body = "\n".join(lines).strip("\n")
+        if kind == "user":
+            if reply is not None:
+                drafts.extend(_answers(reply[1], "", here))
+                reply = None
+            asked = body.startswith("/ask")
+            drafts.append(Draft("user", here, [_sent(body)]))
+        elif kind == "reply":
+            if reply is not None:
+                drafts.extend(_answers(reply[1], "", here))
+            thinking = [m.group(2).strip() for m in _THINKING.finditer(body)]
+            body = _THINKING.sub("", body).strip() if thinking else body
+            turn = Draft("assistant", here, [body], reasoning=thinking)
+            edits = [] if asked else _edits(body, here)
+            turn.calls.extend(call for call, _ in edits)
+            drafts.append(turn)
+            reply = (turn, edits)
+        elif reply is not None:  # console output after a reply: its edits' outcome
+            turn, edits = reply
+            edits.extend(_whole_edits(turn, body, here, {c.arguments["path"] for c, _ in edits}))
+            drafts.extend(_answers(edits, body, here))
+            reply = None
+    if reply is not None:
+        drafts.extend(_answers(reply[1], "", location))
+    return drafts
+
+
+def _sent(body: str) -> str:
+    """What a user turn sent the model: after a command that takes a message (`/ask hi`),
+    aider logs the message it sent again (` hi`); a bare command stays as typed."""
+    lines = body.split("\n")
+    said = [line for line in lines if not line.startswith("/")]
+    if any(line.strip() for line in said) and len(said) < len(lines):
+        return "\n".join(said).strip()
+    return body
+
+
+def _blocks(text: str) -> Iterator[tuple[str, list[str], int]]:
+    """(kind, lines, index of its first line) of each run of user, console or reply lines."""
+    kind, lines, first = "", [], 0
+    for i, line in enumerate(text.split("\n")):
+        if line.startswith("#### ") or line == "####":
+            here, line = "user", line[5:].rstrip()
+        elif line.startswith("> ") or line == ">":  # not `>>>>>>> REPLACE`
+            here, line = "console", line[2:].rstrip()
+        elif line.startswith("# aider chat started at "):
+            continue
+        elif not line.strip():
+            lines.append(line)  # a blank line goes with what is around it
+            continue
+        elif kind == "console" and line.endswith("  ") and lines and lines[-1].strip():
+            here, line = "console", line.rstrip()  # a console message that ran over a line
+        else:
+            here = "reply"
+        if here != kind:
+            if kind and any(s.strip() for s in lines):
+                yield kind, lines, first
+            kind, lines, first = here, [], i
+        lines.append(line)
+    if kind and any(s.strip() for s in lines):
+        yield kind, lines, first
+
+
+def _edits(reply: str, here: Location) -> list[tuple[ToolCall, str]]:
+    """(call, its SEARCH text) for each SEARCH/REPLACE block of a reply."""
+    if "SEARCH" not in reply:
+        return []
+    found = []
+    path = ""
+    for m in _BLOCK.finditer(reply):
+        path = _file_before(reply, m.start()) or path
+        search, replace = m.group(1).rstrip("\n"), m.group(2).rstrip("\n")
+        line = here.line + reply.count("\n", 0, m.start())  # type: ignore[operator]
+        call = ToolCall(
+            f"edit-{line}",
+            "edit",
+            {"path": path, "search": search, "replace": replace},
+            origin="text",
+            location=Location(here.path, line),
+        )
+        found.append((call, search))
+    return found
+
+
+def _file_before(reply: str, at: int) -> str:
+    """The file a block edits, named on one of the three lines before it (aider's rule)."""
+    before = reply[max(0, at - 1000) : at].split("\n")[-4:-1]
+    for line in reversed(before):
+        name = line.strip().strip("*`#:").strip()
+        if name and not _FENCE.match(line.strip()) and " " not in name:
+            return name
+    return ""
+
+
+def _whole_edits(
+    turn: Draft, console: str, here: Location, named: set[str]
+) -> list[tuple[ToolCall, str]]:
+    """`write` calls for the files the console says were edited that no block names (the
+    whole-file format: a file name, then the file in a fence)."""
+    found = []
+    edited = [m.group(1) for m in _APPLIED.finditer(console)]
+    for path in dict.fromkeys(edited):
+        if path in named:
+            continue
+        content = next(
+            (m.group(2) for m in _WHOLE.finditer(turn.text) if m.group(1).strip("*`# ") == path), ""
+        )
+        call = ToolCall(
+            f"write-{here.line}-{len(found)}",
+            "write",
+            {"path": path, "content": content},
+            origin="text",
+        )
+        turn.calls.append(call)
+        found.append((call, ""))
+    return found
+
+
+def _answers(edits: list[tuple[ToolCall, str]], console: str, here: Location) -> list[Draft]:
+    """The results of a reply's edits, from the console lines that follow it."""
+    if not edits:
+        return []
+    applied = {m.group(1) for m in _APPLIED.finditer(console)}
+    failed = {_squeeze(m.group(2)): m for m in _NO_MATCH.finditer(console)}
+    nonconforming = _NOT_CONFORMED in console
+    others = _OTHERS.search(console)
+    drafts = []
+    for call, search in edits:
+        path = call.arguments["path"]
+        section = failed.get(_squeeze(search)) if search else None
+        if section is not None:
+            text = console[section.start() : section.end()].rstrip("=").strip()
+            drafts.append(result_draft(call.id, text, here, True, call.name))
+        elif path in applied:
+            drafts.append(result_draft(call.id, f"Applied edit to {path}", here, False, call.name))
+        elif others is not None and failed:
+            drafts.append(result_draft(call.id, others.group(0), here, False, call.name))
+        elif nonconforming:
+            drafts.append(result_draft(call.id, _NOT_CONFORMED, here, True, call.name))
+        else:
+            drafts.append(unrecorded_draft(call.id, here, call.name))
+    return drafts
+
+
+def _squeeze(text: str) -> str:
+    """A SEARCH text as the console quotes it and as the reply wrote it, compared alike."""
+    return "\n".join(line.rstrip() for line in text.strip("\n").split("\n"))
