@@ -1,7 +1,8 @@
 """Aider chat history (`.aider.chat.history.md`): markdown, one conversation per session.
 
 `# aider chat started at YYYY-MM-DD hh:mm:ss` starts a session (text before the first such line,
-when it holds a user turn, is a session too). In a session, lines starting `#### ` are the
+when it holds a user turn, is a session too); a session the model never answered (aider
+started and quit, commands only) is no conversation. In a session, lines starting `#### ` are the
 user's input (a run of them is one turn; slash commands such as `/add` and `/undo` included),
 lines starting `> ` are aider's own console output, and every other line is the model's reply
 (its `<thinking-content-…>` or `<think>` blocks are its reasoning).
@@ -40,9 +41,9 @@ NAME = "aider"
 
 _STARTED = re.compile(rb"(?m)^# aider chat started at \d{4}-\d\d-\d\d")
 _SESSION = re.compile(r"^# aider chat started at (.*)$", re.M)
-_BLOCK = re.compile(
-    r"^<{5,9} SEARCH[^\n]*\n(.*?)^={5,9}[ \t]*\n(.*?)^>{5,9} REPLACE[^\n]*$", re.M | re.S
-)
+_SEARCH = re.compile(r"^<{5,9} SEARCH[^\n]*\n", re.M)
+_DIVIDER = re.compile(r"^={5,9}[ \t]*\n", re.M)
+_REPLACE = re.compile(r"^>{5,9} REPLACE[^\n]*$", re.M)
 _FENCE = re.compile(r"^(?:```|~~~|</?source)")
 _APPLIED = re.compile(r"^Applied edit to (.+?)\s*$", re.M)
 _NO_MATCH = re.compile(
@@ -80,7 +81,7 @@ def parse(record: Record) -> Iterator[Conversation | Problem]:
         previous = start
         location = Location(path, line)
         drafts = _session(text[start:end], location)
-        if drafts:
+        if any(d.role == "assistant" for d in drafts):  # not a session the model never answered
             yield from conversation(NAME, {}, location, freeze(drafts), [])
 
 
@@ -117,6 +118,11 @@ def _session(text: str, location: Location) -> list[Draft]:
     return drafts
 
 
+def _ends(line: str) -> bool:
+    """The last line of a console message: aider appends two spaces to it."""
+    return line.endswith("  ") and (line.startswith(">") or bool(line.strip()))
+
+
 def _sent(body: str) -> str:
     """What a user turn sent the model: after a command that takes a message (`/ask hi`),
     aider logs the message it sent again (` hi`); a bare command stays as typed."""
@@ -128,20 +134,26 @@ def _sent(body: str) -> str:
 
 
 def _blocks(text: str) -> Iterator[tuple[str, list[str], int]]:
-    """(kind, lines, index of its first line) of each run of user, console or reply lines."""
+    """(kind, lines, index of its first line) of each run of user, console or reply lines.
+
+    Aider marks a console message with `> ` on its first line and two trailing spaces on its
+    last: the lines of a message that runs over several lines (`--show-repo`, a `Tokens:` line
+    wrapped before `Cost:`) are console lines until that last one.
+    """
     kind, lines, first = "", [], 0
+    running = False  # inside a console message that has not ended yet
     for i, line in enumerate(text.split("\n")):
-        if line.startswith("#### ") or line == "####":
+        if running:  # it ends on a line with text and aider's two trailing spaces
+            here, running, line = "console", not _ends(line), line.rstrip()
+        elif line.startswith("#### ") or line == "####":
             here, line = "user", line[5:].rstrip()
         elif line.startswith("> ") or line == ">":  # not `>>>>>>> REPLACE`
-            here, line = "console", line[2:].rstrip()
+            here, running, line = "console", not _ends(line), line[2:].rstrip()
         elif line.startswith("# aider chat started at "):
             continue
         elif not line.strip():
             lines.append(line)  # a blank line goes with what is around it
             continue
-        elif kind == "console" and line.endswith("  ") and lines and lines[-1].strip():
-            here, line = "console", line.rstrip()  # a console message that ran over a line
         else:
             here = "reply"
         if here != kind:
@@ -154,15 +166,15 @@ def _blocks(text: str) -> Iterator[tuple[str, list[str], int]]:
 
 
 def _edits(reply: str, here: Location) -> list[tuple[ToolCall, str]]:
-    """(call, its SEARCH text) for each SEARCH/REPLACE block of a reply."""
+    """(call, its SEARCH text) for each SEARCH/REPLACE block of a reply; a block that does not
+    close (`>>>>>>> REPLACE` missing) is an edit too, with what it holds after `=======`."""
     if "SEARCH" not in reply:
         return []
     found = []
     path = ""
-    for m in _BLOCK.finditer(reply):
-        path = _file_before(reply, m.start()) or path
-        search, replace = m.group(1).rstrip("\n"), m.group(2).rstrip("\n")
-        line = here.line + reply.count("\n", 0, m.start())  # type: ignore[operator]
+    for at, search, replace in _blocks_in(reply):
+        path = _file_before(reply, at) or path
+        line = here.line + reply.count("\n", 0, at)  # type: ignore[operator]
         call = ToolCall(
             f"edit-{line}",
             "edit",
@@ -172,6 +184,20 @@ def _edits(reply: str, here: Location) -> list[tuple[ToolCall, str]]:
         )
         found.append((call, search))
     return found
+
+
+def _blocks_in(reply: str) -> Iterator[tuple[int, str, str]]:
+    """(where it starts, SEARCH text, REPLACE text) of each block of a reply: from a `<<<<<<<
+    SEARCH` line to the next one, split at `=======` and ended at `>>>>>>> REPLACE` if any."""
+    opened = list(_SEARCH.finditer(reply))
+    for k, m in enumerate(opened):
+        end = opened[k + 1].start() if k + 1 < len(opened) else len(reply)
+        divider = _DIVIDER.search(reply, m.end(), end)
+        middle = divider.start() if divider is not None else end
+        close = _REPLACE.search(reply, divider.end() if divider else m.end(), end)
+        search = reply[m.end() : close.start() if close and not divider else middle]
+        replace = reply[divider.end() : close.start() if close else end] if divider else ""
+        yield m.start(), search.rstrip("\n"), replace.rstrip("\n")
 
 
 def _file_before(reply: str, at: int) -> str:

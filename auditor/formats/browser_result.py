@@ -6,11 +6,14 @@ The Online-Mind2Web result shape ("agent browser protocol" runs): `task` is the 
 turn with several calls), `final_result_response` the answer (empty when the run ran out of
 turns, `result_status: error_max_turns`).
 
-Actions become calls of origin `text`, id `action-<i>`: `Navigate to <url>` (`navigate`, `url`),
-`Navigate back` (`navigate_back`), `Click at (x, y)` (`click`, `x`, `y`), `Hover at (x, y)`
-(`hover`), `Type "<text>"` (`type`, `text`), `Press <KEY>` (`press`, `key`), `Scroll
-(delta_x=…, delta_y=…)` (`scroll`), `Select picker <id> -> <choice>` (`select`, `picker`,
-`choice`); any other sentence is a call named by its first word with the sentence as `action`.
+The first action, when it comes before any thought (`thoughts[0]` empty) and navigates, is the
+benchmark opening the task's website: a call of the user turn (as a simulated user's calls
+are), not of the model. The others are the model's calls, of origin `text`, id `action-<i>`:
+`Navigate to <url>` (`navigate`, `url`), `Navigate back` (`navigate_back`), `Click at (x, y)`
+(`click`, `x`, `y`), `Hover at (x, y)` (`hover`), `Type "<text>"` (`type`, `text`), `Press
+<KEY>` (`press`, `key`), `Scroll (delta_x=…, delta_y=…)` (`scroll`), `Select picker <id> ->
+<choice>` (`select`, `picker`, `choice`); any other sentence is a call named by its first word
+with the sentence as `action`.
 
 The file keeps no observations (they were screenshots): each call is answered by a result
 that says its outcome was not recorded (`ToolResult.unrecorded`), not an error, so a repeated
@@ -68,13 +71,20 @@ def parse(record: Record) -> Iterator[Conversation | Problem]:
     value, location = record.value, record.location
     problems: list[Problem] = []
     task = value.get("task")
-    drafts = [Draft("user", location.child("task"), [task if isinstance(task, str) else ""])]
+    user = Draft("user", location.child("task"), [task if isinstance(task, str) else ""])
+    drafts = [user]
     thoughts = value["thoughts"]
     turn: Draft | None = None
     thought: object = None
     results: list[Draft] = []
     for i, action in enumerate(value["action_history"]):
         here = location.child("action_history", i)
+        if i == 0 and _opens_site(action, thoughts):
+            call = _call(action, f"action-{i}")  # the benchmark's, so the user turn's call
+            call.location = here
+            user.calls.append(call)
+            drafts.append(unrecorded_draft(call.id, here, call.name))
+            continue
         if not isinstance(action, str):
             problems.append(
                 Problem(here, "expected an action sentence", evidence=excerpt_json(action))
@@ -107,6 +117,17 @@ def parse(record: Record) -> Iterator[Conversation | Problem]:
     key = as_id(value.get("task_id"))
     record_id = {"id": key} if key else {}
     yield from conversation(NAME, record_id, location, freeze(drafts), problems)
+
+
+def _opens_site(action: object, thoughts: list) -> bool:
+    """The first action, taken before the model said anything, is the benchmark opening the
+    task's website (every Online-Mind2Web task names one)."""
+    said = thoughts[0] if thoughts else ""
+    return (
+        isinstance(action, str)
+        and action.startswith("Navigate to ")
+        and (not isinstance(said, str) or not said.strip())
+    )
 
 
 def _call(action: str, call_id: str) -> ToolCall:

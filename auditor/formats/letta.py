@@ -15,7 +15,10 @@ conventions, which this reader follows:
   returns control to the agent after a call asked for one): they become `system` turns;
 - a tool result's text is JSON `{"status": "OK"|"Failed", "message": …}`: a status other than
   OK, or a 1.0 `tool_returns[].status` of `error`, makes it an error;
-- `system` messages after the first are memory rewrites and stay system turns.
+- `system` messages after the first are memory rewrites and stay system turns;
+- the messages before the first user turn (a login counts) are the agent's initial sequence,
+  written by its author or the runtime (MemGPT's boot `send_message`), not by the model: they
+  become system turns, without calls or results.
 """
 
 from __future__ import annotations
@@ -79,8 +82,13 @@ def parse(record: Record) -> Iterator[Conversation | Problem]:
 def _agent(agent: dict, location: Location) -> Iterator[Conversation | Problem]:
     problems: list[Problem] = []
     out: list[Message] = []
+    spoken = False  # a user turn (a login counts) came: the model speaks from here on
     for _, item, here in roled(agent["messages"], location.child("messages"), problems):
-        out.append(_message(item, len(out), here, problems))
+        spoken = spoken or item["role"] == "user"
+        message = _message(item, len(out), here, problems)
+        if not spoken and message.role in ("assistant", "tool"):
+            message = _initial(message)
+        out.append(message)
     tools = tool_specs(
         [t.get("json_schema", t) for t in agent.get("tools") or () if isinstance(t, dict)]
     )
@@ -103,6 +111,14 @@ def _message(item: dict, index: int, here: Location, problems: list[Problem]) ->
     elif role == "tool" and message.result is not None:
         return replace(message, result=_result(item, message.result))
     return message
+
+
+def _initial(message: Message) -> Message:
+    """A message of the agent's initial sequence, written by its author or the runtime before
+    anyone spoke to it (MemGPT's "Bootup sequence complete" `send_message`): a system turn
+    saying what it holds, not a call the model made."""
+    text = message.text or message.reasoning or (message.result.text if message.result else "")
+    return replace(message, role="system", text=text, tool_calls=(), result=None, reasoning="")
 
 
 def _sent(message: Message) -> str:

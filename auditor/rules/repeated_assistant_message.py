@@ -25,6 +25,8 @@ repeated content in the model's output for the same reason.
 ```
 
 ## Does not fire on
+- replies carrying fenced code that changed between them (a programmer resending a whole file
+  with the reviewer's fix in it reads as a rewording of the last one);
 - short acknowledgements ("OK", "Done.", "Thank you!") of fewer than five words, and the
   answers to a user turn that only greets ("hi", "thanks"): a greeting answers a greeting;
 - progress reports that differ only in their numbers ("12 of 40 files copied", "24 of 40 files
@@ -38,6 +40,7 @@ repeated content in the model's output for the same reason.
 ```
 """
 
+import hashlib
 import re
 from bisect import bisect_right
 from collections import Counter
@@ -115,8 +118,22 @@ def _keyed(replay: Replay) -> list[tuple[Message, str]]:
     keyed = []
     for (message, said), found, tokens in zip(replies, words, split, strict=True):
         numbers = numbers_in(tokens) if has_digit(said) else ()
-        keyed.append((message, keys.key(said, (found.difference(numbers), numbers))))
+        key = keys.key(said, (found.difference(numbers), numbers))
+        code = _code(message.text)
+        keyed.append((message, f"{key}\x1f{code}" if code else key))
     return keyed
+
+
+_FENCED = re.compile(r"```[^\n]*\n(.*?)```", re.S)
+
+
+def _code(text: str) -> str:
+    """The fenced code a reply carries, whitespace runs collapsed: replies whose code differs
+    are different messages however alike their words (a file resent with a fix in it)."""
+    if "```" not in text:
+        return ""
+    code = " ".join(" ".join(m.group(1).split()) for m in _FENCED.finditer(text))
+    return hashlib.blake2b(code.encode(), digest_size=8).hexdigest() if code else ""
 
 
 def check(replay: Replay, options: Options) -> Iterator[Violation]:
