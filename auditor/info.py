@@ -145,7 +145,7 @@ def show_files(paths: tuple[str, ...], chosen: Settings, out: TextIO) -> None:
     is. Only the first record of each file is read."""
     from auditor import engine, sources
     from auditor.engine.source import may_be_sidecar, sniffed, unread_as
-    from auditor.formats import FORMATS, describe
+    from auditor.formats import describe
     from auditor.formats import detect as detect_format
     from auditor.report import Counts, Unread
 
@@ -159,9 +159,9 @@ def show_files(paths: tuple[str, ...], chosen: Settings, out: TextIO) -> None:
             elif item.path == "-":
                 what = "standard input: its format is detected as it is read"
             elif chosen.input_format:
-                what = f"{FORMATS[chosen.input_format].NAME} (forced)"
+                what = f"{chosen.input_format} (forced)"
             elif isinstance(first, sources.Record):
-                fmt = detect_format(first)
+                fmt = detect_format(first, chosen.formats)
                 if fmt is not None:
                     what = fmt.NAME
                 elif walked:

@@ -44,7 +44,7 @@ def audit_source(
     result = SourceResult()
     dropped = settings.ignored_in(source.path) if settings.per_file_ignores else frozenset()
     auditor = ConversationChecker(settings, result, dropped)
-    reader = FileReader(settings.input_format, _rereader(source, settings, only))
+    reader = FileReader(settings.input_format, _rereader(source, settings, only), settings.formats)
     records = invalid = 0
     sidecar = may_be_sidecar(source, settings) and only is None
     if sidecar and source.kind == "sniff":
@@ -69,7 +69,7 @@ def audit_source(
                 invalid += 1
                 auditor.invalid(record)
                 continue
-            if sidecar and detect_format(record) is not None:
+            if sidecar and detect_format(record, settings.formats) is not None:
                 sidecar = False
             elif sidecar and not detail:
                 kind, detail = unread_as(record)
