@@ -41,6 +41,11 @@ NAME = "aider"
 
 _STARTED = re.compile(rb"(?m)^# aider chat started at \d{4}-\d\d-\d\d")
 _SESSION = re.compile(r"^# aider chat started at (.*)$", re.M)
+_MARKED = re.compile(r"^(####|>)(?: ([^\n]*)|[ \t]*)$", re.M)
+"""A user line (`#### …`) or a console line (`> …`), not `>>>>>>> REPLACE`."""
+_LAST_LINE = re.compile(r"^[^\n]*\S  $", re.M)
+_CONSOLE_RUN = re.compile(r"(?:^>(?: [^\n]*)?  (?:\n|\Z))+", re.M)
+"""Consecutive console lines that each end a message (two trailing spaces)."""
 _SEARCH = re.compile(r"^<{5,9} SEARCH[^\n]*\n", re.M)
 _DIVIDER = re.compile(r"^={5,9}[ \t]*\n", re.M)
 _REPLACE = re.compile(r"^>{5,9} REPLACE[^\n]*$", re.M)
@@ -89,9 +94,11 @@ def _session(text: str, location: Location) -> list[Draft]:
     drafts: list[Draft] = []
     reply: tuple[Draft, list[tuple[ToolCall, str]]] | None = None
     asked = False
-    for kind, lines, first in _blocks(text):
+    for kind, body, first in _blocks(text):
+        if not body.strip():
+            continue  # a session header alone
         here = Location(location.path, location.line + first)  # type: ignore[operator]
-        body = "\n".join(lines).strip("\n")
+        body = body.strip("\n")
         if kind == "user":
             if reply is not None:
                 drafts.extend(_answers(reply[1], "", here))
@@ -118,11 +125,6 @@ def _session(text: str, location: Location) -> list[Draft]:
     return drafts
 
 
-def _ends(line: str) -> bool:
-    """The last line of a console message: aider appends two spaces to it."""
-    return line.endswith("  ") and (line.startswith(">") or bool(line.strip()))
-
-
 def _sent(body: str) -> str:
     """What a user turn sent the model: after a command that takes a message (`/ask hi`),
     aider logs the message it sent again (` hi`); a bare command stays as typed."""
@@ -133,36 +135,61 @@ def _sent(body: str) -> str:
     return body
 
 
-def _blocks(text: str) -> Iterator[tuple[str, list[str], int]]:
-    """(kind, lines, index of its first line) of each run of user, console or reply lines.
+def _blocks(text: str) -> Iterator[tuple[str, str, int]]:
+    """(kind, text, index of its first line) of each run of user, console or reply lines,
+    user and console lines without their marks.
 
     Aider marks a console message with `> ` on its first line and two trailing spaces on its
     last: the lines of a message that runs over several lines (`--show-repo`, a `Tokens:` line
-    wrapped before `Cost:`) are console lines until that last one.
+    wrapped before `Cost:`) are console lines until that last one. The text is searched for
+    marks, and runs of one-line console messages and the model's replies between marks (most
+    of a history) are sliced, not visited line by line.
     """
-    kind, lines, first = "", [], 0
-    running = False  # inside a console message that has not ended yet
-    for i, line in enumerate(text.split("\n")):
-        if running:  # it ends on a line with text and aider's two trailing spaces
-            here, running, line = "console", not _ends(line), line.rstrip()
-        elif line.startswith("#### ") or line == "####":
-            here, line = "user", line[5:].rstrip()
-        elif line.startswith("> ") or line == ">":  # not `>>>>>>> REPLACE`
-            here, running, line = "console", not _ends(line), line[2:].rstrip()
-        elif line.startswith("# aider chat started at "):
-            continue
-        elif not line.strip():
-            lines.append(line)  # a blank line goes with what is around it
-            continue
+    kind, parts, first = "", [], 0
+    pos = line = 0  # text before `pos` is classified; `line` is the index of pos's line
+    if text.startswith("# aider chat started at "):
+        pos, line = text.find("\n") + 1 or len(text), 1
+    while (m := _MARKED.search(text, pos)) is not None:
+        start = m.start()
+        gap = text[pos:start]
+        at = line  # the line `pos` is on
+        line += gap.count("\n")  # the line this mark is on
+        here = "user" if m.group(1) == "####" else "console"
+        end = m.end()
+        if here == "console" and m.group(0).endswith("  "):
+            run = _CONSOLE_RUN.match(text, start)
+            assert run is not None  # the mark itself is one
+            end = run.end() - 1 if run.group(0).endswith("\n") else run.end()
+            body = "\n".join([x[2:].rstrip() for x in text[start:end].split("\n")])
+        elif here == "console":
+            body = (m.group(2) or "").rstrip()
+            last = _LAST_LINE.search(text, end)  # the message ends where aider ended it
+            stop = last.end() if last is not None else len(text)
+            body = "\n".join(x.rstrip() for x in [body, *text[end + 1 : stop].split("\n")])
+            end = stop
         else:
-            here = "reply"
+            body = (m.group(2) or "").rstrip()
+        if gap.strip():  # the model's reply, as written
+            reply = gap.strip("\n")
+            if kind:
+                yield kind, "\n".join(parts), first
+            kind, parts, first = "", [], 0
+            yield "reply", reply, at + gap[: gap.index(reply[0])].count("\n")
+        elif kind == here:
+            parts.extend([""] * gap.count("\n"))  # blank lines inside a run
         if here != kind:
-            if kind and any(s.strip() for s in lines):
-                yield kind, lines, first
-            kind, lines, first = here, [], i
-        lines.append(line)
-    if kind and any(s.strip() for s in lines):
-        yield kind, lines, first
+            if kind:
+                yield kind, "\n".join(parts), first
+            kind, parts, first = here, [], line
+        parts.append(body)
+        line += text.count("\n", start, end) + 1  # past the newline that ends it
+        pos = end + 1
+    rest = text[pos:]
+    if kind:
+        yield kind, "\n".join(parts), first
+    if rest.strip():
+        reply = rest.strip("\n")
+        yield "reply", reply, line + rest[: rest.index(reply[0])].count("\n")
 
 
 def _edits(reply: str, here: Location) -> list[tuple[ToolCall, str]]:

@@ -25,16 +25,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from auditor.formats._common import (
-    Draft,
-    Problem,
-    as_id,
-    conversation,
-    excerpt_json,
-    freeze,
-    unrecorded_draft,
-)
-from auditor.model import Conversation, ToolCall
+from auditor.formats._common import Problem, as_id, conversation, excerpt_json
+from auditor.model import UNRECORDED, Conversation, Location, Message, ToolCall, ToolResult
 from auditor.sources import Record
 
 NAME = "browser-result"
@@ -68,55 +60,67 @@ def detect(record: Record) -> bool:
 
 
 def parse(record: Record) -> Iterator[Conversation | Problem]:
+    # Hot for its size: a result file holds many small actions, so messages are built
+    # directly, not through drafts, each action's result right after its turn's calls.
     value, location = record.value, record.location
     problems: list[Problem] = []
+    actions, thoughts = value["action_history"], value["thoughts"]
+    path, line, prefix = location.path, location.line, location.pointer
     task = value.get("task")
-    user = Draft("user", location.child("task"), [task if isinstance(task, str) else ""])
-    drafts = [user]
-    thoughts = value["thoughts"]
-    turn: Draft | None = None
+    task = task if isinstance(task, str) else ""
+    out: list[Message] = []
+    turn: list[ToolCall] = []
+    turn_at: tuple[str, Location] | None = None
+    pending: list[ToolCall] = []
     thought: object = None
-    results: list[Draft] = []
-    for i, action in enumerate(value["action_history"]):
-        here = location.child("action_history", i)
-        if i == 0 and _opens_site(action, thoughts):
-            call = _call(action, f"action-{i}")  # the benchmark's, so the user turn's call
-            call.location = here
-            user.calls.append(call)
-            drafts.append(unrecorded_draft(call.id, here, call.name))
+
+    def close() -> None:
+        if turn_at is not None:
+            out.append(Message(len(out), "assistant", turn_at[0], turn_at[1], tuple(turn)))
+        for call in pending:
+            result = ToolResult(call.id, UNRECORDED, None, call.name, True)
+            out.append(Message(len(out), "tool", UNRECORDED, call.location, (), result))  # type: ignore[arg-type]
+
+    for i, action in enumerate(actions):
+        here = Location(path, line, f"{prefix}/action_history/{i}")
+        if i == 0 and _opens_site(action, thoughts):  # the benchmark's, so the user turn's call
+            opened = _call(action, f"action-{i}", here)
+            out.append(Message(0, "user", task, location.child("task"), (opened,)))
+            pending = [opened]
             continue
+        if i == 0:
+            out.append(Message(0, "user", task, location.child("task")))
         if not isinstance(action, str):
             problems.append(
                 Problem(here, "expected an action sentence", evidence=excerpt_json(action))
             )
             continue
         said = thoughts[i] if i < len(thoughts) else None
-        if turn is None or said != thought:
-            drafts.extend(results)
-            results = []
+        if turn_at is None or said != thought:
+            close()
             text = said.strip() if isinstance(said, str) else ""
-            turn = Draft("assistant", location.child("thoughts", i), [text])
-            drafts.append(turn)
+            turn, pending = [], []
+            turn_at = (text, Location(path, line, f"{prefix}/thoughts/{i}"))
             thought = said
-        call = _call(action, f"action-{i}")
-        call.location = here
-        turn.calls.append(call)
-        results.append(unrecorded_draft(call.id, here, call.name))
-    drafts.extend(results)
+        call = _call(action, f"action-{i}", here)
+        turn.append(call)
+        pending.append(call)
+    if not out:
+        out.append(Message(0, "user", task, location.child("task")))
+    close()
     final = value.get("final_result_response")
     if isinstance(final, str) and final.strip():
-        drafts.append(Draft("assistant", location.child("final_result_response"), [final]))
-    if len(thoughts) != len(value["action_history"]):
+        out.append(Message(len(out), "assistant", final, location.child("final_result_response")))
+    if len(thoughts) != len(actions):
         problems.append(
             Problem(
                 location.child("thoughts"),
-                f"{len(thoughts)} thoughts for {len(value['action_history'])} actions: "
-                "turns paired by position",
+                f"{len(thoughts)} thoughts for {len(actions)} actions: turns paired by position",
             )
         )
     key = as_id(value.get("task_id"))
     record_id = {"id": key} if key else {}
-    yield from conversation(NAME, record_id, location, freeze(drafts), problems)
+    yield from conversation(NAME, record_id, location, tuple(out), problems)
 
 
 def _opens_site(action: object, thoughts: list) -> bool:
@@ -130,24 +134,27 @@ def _opens_site(action: object, thoughts: list) -> bool:
     )
 
 
-def _call(action: str, call_id: str) -> ToolCall:
+def _call(action: str, call_id: str, here: Location) -> ToolCall:
     """The call an action sentence describes."""
     sentence = action.strip()
-    for pattern, name, keys in _ACTIONS:
+    for pattern, name, keys in _BY_VERB.get(sentence[:5], _ACTIONS):
         m = pattern.fullmatch(sentence)
         if m is not None:
             arguments = {k: _value(v) for k, v in zip(keys, m.groups(), strict=True)}
-            return ToolCall(call_id, name, arguments, origin="text")
+            return ToolCall(call_id, name, arguments, None, None, "text", here)
     name = sentence.split(None, 1)[0].lower() if sentence else "action"
-    return ToolCall(call_id, name, {"action": sentence}, origin="text")
+    return ToolCall(call_id, name, {"action": sentence}, None, None, "text", here)
+
+
+_BY_VERB = {pattern.pattern[:5]: [(pattern, name, keys)] for pattern, name, keys in _ACTIONS}
+_BY_VERB["Navig"] = [a for a in _ACTIONS if a[0].pattern.startswith("Navig")]
+"""The patterns to try by an action's first five characters (`Click`, `Scrol`, `Navig`…)."""
 
 
 def _value(text: str) -> object:
     """Coordinates and deltas as numbers, as a structured log would give them."""
-    try:
+    if text.isdigit() or (text[:1] == "-" and text[1:].isdigit()):
         return int(text)
-    except ValueError:
-        pass
     try:
         return float(text)
     except ValueError:

@@ -61,6 +61,17 @@ _START = re.compile(r"([^:\n*]{1,80}): \*\*\[Start Chat\]\*\*")
 _UPDATED = re.compile(r"\s*(\S+) updated\.")
 _WROTE = re.compile(r"^(.*\S) Wrote$", re.M)
 _TASK = re.compile(r"\*\*task_prompt\*\*: (.*?)(?:\n\n\*\*|\Z)", re.S)
+_NOISE = (
+    "flask app.py did not start",
+    "**[OpenAI_Usage_Info",
+    "**[Execute Detail]**",
+    "**[Software Info]**",
+    "System: **[",
+    "**[Seminar Conclusion]**",
+    "HTTP Request:",
+    "error_code=",
+)
+"""Entries that are bookkeeping, told by how they open."""
 _TURN_ENTRIES = (
     "**[Preprocessing]**",
     "**[Test Reports]**",
@@ -89,10 +100,13 @@ def parse(record: Record) -> Iterator[Conversation | Problem]:
     for start, end in zip(starts, [*starts[1:], len(text)], strict=True):
         line += text.count("\n", previous, start)
         previous = start
-        body = text[start:end]
-        run.entry(
-            _ANSI.sub("", body[body.index("] ") + 2 :]).rstrip(), Location(location.path, line)
-        )
+        opens = text.index("] ", start, end) + 2
+        if text.startswith(_NOISE, opens):
+            continue  # half of a log's entries: not even sliced
+        body = text[opens:end]
+        if "\x1b" in body:
+            body = _ANSI.sub("", body)
+        run.entry(body.rstrip(), Location(location.path, line))
     run.close_write()
     yield from conversation(NAME, {}, location, freeze(run.drafts), [])
 
