@@ -50,12 +50,13 @@ def _rules(out: TextIO, as_json: bool, chosen: tuple[Rule, ...] = RULES) -> None
 
 
 def formats(out: TextIO) -> None:
-    """The log formats `--input-format` accepts, each with the first line of its docstring."""
-    from auditor.formats import FORMATS
+    """The log formats `--input-format` accepts, each with the first line of its docstring:
+    the plugins' (`auditor.formats` entry points) first, then the built-in ones."""
+    from auditor.formats import FORMATS, plugins
 
-    for name, module in FORMATS.items():
-        summary = (module.__doc__ or "").strip().splitlines()[0]
-        out.write(f"{name:<12} {summary}\n")
+    for name, module in {**plugins(), **FORMATS}.items():
+        summary = (module.__doc__ or "").strip().splitlines()[0] if module.__doc__ else ""
+        out.write(f"{name:<14} {summary}\n")
 
 
 def show(invocation: Invocation, *, rules: bool, settings: bool, files: bool) -> None:

@@ -32,7 +32,7 @@ from auditor.formats._common import (
     tool_call,
     type_of,
 )
-from auditor.model import Conversation, Location
+from auditor.model import Conversation, Location, ToolCall
 from auditor.sources import Record
 
 NAME = "autogen"
@@ -108,16 +108,7 @@ def _chat(
             thought.append(text_of(content))
         elif kind == "ToolCallRequestEvent":
             draft = Draft("assistant", here, name=source, reasoning=thought)
-            for k, call in enumerate(content if isinstance(content, list) else ()):
-                if isinstance(call, dict):
-                    draft.calls.append(
-                        tool_call(
-                            call.get("id"),
-                            call.get("name"),
-                            call.get("arguments"),
-                            here.child("content", k),
-                        )
-                    )
+            draft.calls.extend(_calls(content, here))
             drafts.append(draft)
             thought = []
         elif kind == "ToolCallExecutionEvent":
@@ -132,6 +123,15 @@ def _chat(
             )
             thought = []
     yield from conversation(NAME, owner, location, freeze(drafts), problems, index)
+
+
+def _calls(content: object, here: Location) -> list[ToolCall]:
+    """The calls a request event or an assistant message lists: `{id, name, arguments}`."""
+    return [
+        tool_call(call.get("id"), call.get("name"), call.get("arguments"), here.child("content", k))
+        for k, call in enumerate(content if isinstance(content, list) else ())
+        if isinstance(call, dict)
+    ]
 
 
 def _results(content: object, here: Location) -> list[Draft]:
@@ -192,16 +192,7 @@ def _context(
                 "assistant", here, reasoning=[thought] if isinstance(thought, str) else []
             )
             if isinstance(content, list):
-                for k, call in enumerate(content):
-                    if isinstance(call, dict):
-                        draft.calls.append(
-                            tool_call(
-                                call.get("id"),
-                                call.get("name"),
-                                call.get("arguments"),
-                                here.child("content", k),
-                            )
-                        )
+                draft.calls.extend(_calls(content, here))
             else:
                 draft.texts.append(text_of(content))
             source = item.get("source")

@@ -44,7 +44,7 @@ from auditor.sources import Record
 NAME = "chatdev"
 
 _TAG = re.compile(rb"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d (?:INFO|WARNING|ERROR|DEBUG)\] ")
-_ENTRY = re.compile(r"^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d (?:INFO|WARNING|ERROR|DEBUG)\] ", re.M)
+_ENTRY = re.compile("^" + _TAG.pattern.decode(), re.M)
 _MARKS = (
     "**[Preprocessing]**",
     "**[Start Chat]**",
