@@ -14,7 +14,9 @@ a different call). Then measures, in one run:
   wall time and the peak resident memory of the whole process tree;
 - `audit --version` start-up time;
 - then (`bench/stages.py`, BENCH_STAGES=0 skips it) where one core's time goes in process:
-  decode, model, replay, and each rule family and rule, so a slow rule is seen the day it lands.
+  decode, model, replay, and each rule family and rule, so a slow rule is seen the day it lands;
+- then (`bench/readers.py`, BENCH_READERS=0 skips it) what each agent-framework reader costs
+  per megabyte beside the OpenAI chat reader.
 
 Size: BENCH_MB (default 200) megabytes of log; `BENCH_MB=1000 make bench` for the 1 GB figure.
 
@@ -43,7 +45,8 @@ from pathlib import Path
 import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import shapes  # sibling modules of this script
+import readers  # sibling modules of this script
+import shapes
 import stages
 
 OUT = Path(__file__).resolve().parent / "out"
@@ -441,6 +444,8 @@ def main() -> None:
         stages.main(path)
     if os.environ.get("BENCH_SHAPES", "1") != "0":
         shapes.main(audit_run)
+    if os.environ.get("BENCH_READERS", "1") != "0":
+        readers.main(path)
     if os.environ.get("BENCH_OTEL"):
         bench_otel(megabytes)
 

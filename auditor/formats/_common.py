@@ -10,6 +10,7 @@ import orjson
 
 from auditor.canonical import TOO_DEEP, depth_exceeds
 from auditor.model import (
+    UNRECORDED,
     ApprovalDecision,
     ApprovalRequest,
     Conversation,
@@ -302,6 +303,13 @@ def result_draft(
             name if isinstance(name, str) else None,
         ),
     )
+
+
+def unrecorded_draft(call_id: Any, location: Location, name: Any = None) -> MessageDraft:
+    """A `tool` message saying the log keeps the call, not what came of it."""
+    draft = result_draft(call_id, UNRECORDED, location, None, name)
+    draft.result.unrecorded = True  # type: ignore[union-attr]
+    return draft
 
 
 def with_results(main: MessageDraft, results: list[MessageDraft]) -> list[MessageDraft]:

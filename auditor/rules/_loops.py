@@ -62,10 +62,15 @@ def calls(replay: Replay, options: Options) -> list[Exchange]:
 
 
 def _calls(replay: Replay, options: Options) -> list[Exchange]:
+    # A call whose outcome the log does not keep (`ToolResult.unrecorded`) is left out: two
+    # equal scrolls of a browser agent are progress down a page, two equal clicks may be paging
+    # or a stuck button, and only what came of them (which the log lacks) would tell.
     return [
         e
         for e in replay.exchanges
-        if e.result is not None and not transparent(e.call.name, options)
+        if e.result is not None
+        and not e.result.unrecorded
+        and not transparent(e.call.name, options)
     ]
 
 

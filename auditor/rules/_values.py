@@ -26,6 +26,37 @@ CODE_TOOLS = frozenset(("python", "sh", "bash", "shell", "ipython", "execute_cod
 """Tools whose arguments are programs."""
 
 
+FILE_CONTENT_KEYS = frozenset(
+    (
+        "content",
+        "file_text",
+        "new_str",
+        "old_str",
+        "new_content",
+        "diff",
+        "patch",
+        "search",
+        "replace",
+        "code_edit",
+    )
+)
+"""Keys whose value is what a call saves to a file, or the text it replaces there, when it names
+the file (`writes_file`)."""
+PATH_KEYS = frozenset(("path", "file_path", "filepath", "filename", "file", "target_file"))
+
+
+def writes_file(arguments: Any) -> bool:
+    """The arguments name a file (`path`, `file_path`, …) beside what they hold: a call that saves
+    or edits it. Objects inside a list (several files in one call) count."""
+    if isinstance(arguments, dict):
+        if not PATH_KEYS.isdisjoint(arguments):
+            return True
+        return any(writes_file(v) for v in arguments.values() if isinstance(v, list))
+    if isinstance(arguments, list):
+        return any(isinstance(item, dict) and not PATH_KEYS.isdisjoint(item) for item in arguments)
+    return False
+
+
 def strings(call: ToolCall) -> Iterator[tuple[str, str, bool]]:
     """(key, value, is_code) for every string value of the call's arguments, in order.
 

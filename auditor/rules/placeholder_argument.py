@@ -29,6 +29,9 @@ asked for the value, looked it up, or said it could not.
 - in code, a name the same code binds (`insert_pos = j` before `lines.insert(insert_pos, …)`,
   a loop variable, a parameter): an ordinary variable. A placeholder that is also assigned in
   the code (`YOUR_KEY = "…"`, then used) is missed;
+- the content a call saves to a file (`content`, `file_text`, `new_str`, `diff` beside a `path`):
+  a placeholder in a file written for later (`API_KEY = "YOUR_API_KEY"` in an app's config,
+  `{{ name }}` in a template) is for a person to fill in; running it is what fails;
 - calls that never ran (no result), and values that merely contain `example` or `your`.
 ```jsonl
 {"id": "user-asked", "messages": [{"role": "user", "content": "Is https://example.com up? Also add a TODO item: call Anna."}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "http_get", "arguments": "{\"url\": \"https://example.com\"}"}}, {"id": "c2", "type": "function", "function": {"name": "add_item", "arguments": "{\"text\": \"TODO: call Anna about your docs\"}"}}]}, {"role": "tool", "tool_call_id": "c1", "content": "200 OK"}, {"role": "tool", "tool_call_id": "c2", "content": "added"}]}
@@ -43,7 +46,7 @@ from auditor.findings import Severity, Violation, excerpt, on_call
 from auditor.model import Message
 from auditor.replay import Exchange, Replay
 from auditor.rules import _placeholders
-from auditor.rules._values import comment_free, strings
+from auditor.rules._values import FILE_CONTENT_KEYS, comment_free, strings, writes_file
 
 CODE = "FB005"
 NAME = "placeholder-argument"
@@ -83,7 +86,10 @@ def _placeholders_of(exchange: Exchange) -> Iterator[tuple[str, str, str]]:
     """(key, placeholder, the text it sits in) for each placeholder in the call's values."""
     if not _hinted(exchange):
         return  # the arguments as logged hold no hint of one: no need to walk them
+    saves = writes_file(exchange.call.arguments)
     for key, value, code in strings(exchange.call):
+        if saves and key in FILE_CONTENT_KEYS:
+            continue  # a file saved for later: a placeholder in it is for a person to fill in
         text = comment_free(value) if code else value
         for placeholder in _placeholders.find(text, code):
             yield key, placeholder, text

@@ -34,6 +34,8 @@ and OpenCode after three identical calls, Gemini CLI after five.
   lookup, every word of its name but the verb: "before each change, check the line status"
   for `get_line_status`). A policy that words the lookup otherwise ("verify the SIM") is not
   understood, and its repeats are still reported;
+- calls whose outcome the log does not keep (a browser agent's actions without their pages):
+  equal scrolls are progress down a page, equal clicks may be paging;
 - calls made by a simulated user (tau2's telecom domain): the rule watches the agent;
 - repeats that are all part of a cycle of different calls (A B A B A B): LP003 reports the
   cycle once.

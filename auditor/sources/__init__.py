@@ -13,7 +13,9 @@ from auditor.sources.framing import (
     bounded_lines,
     cuts,
     getsize,
+    head,
     open_binary,
+    opens_json,
     parse_document,
     read,
     read_lines,
@@ -24,8 +26,10 @@ from auditor.sources.framing import (
 from auditor.sources.kinds import (
     ARCHIVE_SUFFIXES,
     DOCUMENT_SUFFIXES,
+    HEAD_BYTES,
     JSONL_SUFFIXES,
     MAX_RECORD_BYTES,
+    SNIFF_SUFFIXES,
     STDIN,
     TEXT_SUFFIXES,
     Excluded,
@@ -41,14 +45,17 @@ from auditor.sources.kinds import (
     is_url,
     kind_of,
     os_reason,
+    walked_kind,
 )
 from auditor.sources.walk import Exclude, discover
 
 __all__ = [
     "ARCHIVE_SUFFIXES",
     "DOCUMENT_SUFFIXES",
+    "HEAD_BYTES",
     "JSONL_SUFFIXES",
     "MAX_RECORD_BYTES",
+    "SNIFF_SUFFIXES",
     "STDIN",
     "TEXT_SUFFIXES",
     "Exclude",
@@ -66,9 +73,11 @@ __all__ = [
     "cuts",
     "discover",
     "getsize",
+    "head",
     "is_url",
     "kind_of",
     "open_binary",
+    "opens_json",
     "os_reason",
     "parse_document",
     "read",
@@ -76,4 +85,5 @@ __all__ = [
     "read_only",
     "split",
     "too_large",
+    "walked_kind",
 ]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import re
 import sys
 import zlib
 from collections.abc import Callable, Iterable, Iterator
@@ -20,6 +21,7 @@ import orjson
 
 from auditor.model import Location
 from auditor.sources.kinds import (
+    HEAD_BYTES,
     MAX_RECORD_BYTES,
     InvalidRecord,
     Kind,
@@ -38,6 +40,30 @@ _STREAM_ERRORS = (OSError, EOFError, zlib.error)
 _DRAIN = 1024 * 1024
 _BUFFER = 1024 * 1024
 """Read buffer of a file: lines of several KB cost a system call each with the default 8 KB."""
+
+
+def head(source: Source, size: int = HEAD_BYTES) -> bytes:
+    """The first `size` bytes of a file (of its content, for a .gz), without a BOM. Raises
+    OSError when it cannot be read."""
+    with open_binary(source.path) as raw:
+        start = raw.read(2)
+        if source.compressed or start == _GZIP_MAGIC:
+            raw.seek(0)
+            try:
+                data = gzip.GzipFile(fileobj=raw, mode="rb").read(size)
+            except _STREAM_ERRORS:
+                return b""
+        else:
+            data = start + raw.read(size - 2)
+    return data.removeprefix(_BOM)
+
+
+def opens_json(head: bytes) -> bool:
+    """The first bytes open a JSON value (`{`, `[`), not a log line with a bracketed tag."""
+    stripped = head.lstrip()
+    if stripped[:1] not in (b"{", b"["):
+        return False
+    return _TAGGED_LINE.match(stripped.split(b"\n", 1)[0].strip()) is None
 
 
 def open_binary(path: str) -> io.BufferedReader:
@@ -405,7 +431,8 @@ def _read_sniffed(path: str, fp: IO[bytes], limit: int) -> Iterator[Record | Inv
         yield _corrupt(path, 1, exc)
         return
     stripped = first.removeprefix(_BOM).strip()
-    opens_json = stripped[:1] in (b"{", b"[")
+    # `[2023-15-10 22:07:03 INFO] …`: a log line that opens with a bracketed tag, not JSON.
+    opens_json = stripped[:1] in (b"{", b"[") and _TAGGED_LINE.match(stripped) is None
     if not first or (opens_json and _is_json(stripped)):
         yield from read_lines(path, _chain([*leading, first], lines))
         return
@@ -434,6 +461,9 @@ def _read_sniffed(path: str, fp: IO[bytes], limit: int) -> Iterator[Record | Inv
         yield from read_lines(path, data.splitlines(keepends=True))
         return
     yield from _text(path, data)
+
+
+_TAGGED_LINE = re.compile(rb"\[[^\[\]{}\"]*\][ \t]*[^\s,\]}]")
 
 
 def _is_json(data: bytes) -> bool:

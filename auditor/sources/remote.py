@@ -36,6 +36,7 @@ from auditor.sources.kinds import (
     Skipped,
     Source,
     kind_of,
+    walked_kind,
 )
 
 Exclude = Callable[[str], bool]
@@ -96,7 +97,7 @@ def _walk(fs: Any, root: str, exclude: Exclude) -> Iterator[Found]:
         url = fs.unstrip_protocol(name)
         if exclude(url):
             yield Excluded(url)
-        elif kind_of(name)[0] == "sniff":
+        elif walked_kind(name) is None:
             yield Skipped(url)
         else:
             yield _source(url, info, explicit=False)
