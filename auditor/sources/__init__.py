@@ -3,15 +3,14 @@ came from).
 
 - `kinds`: the types this stage hands on (a leaf);
 - `walk`: discovery, the paths walked into sources (`discover`, `Exclude`);
-- `framing`: the bytes of one source cut into records (`read`), a JSON Lines file cut into
-  spans for `--jobs` (`split`);
+- `framing`: the bytes of one source cut into records (`read`); `spans`: a JSON Lines file
+  cut into spans of whole lines for `--jobs` (`split`);
 - `archives`: Inspect `.eval` zips, member by member; `gitignore`: the walk's `.gitignore`
   rules; `remote`: URLs, read through fsspec (only when one is named).
 """
 
 from auditor.sources.framing import (
     bounded_lines,
-    cuts,
     getsize,
     head,
     open_binary,
@@ -20,7 +19,6 @@ from auditor.sources.framing import (
     read,
     read_lines,
     read_only,
-    split,
     too_large,
 )
 from auditor.sources.kinds import (
@@ -47,6 +45,7 @@ from auditor.sources.kinds import (
     os_reason,
     walked_kind,
 )
+from auditor.sources.spans import cuts, split
 from auditor.sources.walk import Exclude, discover
 
 __all__ = [

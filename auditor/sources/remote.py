@@ -155,7 +155,7 @@ def counting_with(map_: Map) -> Iterator[None]:
 
 
 def cuts(url: str, targets: list[int], size: int) -> list[tuple[int, int]] | None:
-    """`framing.cuts` for the file at `url`: where each span starts, and its first line's
+    """`spans.cuts` for the file at `url`: where each span starts, and its first line's
     number. With a map given (`counting_with`), the stretches between two targets are read
     where the file lies, one task each, so that this process does not read the whole file
     just to number its lines; else None: the caller reads the file itself."""
@@ -184,7 +184,7 @@ def count_newlines(url: str, start: int, end: int) -> tuple[int, int | None]:
 
 
 def joined(counted: list[tuple[int, int | None]]) -> list[tuple[int, int]]:
-    """The cuts `framing.cuts` finds, from what `count_newlines` says of each stretch: a
+    """The cuts `spans.cuts` finds, from what `count_newlines` says of each stretch: a
     stretch starts at a target, and its first newline ends the line that target falls in
     (or, with none, a later stretch's first newline does)."""
     found = [(0, 1)]
