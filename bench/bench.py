@@ -27,6 +27,9 @@ conversation ids: each trace's three resource batches are three lines, interleav
 next trace's, so spans are buffered per trace. It prints throughput and peak RSS, which must
 stay flat whatever the file's size (memory bounded by the open traces, not by the file).
 Each time is the best of BENCH_RUNS (default 3) runs; peak memory is the highest seen.
+`BENCH_CODING_READERS=1 make bench` also compares the coding agents' readers with the OpenAI
+chat reader, per megabyte, as whole audits (`bench/coding_readers.py`; `python
+bench/coding_readers.py` runs it alone).
 The log is cached in bench/out/. Figures are printed, never asserted: tests do not time things.
 """
 
@@ -45,7 +48,8 @@ from pathlib import Path
 import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import readers  # sibling modules of this script
+import coding_readers  # sibling modules of this script
+import readers
 import shapes
 import stages
 
@@ -448,6 +452,8 @@ def main() -> None:
         readers.main(path)
     if os.environ.get("BENCH_OTEL"):
         bench_otel(megabytes)
+    if os.environ.get("BENCH_CODING_READERS"):
+        coding_readers.main(audit_run, generate)
 
 
 if __name__ == "__main__":

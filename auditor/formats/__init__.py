@@ -38,10 +38,15 @@ from auditor.formats import (
     harmony,
     inspect_ai,
     letta,
+    litellm,
     mcp,
+    message_lines,
+    mini_swe_agent,
     multiagent,
     openai,
     openai_agents,
+    openhands,
+    openhands_v0,
     otel,
     responses,
     sharegpt,
@@ -110,8 +115,12 @@ class Format(Protocol):
 # Order matters, most specific first: an exchange holds request bodies in any API's shape; a
 # tau-bench entry holds OpenAI messages; Anthropic and Responses conversations would also pass
 # for OpenAI ones (`messages`, or a bare list of `{role, content}`); SWE-agent trajectories
-# have a `history` like multi-agent chats.
+# have a `history` like multi-agent chats. An agent-SDK event (`kind: …Event`) and a bare message
+# (no container key, no session key) are no other format's: they come first, since their
+# formats hold one event or message a line and detection runs on every line.
 FORMATS: dict[str, Format] = {
+    openhands.NAME: openhands,
+    message_lines.NAME: message_lines,
     # Agent frameworks' own files, each recognised by keys no other format has; Letta's and
     # AutoGen's `messages` would pass for OpenAI's, smolagents' `thread_id` for a stream's.
     browser_result.NAME: browser_result,
@@ -126,6 +135,9 @@ FORMATS: dict[str, Format] = {
     inspect_ai.NAME: inspect_ai,
     openai_agents.NAME: openai_agents,
     mcp.NAME: mcp,
+    mini_swe_agent.NAME: mini_swe_agent,
+    litellm.NAME: litellm,
+    openhands_v0.NAME: openhands_v0,
     exchange.NAME: exchange,
     tau.NAME: tau,
     anthropic.NAME: anthropic,

@@ -78,7 +78,7 @@ def parse(record: Record) -> Iterator[Conversation | Problem]:
         if turn_at is not None:
             out.append(Message(len(out), "assistant", turn_at[0], turn_at[1], tuple(turn)))
         for call in pending:
-            result = ToolResult(call.id, UNRECORDED, None, call.name, True)
+            result = ToolResult(call.id, UNRECORDED, None, call.name, unrecorded=True)
             out.append(Message(len(out), "tool", UNRECORDED, call.location, (), result))  # type: ignore[arg-type]
 
     for i, action in enumerate(actions):

@@ -19,6 +19,7 @@ from typing import IO, cast
 import orjson
 
 from auditor.model import Location
+from auditor.sources.events import grouped
 from auditor.sources.kinds import (
     HEAD_BYTES,
     MAX_RECORD_BYTES,
@@ -102,6 +103,9 @@ def read(
             lines = _span_lines(raw, source.span, limit)
             yield from read_lines(source.path, lines, source.span.first_line)
         return
+    if source.kind == "events":
+        yield from _read_events(source.path, limit)
+        return
     if source.path == "-":
         yield from _read_stream(source, sys.stdin.buffer, source.kind, limit)
         return
@@ -112,6 +116,21 @@ def read(
             yield from _read_archive(source.path, raw, limit)
             return
         yield from _read_stream(source, raw, source.kind, limit)
+
+
+def _read_events(directory: str, limit: int) -> Iterator[Record | InvalidRecord]:
+    """A folder of one event per file: each file's document, in event order."""
+    url = is_url(directory)
+    if url:
+        from auditor.sources import remote
+
+        listed = remote.names(directory)
+    else:
+        listed = os.listdir(directory)
+    for name in grouped(listed):
+        path = f"{directory.rstrip('/')}/{name}" if url else os.path.join(directory, name)
+        with open_binary(path) as fp:
+            yield from _read_whole(path, fp, limit, parse_document)
 
 
 def _read_archive(path: str, fp: IO[bytes], limit: int) -> Iterator[Record | InvalidRecord]:

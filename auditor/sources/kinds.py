@@ -10,7 +10,8 @@ from typing import Any, Literal
 
 from auditor.model import Location
 
-Kind = Literal["jsonl", "document", "text", "sniff", "archive"]
+Kind = Literal["jsonl", "document", "text", "sniff", "archive", "events"]
+"""`events`: a folder of one event per file, read as one source (`auditor.sources.events`)."""
 STDIN = "<stdin>"
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")

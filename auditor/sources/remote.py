@@ -28,6 +28,7 @@ import itertools
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from auditor.sources.events import EVENT_FILE
 from auditor.sources.kinds import (
     PACKAGE_DIRECTORIES,
     Excluded,
@@ -90,11 +91,18 @@ def _walk(fs: Any, root: str, exclude: Exclude) -> Iterator[Found]:
         yield PathError(fs.unstrip_protocol(root), reason(exc))
         return
     base = root.rstrip("/") + "/"
+    folders: set[str] = set()  # folders of event files, each one source (`sources.events`)
     for name, info in sorted(found.items(), key=lambda item: _order(item[0])):
         parts = name[len(base) :].split("/") if name.startswith(base) else [name]
         if any(p.startswith(".") or p in PACKAGE_DIRECTORIES for p in parts):
             continue
         url = fs.unstrip_protocol(name)
+        folder, _, leaf = name.rpartition("/")
+        if EVENT_FILE.fullmatch(leaf):
+            if folder not in folders and not exclude(fs.unstrip_protocol(folder)):
+                folders.add(folder)
+                yield Source(fs.unstrip_protocol(folder), "events", False, False)
+            continue
         if exclude(url):
             yield Excluded(url)
         elif walked_kind(name) is None:
@@ -125,6 +133,17 @@ def open_binary(url: str) -> io.BufferedReader:
     except Exception as exc:
         raise OSError(errno.EIO, reason(exc)) from exc
     return io.BufferedReader(raw, buffer_size=_BUFFER)
+
+
+def names(url: str) -> list[str]:
+    """The names of the files in the folder at `url`. Raises OSError."""
+    try:
+        fs, path = _filesystem(url)
+        return [entry.rstrip("/").rsplit("/", 1)[-1] for entry in fs.ls(path, detail=False)]
+    except OSError as exc:
+        raise _os_error(exc) from exc
+    except Exception as exc:
+        raise OSError(errno.EIO, reason(exc)) from exc
 
 
 def size(url: str) -> int:

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING
 
+from auditor.sources.events import grouped
 from auditor.sources.kinds import (
     ENVIRONMENT_MARKERS,
     PACKAGE_DIRECTORIES,
@@ -156,7 +157,14 @@ def _walk(
         return
     if ignore is not None:
         ignore = ignore.below(directory, names)
+    events = set(grouped(names))  # one conversation, an event a file: one source
+    first = min(events, default=None)
     for entry in entries:
+        if entry.name in events:
+            if entry.name == first:  # the folder, where its first event file sorts
+                size = sum(e.stat().st_size for e in entries if e.name in events)
+                yield Source(directory, "events", False, named, size=size)
+            continue
         hidden = entry.name.startswith(".")
         if hidden and entry.name in TOOL_DIRECTORIES:
             continue
