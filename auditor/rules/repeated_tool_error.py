@@ -145,6 +145,8 @@ _IDENTIFIER = re.compile(r"[^\s]{1,64}")
 def _identifier(value: str) -> bool:
     """A value that names one thing (`gift_card_7480005`, `HAT136`), not a text or a program."""
     return _IDENTIFIER.fullmatch(value) is not None
+
+
 _VAGUE = frozenset(("the", "and", "for", "with", "value", "type", "name", "data"))
 
 
