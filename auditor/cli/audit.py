@@ -48,6 +48,7 @@ from auditor.cli.options import (
     VersionOption,
     WriteBaselineOption,
     parse_jobs,
+    parse_outputs,
 )
 from auditor.errors import AuditorError
 
@@ -163,8 +164,7 @@ def _invocation(**o: Any) -> Any:
 
     return Invocation(
         paths=tuple(o["paths"] or ()),
-        output_format=o["output_format"].value if o["output_format"] else None,
-        output=o["output"],
+        outputs=parse_outputs(o["output_format"], o["output"]),
         input_format=o["input_format"],
         tools=o["tools_file"],
         select=tuple(o["select"] or ()),

@@ -104,12 +104,11 @@ def compare(
 
     def act() -> int:
         from auditor import run
-        from auditor.run import Invocation
+        from auditor.run import Invocation, Output
 
         invocation = Invocation(
             paths=(base, new),
-            output_format=output_format.value,
-            output=output,
+            outputs=(Output(output_format.value, output),),
             config_file=config_file,
             quiet=quiet,
             jobs=parse_jobs(jobs),

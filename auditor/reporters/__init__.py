@@ -24,7 +24,9 @@ if TYPE_CHECKING:
 
 __all__ = ["REPORTERS", "Reporter", "Writer", "help_text", "writer"]
 
-Writer = Callable[["Report", TextIO, "Context"], None]
+Writer = Callable[["Report", TextIO, "Context"], "str | None"]
+"""`write(report, out, context)`; it may return one line for stderr saying what it left out
+(SARIF past GitHub's limit on results)."""
 
 
 @dataclass(frozen=True)

@@ -59,9 +59,9 @@ def test_concise_lines_and_summary_on_stderr():
 def test_concise_is_the_default_off_a_terminal_and_table_on_one(monkeypatch):
     assert audit_process(LOST).stdout.decode().startswith(f"{LOST}:1: EX001 ")
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True, raising=False)
-    assert run.output_format(run.Invocation(paths=("x",))) == "table"
-    assert run.output_format(run.Invocation(paths=("x",), output="out.txt")) == "concise"
-    assert run.output_format(run.Invocation(paths=("x",), output_format="json")) == "json"
+    assert run.output_format(run.Output()) == "table"
+    assert run.output_format(run.Output(path="out.txt")) == "concise"
+    assert run.output_format(run.Output("json")) == "json"
 
 
 @requires_realdata
@@ -368,3 +368,63 @@ def test_pre_existing_behaviour_runs_through_subprocess_in_a_pipe():
         [sys.executable, "-m", "auditor", str(LOST)], capture_output=True, cwd=ROOT, timeout=60
     )
     assert child.stdout.decode().count("\n") == 2  # concise: one line per finding
+
+
+# Several outputs of one run, and the line that says what was written.
+
+
+def test_one_run_writes_several_outputs_and_says_so_in_one_line(tmp_path):
+    proc = audit_process(
+        LOST, "-f", "github", "-f", "sarif:a.sarif", "-f", "html:b.html", cwd=tmp_path
+    )
+    assert proc.returncode == 1
+    # stdout: the one -f without a file; the others in their files, from the same audit.
+    assert proc.stdout.decode().startswith("::error file=")
+    sarif = json.loads((tmp_path / "a.sarif").read_text())
+    assert [r["ruleId"] for r in sarif["runs"][0]["results"]] == ["EX001", "EX001"]
+    assert "moved-on" in (tmp_path / "b.html").read_text()
+    assert proc.stderr.decode().splitlines() == [
+        "audit: wrote 2 findings to a.sarif (sarif) and b.html (html)"
+    ]
+
+
+def test_a_run_that_writes_a_file_says_so(tmp_path):
+    proc = audit_process(LOST, "-f", "html", "-o", "report.html", cwd=tmp_path)
+    assert (proc.returncode, proc.stdout) == (1, b"")
+    assert proc.stderr.decode() == "audit: wrote 2 findings to report.html (html)\n"
+    proc = audit_process(LOST, "-o", "out.txt", "-q", cwd=tmp_path)
+    assert (proc.returncode, proc.stderr) == (1, b"")
+    assert (tmp_path / "out.txt").read_text().startswith(f"{LOST}:1: EX001 ")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["-f", "json", "-f", "sarif"],
+            "-f json and -f sarif would both go to stdout: give all but one a file, -f FORMAT:FILE",
+        ),
+        (
+            ["-f", "bogus:x"],
+            "Invalid value for '--format' / '-f': `bogus:x` is not FORMAT or FORMAT:FILE with "
+            "FORMAT one of table, concise, json, jsonl, sarif, github, gitlab, junit, html "
+            "(audit -h for help)",
+        ),
+        (
+            ["-f", "sarif:"],
+            "Invalid value for '--format' / '-f': `sarif:` names no FILE after the colon "
+            "(audit -h for help)",
+        ),
+        (["-f", "sarif:a", "-f", "html:a"], "two outputs name the same file a"),
+        (["-f", "json:a", "-o", "a"], "two outputs name the same file a"),
+        (
+            ["-f", "sarif:a", "--statistics"],
+            "--statistics prints as table, json, jsonl, not as sarif",
+        ),
+    ],
+)
+def test_outputs_that_cannot_be_written_as_asked_are_one_error(tmp_path, args, message):
+    proc = audit_process(LOST, *args, cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.decode() == f"audit: error: {message}\n"
+    assert not (tmp_path / "a").exists()
