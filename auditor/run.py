@@ -325,7 +325,7 @@ def main(invocation: Invocation) -> int:
     for i, output in enumerate(invocation.outputs):
         said = write(invocation, outcome, output, first=i == 0)
         if said:
-            stderr(f"audit: {said}")
+            stderr(f"audit: {output_format(output)}: {said}")
     report = outcome.report
     line = written(invocation, report)
     if line and not invocation.quiet:

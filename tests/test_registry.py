@@ -75,6 +75,10 @@ def test_every_list_of_output_formats_is_read_from_the_reporter_registry():
     assert statistics.FORMATS == ("table", "json", "jsonl")
     for name, reporter in REPORTERS.items():
         assert reporter.statistics in (*statistics.FORMATS, ""), name
-    assert {n for n, r in REPORTERS.items() if r.repository_root} == {"sarif", "gitlab"}
+    assert {n for n, r in REPORTERS.items() if r.repository_root} == {
+        "sarif",
+        "gitlab",
+        "github",
+    }
     assert {n for n, r in REPORTERS.items() if r.timelines} == {"html"}
     assert {n for n, r in REPORTERS.items() if r.json} == {"json", "jsonl"}

@@ -55,7 +55,7 @@ REPORTERS: dict[str, Reporter] = {
     "json": Reporter("auditor.reporters.json", json=True, statistics="json"),
     "jsonl": Reporter("auditor.reporters.jsonl", json=True, statistics="jsonl"),
     "sarif": Reporter("auditor.reporters.sarif", repository_root=True),
-    "github": Reporter("auditor.reporters.github"),
+    "github": Reporter("auditor.reporters.github", repository_root=True),
     "gitlab": Reporter("auditor.reporters.gitlab", repository_root=True),
     "junit": Reporter("auditor.reporters.junit"),
     "html": Reporter("auditor.reporters.html", note="one self-contained page", timelines=True),

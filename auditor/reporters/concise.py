@@ -1,5 +1,8 @@
 """One line per finding, `path:line: CODE message [conversation turn N]`, like ruff, mypy and gcc.
 
+A finding without a line (inside a member of an Inspect `.eval` zip) is placed by its pointer,
+which names the member: `run.eval:/samples/1_epoch_1.json/messages/3: EX001 …`.
+
 Editors and terminals make `path:line:` clickable, `grep` and `wc -l` work on it, and it is
 what `audit` prints when stdout is not a terminal and no `-f` is given. Nothing but findings
 goes to the output: the summary, coverage and the baseline count go to stderr (`-q` drops
@@ -22,6 +25,8 @@ _COLORS = {Severity.ERROR: "\x1b[1;31m", Severity.WARNING: "\x1b[33m", Severity.
 def line(f: Finding, color: bool = False) -> str:
     """A finding as one line; every piece of log text made safe to print."""
     where = safe(f.path) + (f":{f.line}:" if f.line is not None else ":")
+    if f.line is None and f.pointer:  # an Inspect `.eval` member has no lines: its pointer
+        where += f"{safe(f.pointer)}:"
     code = f.code
     if color:
         where = f"{_BOLD}{where}{_RESET}"
