@@ -124,6 +124,10 @@ def _read_stream(
     fp: IO[bytes] = raw
     if source.compressed or head == _GZIP_MAGIC:
         fp = gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[assignment]
+    why = _binary(fp)
+    if why is not None:
+        yield InvalidRecord(Location(source.name, 1), why)
+        return
     if kind == "sniff":
         yield from _read_sniffed(source.name, fp, limit)
     elif kind == "jsonl":
@@ -132,6 +136,25 @@ def _read_stream(
         yield from _read_whole(source.name, fp, limit, parse_document)
     else:
         yield from _read_whole(source.name, fp, limit, _text)
+
+
+_BINARY_HEAD = 8000
+
+
+def _binary(fp: IO[bytes]) -> str | None:
+    """Why a file is no log at all, from its first bytes (as git tells binary files: a NUL
+    byte among the first 8000), or None. One finding for an image or an archive, instead of
+    one for each of its "lines"."""
+    try:
+        head = fp.peek(_BINARY_HEAD)[:_BINARY_HEAD] if hasattr(fp, "peek") else b""
+    except _STREAM_ERRORS:
+        return None  # a broken .gz: reading it says where it breaks
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "UTF-16 text, not a log: logs are read as UTF-8 (convert it: iconv -f UTF-16)"
+    nul = head.find(b"\0")
+    if nul >= 0:
+        return f"binary file, not a log (a NUL byte at offset {nul:,})"
+    return None
 
 
 class Overlong(bytes):
@@ -196,8 +219,8 @@ def split(source: Source, parts: int) -> list[Source]:
         if parts < 2:
             return [source]
         with open_binary(source.path) as fp:
-            if fp.read(2) == _GZIP_MAGIC:
-                return [source]  # compressed after all: read as one stream
+            if fp.peek(2)[:2] == _GZIP_MAGIC or _binary(fp) is not None:
+                return [source]  # compressed after all, or no log: read as one stream
             fp.seek(0)
             targets = [size * k // parts for k in range(1, parts)]
             found = None
