@@ -86,6 +86,7 @@ def show_settings(chosen: Settings, out: TextIO) -> None:
         ("exclude", list(chosen.exclude), "exclude"),
         ("extend-exclude", list(chosen.extend_exclude), "extend-exclude"),
         ("respect-gitignore", chosen.respect_gitignore, "respect-gitignore"),
+        ("force-exclude", chosen.force_exclude, "force-exclude"),
         ("severity", {c: s.value for c, s in sorted(chosen.severity.items())}, "severity"),
         (
             "per-file-ignores",

@@ -55,6 +55,8 @@ class Invocation:
     extend_ignore: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     respect_gitignore: bool | None = None
+    force_exclude: bool = False
+    """`--force-exclude`: named files are read only when a directory walk would read them."""
     fail_on: str | None = None
     exit_zero: bool = False
     allow_empty: bool = False
@@ -108,6 +110,7 @@ def _build(invocation: Invocation, file: FileConfig | None) -> Settings:
         input_format=invocation.input_format,
         exclude=invocation.exclude or None,
         respect_gitignore=invocation.respect_gitignore,
+        force_exclude=invocation.force_exclude,
         file=file,
         tools=invocation.tools,
     )

@@ -163,6 +163,17 @@ NoGitignoreOption = Annotated[
         rich_help_panel=PANEL_FILES,
     ),
 ]
+ForceExcludeOption = Annotated[
+    bool,
+    typer.Option(
+        "--force-exclude",
+        metavar=FLAG,
+        help="Take files named on the command line as a directory walk takes them: only "
+        "those a walk would audit (by type and content, outside hidden, ignored and excluded "
+        "directories) are read, the rest skipped. The pre-commit hook passes it.",
+        rich_help_panel=PANEL_FILES,
+    ),
+]
 InputFormatOption = Annotated[
     str,
     typer.Option(

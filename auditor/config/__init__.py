@@ -76,6 +76,9 @@ class Settings:
     """`--exclude` globs, relative to the working directory."""
     respect_gitignore: bool = True
     """A directory walk leaves out what .gitignore files list."""
+    force_exclude: bool = False
+    """Files named on the command line are read only when a directory walk would read them
+    (`--force-exclude`, as ruff's: what the pre-commit hook passes)."""
     per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
     """(glob, rule codes) pairs: findings of those rules in matching files are dropped."""
     config_file: str | None = None
@@ -140,6 +143,7 @@ def build(
     input_format: str | None = None,
     exclude: Iterable[str] | None = None,
     respect_gitignore: bool | None = None,
+    force_exclude: bool = False,
     file: FileConfig | None = None,
     tools: str | None = None,
 ) -> Settings:
@@ -188,6 +192,7 @@ def build(
     if file is not None and not isinstance(gitignore, bool):
         raise file.error(f"respect-gitignore must be true or false, got {shown_value(gitignore)}")
     origin("respect-gitignore", respect_gitignore is not None)
+    origins["force-exclude"] = "command line" if force_exclude else "default"
     origin("exclude", False)
     origins["extend-exclude"] = "command line" if exclude else "default"
     for key in ("severity", "per-file-ignores", *TABLES):
@@ -203,6 +208,7 @@ def build(
         root=str(file.path.parent) if file is not None else ".",
         extend_exclude=tuple(e for e in exclude or () if e.strip()),
         respect_gitignore=gitignore if respect_gitignore is None else respect_gitignore,
+        force_exclude=force_exclude,
         per_file_ignores=_per_file_ignores(file) if file is not None else (),
         config_file=file.name if file is not None else None,
         origins=origins,
