@@ -45,11 +45,11 @@ def write(report: Report, out: TextIO, context: Context) -> None:
     out.writelines(line(f, color) + "\n" for f in report.findings)
     if context.notes is None or context.quiet:
         return
-    for note in summary(report):
+    for note in summary(report, verbose=context.whole):
         context.notes.write(f"audit: {safe(note)}\n")
 
 
-def summary(report: Report) -> list[str]:
+def summary(report: Report, verbose: bool = True) -> list[str]:
     """What was read and found, then the notes (baseline, skipped files, coverage)."""
     c = report.counts
     read = (
@@ -62,4 +62,4 @@ def summary(report: Report) -> list[str]:
         if report.findings
         else "no findings"
     )
-    return [f"read {read}: {found}", *report.notes()]
+    return [f"read {read}: {found}", *report.notes(verbose)]

@@ -113,6 +113,21 @@ REQUIREMENTS: dict[str, tuple[Callable[[Replay], bool], str]] = {
 }
 
 
+# What a user can do about each reason, most useful first: the order of the coverage notes.
+# Reasons without a hint (a log without tool calls gives the call rules nothing to read) are
+# facts of the log, shown with -v.
+UNTOOLED = "no tools declared, given with --tools, or inferred from the calls of its logs"
+"""Why a rule that decides on the tools of a file or run (FB003) could not examine a log."""
+COVERAGE_HINTS: dict[str, str] = {
+    "no tools declared or given with --tools": "--tools FILE declares them",
+    UNTOOLED: "--tools FILE declares them",
+    "jsonschema is not installed": "pip install jsonschema",
+    "no approvals seen": "require-approval in [tool.auditor.approvals] names the tools that "
+    "need one",
+    "no tool calls": "",
+}
+
+
 SECTIONS = ("What it does", "Why is this bad?", "Example")
 CLOSING_SECTIONS = ("Does not fire on", "Use instead")
 _HEADING = re.compile(r"^## (.+)$", re.MULTILINE)

@@ -428,3 +428,41 @@ def test_outputs_that_cannot_be_written_as_asked_are_one_error(tmp_path, args, m
     assert proc.returncode == 2
     assert proc.stderr.decode() == f"audit: error: {message}\n"
     assert not (tmp_path / "a").exists()
+
+
+# The coverage block that ends a run.
+
+
+def test_coverage_is_one_block_most_useful_first_the_rest_under_v():
+    report = engine.audit([str(DEMO)], config.build())
+    lines = table(report).splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("Coverage:"))
+    block = lines[start : start + 6]
+    # Each note starts a line after the block's head; its own lines are indented under it.
+    assert [line[:10] for line in block] == ["Coverage: "] + ["          "] * 5
+    assert " ".join(" ".join(line.split()) for line in block).split(" Messages cut")[0] == (
+        "Coverage: EX005, EX007 could not examine 5 of 19 conversations: no tools declared or "
+        "given with --tools; --tools FILE declares them "
+        "CF001-CF004 could not examine 11 of 19 conversations: no approvals seen; "
+        "require-approval in [tool.auditor.approvals] names the tools that need one "
+        "-v shows 2 more notes"
+    )
+    # With -v, every note; each reason once, with one count for all the rules it stopped
+    # (before, EX005 and EX001 gave 3 and 6 conversations "with no tool calls").
+    assert report.coverage_notes(verbose=True)[2:] == [
+        "EX001, EX005-EX007, FB004, FB005, LP001-LP003, LP005 could not examine 6 of 19 "
+        "conversations: no tool calls",
+        "tool sets: 14 declared by the log, 0 from --tools, 5 inferred from the calls in "
+        "their file or run (enough for FB003, not for EX005/EX007)",
+    ]
+
+
+def test_coverage_in_json_counts_every_reason_a_rule_could_not_examine():
+    report = engine.audit([str(DEMO)], config.build())
+    gaps = {
+        (gap["reason"], tuple(gap["rules"]), gap["conversations"])
+        for family in report.coverage()["families"].values()
+        for gap in family["not_examined"]
+    }
+    assert ("no tool calls", ("EX001", "EX005", "EX006", "EX007"), 6) in gaps
+    assert ("no tools declared or given with --tools", ("EX005", "EX007"), 5) in gaps
