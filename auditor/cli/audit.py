@@ -52,33 +52,57 @@ from auditor.cli.options import (
     parse_outputs,
 )
 from auditor.errors import AuditorError
+from auditor.text import reflow
 
-EXAMPLES = """\
+EXAMPLES = reflow(
+    """\
 Examples:
 
-  audit runs.jsonl                        a table on a terminal, one line a finding in a pipe
-  audit logs/ -f json | jq '.summary'     every log below logs/, JSON for jq
-  audit logs/ -f sarif -o audit.sarif     SARIF for GitHub code scanning (also: -f github,
-                                          -f gitlab, -f junit)
-  cat run.jsonl | audit -                 read standard input
+  audit runs.jsonl
+      a table on a terminal, one line a finding in a pipe
+  audit logs/ -f json | jq '.summary'
+      every log below logs/, as JSON for jq
+  audit logs/ -f github -f sarif:audit.sarif -f html:report.html
+      one audit, several outputs: annotations, code scanning, a page to read
+  cat run.jsonl | audit -
+      standard input
   audit logs/ --select EX,FB --fail-on error
-  audit logs/ --write-baseline .audit-baseline.json   accept today's findings
-  audit logs/ --baseline .audit-baseline.json         then fail only on new ones
-  audit logs/ --show-files                what would be read, and in which log format
-  audit logs/ -f html -o report.html      one page to read, with each conversation's timeline
-  audit compare old.json new.json         how two runs differ (`audit compare --help`)
-  audit --explain EX003                   what a rule reports, and why
-  audit 's3://bucket/logs/**/*.jsonl' --engine dask --scheduler tcp://host:8786
-                                          on a Dask cluster (pip install 'auditor\\[dask]')
-  audit runs.jsonl --tools tools.json     tools the logs do not declare (OpenAI, Anthropic
-                                          tools array, or an MCP tools/list result)
+      some rules; fail on errors only
+  audit logs/ --write-baseline .audit-baseline.json
+      accept today's findings...
+  audit logs/ --baseline .audit-baseline.json
+      ...then fail only on new ones
+  audit logs/ --show-files
+      what would be read, and in which log format
+  audit compare old.json new.json
+      how two runs differ (audit compare -h)
+  audit --explain EX003
+      what a rule reports, and why (--explain FB: a family)
+  audit runs.jsonl --tools tools.json
+      tools the logs do not declare (OpenAI, Anthropic or MCP lists)
+  audit 's3://bucket/logs/*.jsonl' --engine dask --scheduler tcp://h:8786
+      on a Dask cluster (pip install 'auditor\\[dask]')
 
-Settings come from \\[tool.auditor] in the nearest pyproject.toml (or --config FILE); the
-command line wins (audit --show-settings). Directories are walked respecting .gitignore.
+Settings come from [tool.auditor] in pyproject.toml, or auditor.toml or .auditor.toml, the
+nearest one above the audited path (or --config FILE); the command line wins (audit
+--show-settings). Directories are walked respecting .gitignore.
 
 Exit status: 0 no finding at or above --fail-on; 1 there are; 2 usage error, bad
 configuration, unreadable path, no conversation read (see --allow-empty) or internal error.
 """
+).replace("[tool.auditor]", "\\[tool.auditor]")
+
+HELP = reflow(
+    """\
+Audit the transcripts of tool-using LLM agents.
+
+Reads agent logs (OpenAI, Anthropic and Responses API logs, gateway recordings, Claude Code and
+Codex sessions, tau-bench, SWE-agent, multi-agent chats, OTel traces, Inspect logs, gpt-oss
+harmony text), replays every assistant turn and reports fabricated observations, tool calls
+nobody executed, approved arguments that changed before execution, and loops. Deterministic:
+no model, no network.
+"""
+)
 
 
 app = typer.Typer(
@@ -89,7 +113,7 @@ app = typer.Typer(
 )
 
 
-@app.command(epilog=EXAMPLES, no_args_is_help=False, cls=Command, add_help_option=False)
+@app.command(help=HELP, epilog=EXAMPLES, no_args_is_help=False, cls=Command, add_help_option=False)
 def audit(
     paths: Paths = None,
     select: SelectOption = None,
@@ -127,14 +151,7 @@ def audit(
     show_help: HelpOption = False,
     debug: DebugOption = False,
 ) -> None:
-    """Audit the transcripts of tool-using LLM agents.
-
-    Reads agent logs (OpenAI, Anthropic and Responses API logs, gateway recordings, Claude
-    Code and Codex sessions, tau-bench, SWE-agent, multi-agent chats, gpt-oss harmony text),
-    replays every assistant turn and reports fabricated observations, tool calls nobody
-    executed, approved arguments that changed before execution, and loops. Deterministic: no
-    model, no network.
-    """
+    """The command: `HELP` says what it does, `EXAMPLES` how."""
     options = dict(locals())
 
     def act() -> int:

@@ -196,6 +196,18 @@ def lookup(selector: str) -> Rule | None:
     return BY_CODE.get(selector.upper()) or BY_NAME.get(selector.lower())
 
 
+def did_you_mean(selector: str) -> str:
+    """` (did you mean `EX001`?)` for a mistyped code or name, or an empty string."""
+    import difflib
+
+    token = selector.strip()
+    code = any(c.isdigit() for c in token)
+    candidates = list(BY_CODE) if code else list(BY_NAME)
+    query = token.upper() if code else token.lower()
+    match = difflib.get_close_matches(query, candidates, n=1, cutoff=0.6)
+    return f" (did you mean `{match[0]}`?)" if match else ""
+
+
 def matching(selector: str) -> list[Rule]:
     """The rules a selector names: `ALL`, a code, a code prefix (`EX`, `CF00`) or a name."""
     token = selector.strip()
@@ -214,8 +226,8 @@ def matching(selector: str) -> list[Rule]:
     found = [r for r in RULES if r.code.startswith(prefix)]
     if not found:
         raise ConfigError(
-            f"unknown rule selector `{token}`: use a code (EX001), a prefix (EX) or a name "
-            "(unanswered-tool-call); `audit --rules` lists them"
+            f"unknown rule selector `{token}`{did_you_mean(token)}: use a code (EX001), a prefix "
+            "(EX) or a name (unanswered-tool-call); `audit --rules` lists them"
         )
     return found
 

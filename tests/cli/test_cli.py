@@ -27,7 +27,7 @@ def test_help_teaches():
     for text in ("--config", "--baseline", "--write-baseline", "--statistics"):
         assert text in result.stdout
     # Square brackets survive rich's markup: the table is named as users write it.
-    assert "from [tool.auditor] in the nearest pyproject.toml" in result.stdout
+    assert "Settings come from [tool.auditor] in pyproject.toml" in " ".join(result.stdout.split())
 
 
 def test_rules_table_and_json():

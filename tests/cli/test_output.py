@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -266,6 +267,84 @@ def test_help_is_grouped_without_bool_noise():
     ):
         assert option in text
     assert invoke("-h").stdout == text
+
+
+def columns(*args: str, width: int) -> str:
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": str(width)}
+    proc = subprocess.run(
+        [sys.executable, "-m", "auditor", *args], capture_output=True, env=env, cwd=ROOT
+    )
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.decode()
+
+
+def paragraph(text: str, first: str) -> list[str]:
+    """The lines of the paragraph that starts with `first`, without the help's margins."""
+    lines = [line.strip(" │") for line in text.splitlines()]
+    start = next(i for i, line in enumerate(lines) if line.startswith(first))
+    end = next(i for i in range(start, len(lines)) if not lines[i].strip())
+    return lines[start:end]
+
+
+@pytest.mark.parametrize("width", [80, 120])
+def test_help_paragraphs_are_wrapped_at_the_terminal_width_not_at_the_source(width):
+    text = columns("-h", width=width)
+    assert max(map(len, text.splitlines())) <= width
+    # Filled lines: only a paragraph's last line may end short (before, lines broke where
+    # the docstring was wrapped, at 92 columns, and again at 80).
+    for first in ("Reads agent logs", "Settings come from", "Exit status:"):
+        lines = paragraph(text, first)
+        assert len(lines) > 1, first
+        assert all(len(line) > width - 20 for line in lines[:-1]), lines
+
+
+def test_explain_is_wrapped_at_the_terminal_width():
+    text = columns("--explain", "CF001", width=72)
+    prose = []
+    fenced = False
+    for line in text.splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        elif not fenced:
+            prose.append(line)
+    assert max(map(len, prose)) <= 72
+    lines = paragraph(text, "Compares each approved call")
+    lines = lines[: next(i for i, line in enumerate(lines) if line.startswith("- "))]
+    assert all(len(line) > 52 for line in lines[:-1]), lines
+    assert "- the user decided on values of a kind" in text  # list items keep their mark
+
+
+def test_explain_a_family_lists_its_rules_then_explains_each():
+    text = columns("--explain", "LP", width=100)
+    assert text.startswith("# LP: loops (5 rules)\n\nLP001  repeated-tool-call ")
+    heads = [line for line in text.splitlines() if re.match(r"# LP00\d ", line)]
+    assert heads == [
+        "# LP001 repeated-tool-call (warning)",
+        "# LP002 repeated-tool-error (warning)",
+        "# LP003 cyclic-tool-calls (warning)",
+        "# LP004 repeated-assistant-message (warning)",
+        "# LP005 uninformative-tool-error (warning)",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--explain", "LP01"], "unknown rule `LP01` (did you mean `LP001`?)"),
+        (
+            ["--explain", "unanswered-tool-cal"],
+            "unknown rule `unanswered-tool-cal` (did you mean `unanswered-tool-call`?)",
+        ),
+        (
+            ["x.jsonl", "--select", "EX0001"],
+            "unknown rule selector `EX0001` (did you mean `EX001`?)",
+        ),
+    ],
+)
+def test_a_mistyped_rule_gets_a_suggestion(args, message):
+    proc = audit_process(*args)
+    assert proc.returncode == 2
+    assert proc.stderr.decode().startswith(f"audit: error: {message}")
 
 
 @pytest.mark.parametrize(
