@@ -110,6 +110,7 @@ def show_settings(chosen: Settings, out: TextIO) -> None:
         ("extend-exclude", list(chosen.extend_exclude), "extend-exclude"),
         ("respect-gitignore", chosen.respect_gitignore, "respect-gitignore"),
         ("force-exclude", chosen.force_exclude, "force-exclude"),
+        ("max-record-mb", chosen.max_record_bytes // (1024 * 1024), "max-record-mb"),
         ("severity", {c: s.value for c, s in sorted(chosen.severity.items())}, "severity"),
         (
             "per-file-ignores",
@@ -135,7 +136,7 @@ def show_settings(chosen: Settings, out: TextIO) -> None:
             value = getattr(options, spec.name)
             if isinstance(value, frozenset | set):
                 value = sorted(value)
-            out.write(f"{key} = {_toml(value)}  # {origins.get(table, 'default')}\n")
+            out.write(f"{key} = {_toml(value)}  # {origins.get(key, 'default')}\n")
 
 
 def _origin(origins: dict[str, str], key: str, selection: bool) -> str:

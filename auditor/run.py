@@ -92,10 +92,12 @@ def settings(invocation: Invocation) -> Settings:
 
 
 def config_file(invocation: Invocation) -> FileConfig | None:
-    """`--config FILE`, else the nearest pyproject.toml with a [tool.auditor] table, else None."""
+    """`--config FILE`, else the configuration nearest to the audited paths, else None."""
     from auditor import config
 
-    return config.read(invocation.config_file) if invocation.config_file else config.discover()
+    if invocation.config_file:
+        return config.read(invocation.config_file)
+    return config.discover(config.start_of(invocation.paths))
 
 
 def _build(invocation: Invocation, file: FileConfig | None) -> Settings:

@@ -24,6 +24,7 @@ from auditor.config.files import (
     read,
     shown,
     shown_value,
+    start_of,
 )
 from auditor.config.options import rule_options
 from auditor.errors import ConfigError
@@ -49,6 +50,7 @@ __all__ = [
     "rule_options",
     "shown",
     "split_codes",
+    "start_of",
 ]
 
 
@@ -195,8 +197,12 @@ def build(
     origins["force-exclude"] = "command line" if force_exclude else "default"
     origin("exclude", False)
     origins["extend-exclude"] = "command line" if exclude else "default"
-    for key in ("severity", "per-file-ignores", *TABLES):
+    for key in ("severity", "per-file-ignores", "max-record-mb", *TABLES):
         origin(key, False)
+    if file is not None:  # each option of a family's table, as the file sets it or not
+        for table in TABLES:
+            for option in values.get(table, {}):
+                origins[f"{table}.{option}"] = file.name
     origin("tools", bool(tools))
     return Settings(
         rules=rules,

@@ -421,7 +421,10 @@ def test_show_settings_says_where_each_value_came_from(tmp_path):
     assert 'fail-on           = "error"  # pyproject.toml' in lines
     assert 'input-format      = "auto"  # default' in lines
     assert "loops.min-repeats = 4  # pyproject.toml" in lines
+    # Each option of a table as set or not: the table was in the file, this option was not.
+    assert "loops.exempt-tools = []  # default" in lines
     assert "approvals.require-approval = []  # default" in lines
+    assert "max-record-mb     = 128  # default" in lines
 
 
 # One name for standard input, in every format.
