@@ -20,12 +20,14 @@ import orjson
 
 from auditor.model import Location
 from auditor.sources.kinds import (
+    BINARY_HEAD,
     MAX_RECORD_BYTES,
     InvalidRecord,
     Kind,
     Record,
     Source,
     Span,
+    binary,
     is_url,
 )
 from auditor.text import cut
@@ -124,8 +126,7 @@ def _read_stream(
     fp: IO[bytes] = raw
     if source.compressed or head == _GZIP_MAGIC:
         fp = gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[assignment]
-    why = _binary(fp)
-    if why is not None:
+    if why := _binary(fp):
         yield InvalidRecord(Location(source.name, 1), why)
         return
     if kind == "sniff":
@@ -138,23 +139,12 @@ def _read_stream(
         yield from _read_whole(source.name, fp, limit, _text)
 
 
-_BINARY_HEAD = 8000
-
-
 def _binary(fp: IO[bytes]) -> str | None:
-    """Why a file is no log at all, from its first bytes (as git tells binary files: a NUL
-    byte among the first 8000), or None. One finding for an image or an archive, instead of
-    one for each of its "lines"."""
+    """Why a file is no log at all, from its first bytes (`kinds.binary`), or None."""
     try:
-        head = fp.peek(_BINARY_HEAD)[:_BINARY_HEAD] if hasattr(fp, "peek") else b""
-    except _STREAM_ERRORS:
-        return None  # a broken .gz: reading it says where it breaks
-    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return "UTF-16 text, not a log: logs are read as UTF-8 (convert it: iconv -f UTF-16)"
-    nul = head.find(b"\0")
-    if nul >= 0:
-        return f"binary file, not a log (a NUL byte at offset {nul:,})"
-    return None
+        return binary(fp.peek(BINARY_HEAD)[:BINARY_HEAD])  # type: ignore[attr-defined]
+    except _STREAM_ERRORS:  # a broken .gz: reading it says where it breaks
+        return None
 
 
 class Overlong(bytes):
@@ -370,14 +360,13 @@ def _read_whole(
 
 def parse_document(path: str, data: bytes) -> Iterator[Record | InvalidRecord]:
     """One JSON document; a file that turns out to be JSON Lines is read as such."""
-    if data.startswith(_BOM):
-        data = data[len(_BOM) :]
+    data = data.removeprefix(_BOM)
     if not data.strip():
         return
     try:
         value = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
-        if exc.msg == "unexpected content after document" and _first_line_is_json(data):
+        if exc.msg == "unexpected content after document" and _is_json(data.split(b"\n", 1)[0]):
             yield from read_lines(path, data.splitlines(keepends=True))
             return
         yield InvalidRecord(
@@ -389,14 +378,9 @@ def parse_document(path: str, data: bytes) -> Iterator[Record | InvalidRecord]:
     yield Record(Location(path), value, document=data)
 
 
-def _first_line_is_json(data: bytes) -> bool:
-    return _is_json(data.split(b"\n", 1)[0])
-
-
 def _text(path: str, data: bytes) -> Iterator[Record | InvalidRecord]:
     """A whole text file as one record (a transcript in a text format)."""
-    if data.startswith(_BOM):
-        data = data[len(_BOM) :]
+    data = data.removeprefix(_BOM)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
