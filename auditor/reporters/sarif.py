@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, TextIO
 from urllib.parse import quote
 
-from auditor import __version__
+from auditor import REPOSITORY, __version__
 from auditor.findings import Finding
 from auditor.report import Context, Report
 from auditor.reporters._paths import below
@@ -81,11 +81,17 @@ def _limited(text: str) -> str:
     return cut(text, DESCRIPTION_LIMIT)
 
 
+def help_uri(code: str) -> str:
+    """The rule's page in the repository (`make docs` writes docs/rules/CODE.md)."""
+    return f"{REPOSITORY}/blob/main/docs/rules/{code}.md"
+
+
 def descriptor(rule: Rule) -> dict[str, Any]:
     help_text = f"{rule.summary}\n\n{rule.doc}"
     return {
         "id": rule.code,
         "name": rule.name,
+        "helpUri": help_uri(rule.code),
         "shortDescription": {"text": _limited(rule.summary)},
         "fullDescription": {"text": _limited(rule.sections.get("What it does", rule.summary))},
         "help": {"text": help_text, "markdown": help_text},
@@ -266,6 +272,7 @@ def document(report: Report, root: str | None = None) -> dict[str, Any]:
                 "tool": {
                     "driver": {
                         "name": "auditor",
+                        "informationUri": REPOSITORY,
                         "version": __version__,
                         "semanticVersion": __version__,
                         "rules": [descriptor(rule) for rule in RULES],

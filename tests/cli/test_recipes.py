@@ -2,7 +2,7 @@
 
 Each jq recipe runs through `sh` on a copy of the fixtures under `logs/`, and its output is
 compared with the same question asked of `audit logs/ -f json` in Python: a recipe that stops
-doing what the README says fails here.
+doing what docs/usage.md says fails here.
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ from auditor.findings import Severity
 from auditor.rules import RULES
 from tests.helpers import FIXTURES, ROOT, audit_process
 
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+USAGE = (ROOT / "docs" / "usage.md").read_text(encoding="utf-8")
 BLOCK = re.search(
-    r"<!-- jq-recipes:begin -->\n```sh\n(.*?)```\n<!-- jq-recipes:end -->", README, re.S
+    r"<!-- jq-recipes:begin -->\n```sh\n(.*?)```\n<!-- jq-recipes:end -->", USAGE, re.S
 )
 RECIPES = BLOCK.group(1).splitlines() if BLOCK else []
 BIN = str(Path(sys.executable).parent)  # where `audit` is installed next to this Python
@@ -125,8 +125,8 @@ EXPECTED: dict[str, Callable[[str, dict, Path], bool]] = {
 }
 
 
-def test_every_readme_recipe_is_checked():
-    assert RECIPES, "the README lost its jq-recipes block"
+def test_every_documented_recipe_is_checked():
+    assert RECIPES, "docs/usage.md lost its jq-recipes block"
     assert {r.strip() for r in RECIPES} == {r.strip() for r in EXPECTED}
 
 
@@ -144,8 +144,9 @@ def test_jq_recipe_prints_what_the_readme_says(recipe, logs):
     assert check(proc.stdout, doc, logs), proc.stdout
 
 
-def test_readme_configuration_example_is_valid(tmp_path):
-    (example,) = re.findall(r"```toml\n(\[tool\.auditor\]\n.*?)```", README, re.S)
+def test_documented_configuration_example_is_valid(tmp_path):
+    page = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
+    (example,) = re.findall(r"```toml\n(\[tool\.auditor\]\n.*?)```", page, re.S)
     path = tmp_path / "pyproject.toml"
     path.write_text(example)
     read = config.read(path)  # every key is known
