@@ -24,7 +24,6 @@ $(DEV_STAMP): pyproject.toml | $(BIN)/python
 run: $(STAMP)
 	$(BIN)/audit fixtures/demo/ -f table --exit-zero
 	@$(BIN)/audit fixtures/demo/ --exit-zero -f html -o report.html
-	@echo "HTML report: $(CURDIR)/report.html"
 
 ## test: the whole suite
 test: $(DEV_STAMP)

@@ -84,7 +84,7 @@ Paths = Annotated[
     typer.Argument(
         metavar="PATHS...",
         help="Log files or directories (searched for *.jsonl, *.ndjson, *.json, *.traj, "
-        "*.txt, also .gz); - reads standard input.",
+        "*.txt, also .gz, and Inspect *.eval); - reads standard input.",
         show_default=False,
     ),
 ]

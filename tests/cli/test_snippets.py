@@ -157,3 +157,24 @@ def test_links_between_pages_resolve(page):
             headings = re.findall(r"^#+ (.+)$", file.read_text(encoding="utf-8"), re.M)
             slugs = {re.sub(r"[^\w\- ]", "", h).strip().lower().replace(" ", "-") for h in headings}
             assert anchor in slugs, f"{page.name}: {target}"
+
+
+def test_install_lines_name_what_a_reader_can_install_today():
+    """No pin to a tag that does not exist (v0.1.0 was never tagged): the repository at `main`
+    (or a commit), and the pages say how releases will be tagged."""
+    from auditor import REPOSITORY
+
+    files = [
+        *PAGES,
+        ROOT / "CONTRIBUTING.md",
+        ROOT / ".pre-commit-hooks.yaml",
+        ROOT / ".github" / "workflows" / "audit.yml",
+    ]
+    urls = []
+    for file in files:
+        text = file.read_text(encoding="utf-8")
+        assert not re.search(r"auditor@v\d|rev: v\d", text), file.name  # actions' @v4 are fine
+        urls += re.findall(r"git\+https://[^\s\"']+", text)
+    assert urls and set(urls) == {f"git+{REPOSITORY}@main"}
+    ci = (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
+    assert "Releases\nwill be tags `vMAJOR.MINOR.PATCH`" in ci
