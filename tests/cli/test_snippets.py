@@ -178,3 +178,13 @@ def test_install_lines_name_what_a_reader_can_install_today():
     assert urls and set(urls) == {f"git+{REPOSITORY}@main"}
     ci = (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
     assert "Releases\nwill be tags `vMAJOR.MINOR.PATCH`" in ci
+
+
+def test_the_readme_is_a_front_door():
+    """At most 15 KB (ruff's README is 20, semgrep's 18): the manual lives in docs/, and the
+    README links every page of it."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.encode()) <= 15_000
+    for page in sorted((ROOT / "docs").glob("*.md")):
+        if page.name not in ("README.md", "prepass.md"):
+            assert f"(docs/{page.name})" in readme, page.name
