@@ -24,7 +24,6 @@ $(DEV_STAMP): pyproject.toml | $(BIN)/python
 run: $(STAMP)
 	$(BIN)/audit fixtures/demo/ -f table --exit-zero
 	@$(BIN)/audit fixtures/demo/ --exit-zero -f html -o report.html
-	@echo "HTML report: $(CURDIR)/report.html"
 
 ## test: the whole suite
 test: $(DEV_STAMP)
@@ -49,10 +48,11 @@ format: $(DEV_STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/bench.py
 
-## docs: regenerate the rule table in README.md from the rule docstrings, and the per-rule
-## precision table from the ecosystem ledger
+## docs: regenerate docs/rules/CODE.md from each rule's docstring, and the rule table, the
+## demo's output and the per-rule precision table (from the ecosystem ledger) in README.md
+## and docs/rules.md; a test fails when one is stale
 docs: $(STAMP)
-	$(BIN)/python -m auditor.docs --write README.md
+	$(BIN)/python -m auditor.docs --write
 
 ## ecosystem: audit every ../shared/realdata* corpus and compare the findings with the judged
 ## ledger tests/ecosystem/judged.jsonl (ARGS=--strict, --write-stubs, --drop-gone, --refresh;

@@ -2,5 +2,10 @@
 
 __version__ = "0.1.0"
 
+REPOSITORY = "https://github.com/YOUR-ORG/auditor"
+"""Where the project lives: install commands, the workflow and the rule pages' links (SARIF
+`helpUri`) are written from it. Releases will be tags `vMAJOR.MINOR.PATCH` of `__version__`;
+until the first, a reader pins a commit."""
+
 VERSION = f"audit (auditor) {__version__}"
 """What `audit --version` prints."""

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+import shutil
 import sys
 from typing import TYPE_CHECKING, TextIO
 
 from auditor.errors import ConfigError
 from auditor.model import Location
-from auditor.rules import FAMILIES, RULES, Rule, lookup
-from auditor.text import dumps, safe
+from auditor.rules import FAMILIES, RULES, Rule, did_you_mean, lookup
+from auditor.text import dumps, reflow, safe
 
 if TYPE_CHECKING:
     from auditor.config import Settings
@@ -18,14 +19,36 @@ if TYPE_CHECKING:
     from auditor.sources import Source
 
 
-def explain(selector: str, out: TextIO) -> None:
-    """A rule's documentation, by code or name."""
+def explain(selector: str, out: TextIO, width: int | None = None) -> None:
+    """A rule's documentation, by code or name, or a family's (`FB`, a code prefix): its rules
+    listed, then each explained. Paragraphs wrapped at `width` (default: the terminal's, at
+    most 100 columns)."""
+    if width is None:
+        width = min(shutil.get_terminal_size((80, 24)).columns, 100)
     rule = lookup(selector)
-    if rule is None:
-        raise ConfigError(f"unknown rule `{selector}`: `audit --rules` lists them")
-    out.write(f"# {rule.code} {rule.name} ({rule.severity.value})\n\n")
-    out.write(rule.summary + "\n\n")
-    out.write(rule.doc + "\n")
+    rules = [rule] if rule is not None else _family(selector)
+    if len(rules) > 1:
+        family = FAMILIES.get(rules[0].family, rules[0].family)
+        out.write(f"# {selector.strip().upper()}: {family} ({len(rules)} rules)\n\n")
+        _rules(out, False, tuple(rules))
+        out.write("\n")
+    for i, rule in enumerate(rules):
+        if i:
+            out.write("\n")
+        out.write(f"# {rule.code} {rule.name} ({rule.severity.value})\n\n")
+        out.write(reflow(rule.summary, width) + "\n\n")
+        out.write(reflow(rule.doc, width) + "\n")
+
+
+def _family(selector: str) -> list[Rule]:
+    """The rules a code prefix names (`FB`, `CF00`), or an error that suggests the nearest."""
+    prefix = selector.strip().upper()
+    rules = [r for r in RULES if prefix and r.code.startswith(prefix)]
+    if not rules:
+        raise ConfigError(
+            f"unknown rule `{selector}`{did_you_mean(selector)}: `audit --rules` lists them"
+        )
+    return rules
 
 
 def _rules(out: TextIO, as_json: bool, chosen: tuple[Rule, ...] = RULES) -> None:
@@ -88,6 +111,8 @@ def show_settings(chosen: Settings, out: TextIO) -> None:
         ("exclude", list(chosen.exclude), "exclude"),
         ("extend-exclude", list(chosen.extend_exclude), "extend-exclude"),
         ("respect-gitignore", chosen.respect_gitignore, "respect-gitignore"),
+        ("force-exclude", chosen.force_exclude, "force-exclude"),
+        ("max-record-mb", chosen.max_record_bytes // (1024 * 1024), "max-record-mb"),
         ("severity", {c: s.value for c, s in sorted(chosen.severity.items())}, "severity"),
         (
             "per-file-ignores",
@@ -113,7 +138,7 @@ def show_settings(chosen: Settings, out: TextIO) -> None:
             value = getattr(options, spec.name)
             if isinstance(value, frozenset | set):
                 value = sorted(value)
-            out.write(f"{key} = {_toml(value)}  # {origins.get(table, 'default')}\n")
+            out.write(f"{key} = {_toml(value)}  # {origins.get(key, 'default')}\n")
 
 
 def _origin(origins: dict[str, str], key: str, selection: bool) -> str:

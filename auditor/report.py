@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
 
 from auditor.findings import Finding, Severity
-from auditor.rules import FAMILIES, Rule
+from auditor.rules import COVERAGE_HINTS, FAMILIES, Rule
 from auditor.text import plural
 
 if TYPE_CHECKING:
@@ -101,6 +101,23 @@ class FileSummary:
     records: int
     conversations: int
     findings: int
+
+
+def code_ranges(codes: list[str]) -> str:
+    """Rule codes with runs of consecutive ones joined: `CF001-CF004, LP001-LP003, LP005`."""
+    parts: list[list[str]] = []
+    for code in codes:
+        last = parts[-1][-1] if parts else ""
+        if (
+            last[:2] == code[:2]
+            and last[2:].isdigit()
+            and code[2:].isdigit()
+            and (int(code[2:]) == int(last[2:]) + 1)
+        ):
+            parts[-1].append(code)
+        else:
+            parts.append([code])
+    return ", ".join(f"{run[0]}-{run[-1]}" if len(run) > 2 else ", ".join(run) for run in parts)
 
 
 @dataclass(frozen=True)
@@ -224,13 +241,14 @@ class Report:
             for code, n in sorted(counts.items(), key=lambda item: (-item[1], item[0]))
         ]
 
-    def notes(self) -> list[str]:
-        """What the findings alone do not say: the baseline's work, files skipped, coverage."""
+    def notes(self, verbose: bool = True) -> list[str]:
+        """What the findings alone do not say: the baseline's work, files skipped, coverage
+        (all of it with `verbose`, else what a user can act on)."""
         skipped = self.skipped_note()
         return (
             self.baseline_notes()
             + ([skipped] if skipped else [])
-            + [f"coverage: {note}" for note in self.coverage_notes()]
+            + [f"coverage: {note}" for note in self.coverage_notes(verbose)]
         )
 
     def baseline_notes(self) -> list[str]:
@@ -261,24 +279,45 @@ class Report:
             parts.append(part)
         return f"skipped {plural(len(self.unread), 'file')}: {', '.join(parts)}"
 
-    def coverage_notes(self) -> list[str]:
-        """Coverage in words, one line per gap: what could not be examined, and why; and, when
-        a rule that reads tools ran, where the tool sets came from if not all from the logs."""
+    def coverage_notes(self, verbose: bool = True) -> list[str]:
+        """Coverage in words, one line per reason a rule could not examine conversations
+        (rules of every family together), the ones a user can act on first, each with what to
+        do; then, when a rule that reads tools ran, where the tool sets came from if not all
+        from the logs. Without `verbose`, the lines with nothing to act on are counted in a
+        last line instead."""
         total = self.counts.conversations
-        notes = [
-            f"{', '.join(gap.rules)} could not examine {gap.conversations:,} of {total:,} "
-            f"conversations: {gap.reason}"
-            for gap in self.gaps
-        ]
+        grouped: dict[tuple[str, int], list[str]] = {}
+        for gap in self.gaps:
+            grouped.setdefault((gap.reason, gap.conversations), []).extend(gap.rules)
+        order = list(COVERAGE_HINTS)
+        lines: list[tuple[bool, str]] = []
+        for (reason, n), codes in sorted(
+            grouped.items(),
+            key=lambda item: (order.index(item[0][0]) if item[0][0] in order else -1, -item[0][1]),
+        ):
+            hint = COVERAGE_HINTS.get(reason, "")
+            useful = bool(hint) or reason not in COVERAGE_HINTS
+            text = (
+                f"{code_ranges(sorted(codes))} could not examine {n:,} of {total:,} "
+                f"conversations: {reason}"
+            )
+            lines.append((useful, f"{text}; {hint}" if hint else text))
         sets = self.tool_sets()
         uses = any("tools" in r.requires or r.resolve is not None for r in self.rules)
         if uses and (sets["file"] or sets["inferred"]):
-            notes.append(
-                f"tool sets: {sets['declared']:,} declared by the log, {sets['file']:,} from "
-                f"--tools, {sets['inferred']:,} inferred from the calls in their file or run "
-                "(enough for FB003, not for EX005/EX007)"
+            lines.append(
+                (
+                    False,
+                    f"tool sets: {sets['declared']:,} declared by the log, {sets['file']:,} from "
+                    f"--tools, {sets['inferred']:,} inferred from the calls in their file or run "
+                    "(enough for FB003, not for EX005/EX007)",
+                )
             )
-        return notes
+        shown = [text for useful, text in lines if useful or verbose]
+        hidden = len(lines) - len(shown)
+        if hidden:
+            shown.append(f"-v shows {plural(hidden, 'more note')}")
+        return shown
 
     def tool_sets(self) -> dict[str, int]:
         """Conversations by where their tool set came from."""

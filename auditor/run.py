@@ -30,13 +30,22 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
+class Output:
+    """One report a run writes (`-f FORMAT`, `-o FILE`, or `-f FORMAT:FILE`)."""
+
+    format: str | None = None
+    """None: `table` when it goes to a terminal, `concise` when it does not."""
+    path: str | None = None
+    """None: stdout."""
+
+
+@dataclass(frozen=True)
 class Invocation:
     """The command line of one run, parsed and typed, before any file is read."""
 
     paths: tuple[str, ...]
-    output_format: str | None = None
-    """None: `table` when stdout is a terminal, `concise` when it is not."""
-    output: str | None = None
+    outputs: tuple[Output, ...] = (Output(),)
+    """Every report to write, each in its format to its file or stdout (at most one there)."""
     input_format: str = "auto"
     tools: str | None = None
     """`--tools FILE`: declarations for logs that declare none."""
@@ -46,6 +55,8 @@ class Invocation:
     extend_ignore: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     respect_gitignore: bool | None = None
+    force_exclude: bool = False
+    """`--force-exclude`: named files are read only when a directory walk would read them."""
     fail_on: str | None = None
     exit_zero: bool = False
     allow_empty: bool = False
@@ -64,6 +75,16 @@ class Invocation:
     scheduler: str | None = None
     """The Dask scheduler's address; None starts a local cluster of `jobs` workers."""
 
+    @property
+    def output_format(self) -> str | None:
+        """The format of the first output (`audit compare` and the listings have one)."""
+        return self.outputs[0].format if self.outputs else None
+
+    @property
+    def output(self) -> str | None:
+        """The file of the first output; None for stdout."""
+        return self.outputs[0].path if self.outputs else None
+
 
 def settings(invocation: Invocation) -> Settings:
     """The configuration file (`--config`, else the nearest pyproject.toml) and the command line."""
@@ -71,10 +92,12 @@ def settings(invocation: Invocation) -> Settings:
 
 
 def config_file(invocation: Invocation) -> FileConfig | None:
-    """`--config FILE`, else the nearest pyproject.toml with a [tool.auditor] table, else None."""
+    """`--config FILE`, else the configuration nearest to the audited paths, else None."""
     from auditor import config
 
-    return config.read(invocation.config_file) if invocation.config_file else config.discover()
+    if invocation.config_file:
+        return config.read(invocation.config_file)
+    return config.discover(config.start_of(invocation.paths))
 
 
 def _build(invocation: Invocation, file: FileConfig | None) -> Settings:
@@ -89,6 +112,7 @@ def _build(invocation: Invocation, file: FileConfig | None) -> Settings:
         input_format=invocation.input_format,
         exclude=invocation.exclude or None,
         respect_gitignore=invocation.respect_gitignore,
+        force_exclude=invocation.force_exclude,
         file=file,
         tools=invocation.tools,
     )
@@ -177,8 +201,8 @@ def color(when: str, stream: TextIO) -> bool:
 
 
 def refuse_to_overwrite(invocation: Invocation, planned: Sequence[object]) -> None:
-    """`-o FILE` or `--write-baseline FILE` naming a log this run reads would destroy it (and
-    `-o` naming the baseline, or both naming one file, would lose one of the two outputs):
+    """An output or `--write-baseline FILE` naming a log this run reads would destroy it (and
+    an output naming the baseline, or two outputs naming one file, would lose one of them):
     stop before anything is read or written."""
     from auditor import sources
 
@@ -187,18 +211,28 @@ def refuse_to_overwrite(invocation: Invocation, planned: Sequence[object]) -> No
         for item in planned
         if isinstance(item, sources.Source) and item.path != "-"
     }
-    report, baseline = invocation.output, invocation.write_baseline
-    for option, path in (("-o", report), ("--write-baseline", baseline)):
-        if path is not None and _identity(path) in logs:
+    written = [("-o", o.path) for o in invocation.outputs if o.path is not None]
+    if invocation.write_baseline is not None:
+        written.append(("--write-baseline", invocation.write_baseline))
+    for option, path in written:
+        if _identity(path) in logs:
             raise ConfigError(
                 f"{option} {path} would overwrite {logs[_identity(path)]}, which this run "
                 "reads: write it somewhere else"
             )
     accepted = invocation.baseline_file
-    if report is not None and accepted is not None and _identity(report) == _identity(accepted):
-        raise ConfigError(f"-o {report} would overwrite the baseline this run reads")
-    if report is not None and baseline is not None and _identity(report) == _identity(baseline):
-        raise ConfigError(f"-o and --write-baseline name the same file {report}")
+    seen: dict[tuple[int, int] | str, str] = {}
+    for option, path in written:
+        if accepted is not None and option == "-o" and _identity(path) == _identity(accepted):
+            raise ConfigError(f"-o {path} would overwrite the baseline this run reads")
+        if _identity(path) in seen:
+            both = (
+                "two outputs"
+                if option == seen[_identity(path)]
+                else f"{seen[_identity(path)]} and {option}"
+            )
+            raise ConfigError(f"{both} name the same file {path}")
+        seen[_identity(path)] = option
 
 
 def _identity(path: str) -> tuple[int, int] | str:
@@ -211,21 +245,24 @@ def _identity(path: str) -> tuple[int, int] | str:
     return (st.st_dev, st.st_ino)
 
 
-def output_format(invocation: Invocation) -> str:
-    """`-f`, or when none is given: `table` for a terminal, `concise` for a pipe or a file."""
-    if invocation.output_format is not None:
-        return invocation.output_format
-    if invocation.output is None and sys.stdout.isatty():
+def output_format(output: Output) -> str:
+    """The output's format, or when none is given: `table` for a terminal, `concise` for a
+    pipe or a file."""
+    if output.format is not None:
+        return output.format
+    if output.path is None and sys.stdout.isatty():
         return "table"
     return "concise"
 
 
-def write(invocation: Invocation, outcome: Outcome, fmt: str) -> None:
-    """The report, in the chosen format, to stdout or `-o FILE`."""
+def write(invocation: Invocation, outcome: Outcome, output: Output, first: bool) -> str | None:
+    """The report, in the output's format, to stdout or its file; what the reporter says it
+    left out, if anything. The `first` output writes the notes a format keeps on stderr."""
     from auditor import statistics as stats
     from auditor.reporters import REPORTERS, writer
     from auditor.sources.gitignore import repository_root
 
+    fmt = output_format(output)
     write_to = (
         functools.partial(stats.write, output_format=REPORTERS[fmt].statistics)
         if invocation.statistics
@@ -234,35 +271,47 @@ def write(invocation: Invocation, outcome: Outcome, fmt: str) -> None:
     context = Context(
         elapsed=outcome.elapsed,
         quiet=invocation.quiet,
-        notes=sys.stderr,
+        notes=sys.stderr if first else None,
         show_evidence=invocation.show_evidence,
         whole=invocation.verbose,
         root=repository_root(".") if REPORTERS[fmt].repository_root else None,
     )
+    said: list[str | None] = []
 
     def report(out: TextIO, colour: bool) -> None:
-        write_to(outcome.report, out, replace(context, color=colour))
+        said.append(write_to(outcome.report, out, replace(context, color=colour)))
 
-    emit(invocation, report)
+    emit(output.path, invocation.color, report)
+    return said[0] if said else None
 
 
-def emit(invocation: Invocation, write_to: Callable[[TextIO, bool], None]) -> None:
-    """`write_to(out, colour)` to stdout or `-o FILE`: colour as `--color` says for stdout,
-    only with `always` for a file. A closed pipe ends it quietly; a file that cannot be
-    written is one error."""
-    if invocation.output is None:
+def emit(path: str | None, when: str, write_to: Callable[[TextIO, bool], None]) -> None:
+    """`write_to(out, colour)` to stdout (`path` None) or the file `path`: colour as `--color`
+    (`when`) says for stdout, only with `always` for a file. A closed pipe ends it quietly; a
+    file that cannot be written is one error."""
+    if path is None:
         out = _stdout()
         try:
-            write_to(out, color(invocation.color, out))
+            write_to(out, color(when, out))
             out.flush()
         except BrokenPipeError:  # `audit … | head`: the reader has what it wanted
             silence_stdout()
         return
     try:
-        with open(invocation.output, "w", encoding="utf-8", newline="\n") as out:
-            write_to(out, invocation.color == "always")
+        with open(path, "w", encoding="utf-8", newline="\n") as out:
+            write_to(out, when == "always")
     except OSError as exc:
-        raise AuditorError(f"cannot write {invocation.output}: {exc.strerror or exc}") from exc
+        raise AuditorError(f"cannot write {path}: {exc.strerror or exc}") from exc
+
+
+def written(invocation: Invocation, report: Report) -> str | None:
+    """The one line that says which files the run wrote, in which format, and how much."""
+    files = [f"{o.path} ({output_format(o)})" for o in invocation.outputs if o.path is not None]
+    if not files:
+        return None
+    what = "the statistics" if invocation.statistics else plural(len(report.findings), "finding")
+    where = files[0] if len(files) == 1 else ", ".join(files[:-1]) + " and " + files[-1]
+    return f"wrote {what} to {where}"
 
 
 def main(invocation: Invocation) -> int:
@@ -271,14 +320,21 @@ def main(invocation: Invocation) -> int:
     from auditor.reporters import REPORTERS
 
     chosen = settings(invocation)
-    fmt = output_format(invocation)
-    if invocation.statistics and not REPORTERS[fmt].statistics:
-        raise ConfigError(f"--statistics prints as {', '.join(stats.FORMATS)}, not as {fmt}")
-    if REPORTERS[fmt].timelines and not invocation.statistics:
+    formats = [REPORTERS[output_format(o)] for o in invocation.outputs]
+    for fmt in map(output_format, invocation.outputs):
+        if invocation.statistics and not REPORTERS[fmt].statistics:
+            raise ConfigError(f"--statistics prints as {', '.join(stats.FORMATS)}, not as {fmt}")
+    if any(f.timelines for f in formats) and not invocation.statistics:
         chosen = replace(chosen, timelines=True)
     outcome = audit(invocation, chosen)
-    write(invocation, outcome, fmt)
+    for i, output in enumerate(invocation.outputs):
+        said = write(invocation, outcome, output, first=i == 0)
+        if said:
+            stderr(f"audit: {output_format(output)}: {said}")
     report = outcome.report
+    line = written(invocation, report)
+    if line and not invocation.quiet:
+        stderr(f"audit: {line}")
     if empty(invocation, report):
         return 2
     return exit_status(report, chosen, invocation.exit_zero or bool(invocation.write_baseline))
@@ -331,7 +387,7 @@ def compare(invocation: Invocation, limits: tuple[str, ...]) -> int:
         "table": functools.partial(compare_output.write_text, quiet=invocation.quiet),
     }
     write_to = writers[invocation.output_format or "table"]
-    emit(invocation, lambda out, _colour: write_to(result, out))
+    emit(invocation.output, invocation.color, lambda out, _colour: write_to(result, out))
     if failed:
         return 2
     return 1 if result.failed else 0

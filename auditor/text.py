@@ -1,4 +1,5 @@
-"""Text every layer shares: log text made safe to print, text cut to a length, counts in words.
+"""Text every layer shares: log text made safe to print, text cut to a length, counts in words,
+and documentation wrapped to a terminal's width.
 
 Safe to print: no escape sequence or bidi trick from a log reaches a screen. rich strips only a
 few control characters: ESC/CSI sequences and C1 controls pass through, and a log that says
@@ -76,3 +77,57 @@ def cut(text: str, limit: int) -> str:
 def plural(n: int, word: str, words: str | None = None) -> str:
     """`1 file`, `2 files`, `1,204 conversations`."""
     return f"{n:,} {word if n == 1 else words or word + 's'}"
+
+
+def reflow(text: str, width: int | None = None) -> str:
+    """Markdown-ish text whose paragraphs were wrapped by hand, wrapped again at `width` (None:
+    each paragraph and list item on one line, for a renderer that wraps, such as rich).
+
+    Headings, fenced blocks and indented lines (examples) are kept as they are; a list item's
+    lines are joined, and wrapped under its first.
+    """
+    import textwrap
+
+    out: list[str] = []
+    block: list[str] = []
+    lead = ""
+
+    def flush() -> None:
+        if block:
+            joined = " ".join(line.strip() for line in block)
+            if width is None:
+                out.append(lead + joined)
+            else:
+                out.extend(
+                    textwrap.wrap(
+                        joined,
+                        width,
+                        initial_indent=lead,
+                        subsequent_indent=" " * len(lead),
+                        break_on_hyphens=False,
+                        break_long_words=False,
+                    )
+                )
+            block.clear()
+
+    fenced = False
+    for line in text.splitlines():
+        if line.startswith("```"):
+            flush()
+            fenced = not fenced
+            out.append(line)
+        elif not fenced and block and lead and line.startswith("  ") and line[2:3].strip():
+            block.append(line)  # a list item's next line
+        elif fenced or not line.strip() or line.startswith(("#", "  ", "|")):
+            flush()
+            out.append(line)
+        elif line.startswith(("- ", "* ")):
+            flush()
+            lead = line[:2]
+            block.append(line[2:])
+        else:
+            if not block:
+                lead = ""
+            block.append(line)
+    flush()
+    return "\n".join(out)

@@ -291,3 +291,59 @@ def html_of(*paths, jobs: int = 1, timelines: bool = True) -> str:
     out = io.StringIO()
     writer("html")(report, out, Context())
     return out.getvalue()
+
+
+# GitHub code scanning's documented limits and required properties of an uploaded SARIF file
+# ("SARIF support for code scanning" and "SARIF results exceed limits" in GitHub's docs).
+
+GITHUB_SARIF_LIMITS = {
+    "runs": 20,
+    "results": 25_000,
+    "rules": 25_000,
+    "tags": 20,
+    "locations": 1_000,
+}
+
+
+def github_sarif_problems(doc: dict) -> list[str]:
+    """What GitHub code scanning would reject or mis-file in a SARIF document: past a limit,
+    a result without `ruleId`, message, file or `region.startLine`, a description over 1024
+    characters, or without `partialFingerprints.primaryLocationLineHash` (what it matches
+    alerts on; unique here, as each finding has its own)."""
+    problems = []
+    if len(doc["runs"]) > GITHUB_SARIF_LIMITS["runs"]:
+        problems.append(f"{len(doc['runs'])} runs")
+    for run in doc["runs"]:
+        rules = run["tool"]["driver"]["rules"]
+        if len(rules) > GITHUB_SARIF_LIMITS["rules"]:
+            problems.append(f"{len(rules)} rules")
+        for rule in rules:
+            if len(rule.get("properties", {}).get("tags", [])) > GITHUB_SARIF_LIMITS["tags"]:
+                problems.append(f"{rule['id']}: too many tags")
+            problems.extend(
+                f"{rule['id']}: {key} over 1024 characters"
+                for key in ("shortDescription", "fullDescription")
+                if len(rule[key]["text"]) > 1024
+            )
+        results = run["results"]
+        if len(results) > GITHUB_SARIF_LIMITS["results"]:
+            problems.append(f"{len(results)} results")
+        hashes = set()
+        for i, result in enumerate(results):
+            where = f"result {i}"
+            if not result.get("ruleId") or not result.get("message", {}).get("text"):
+                problems.append(f"{where}: no ruleId or message")
+            locations = result.get("locations") or []
+            if not 0 < len(locations) <= GITHUB_SARIF_LIMITS["locations"]:
+                problems.append(f"{where}: {len(locations)} locations")
+            for location in locations:
+                physical = location.get("physicalLocation", {})
+                if not physical.get("artifactLocation", {}).get("uri"):
+                    problems.append(f"{where}: no artifactLocation.uri")
+                if not isinstance(physical.get("region", {}).get("startLine"), int):
+                    problems.append(f"{where}: no region.startLine")
+            line_hash = result.get("partialFingerprints", {}).get("primaryLocationLineHash")
+            if not line_hash or line_hash in hashes:
+                problems.append(f"{where}: primaryLocationLineHash missing or repeated")
+            hashes.add(line_hash)
+    return problems

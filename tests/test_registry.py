@@ -6,6 +6,9 @@ import importlib
 import pkgutil
 import re
 
+import pytest
+import typer
+
 import auditor.formats
 import auditor.reporters
 import auditor.rules
@@ -60,16 +63,22 @@ def test_every_reporter_module_is_registered_and_loads():
 
 def test_every_list_of_output_formats_is_read_from_the_reporter_registry():
     from auditor import statistics
-    from auditor.cli.options import FormatOption, OutputFormat
+    from auditor.cli.options import FormatOption
 
-    assert [choice.value for choice in OutputFormat] == list(REPORTERS)
     (option,) = FormatOption.__metadata__
+    assert option.callback(list(REPORTERS)) == list(REPORTERS)  # the choices -f accepts
+    with pytest.raises(typer.BadParameter):
+        option.callback(["xml"])
     listed = re.findall(r"\b[a-z]+\b(?= \(|,| or |\.)", option.help.split(". Default")[0])
     assert listed == list(REPORTERS)
     assert "html (one self-contained page)" in option.help
     assert statistics.FORMATS == ("table", "json", "jsonl")
     for name, reporter in REPORTERS.items():
         assert reporter.statistics in (*statistics.FORMATS, ""), name
-    assert {n for n, r in REPORTERS.items() if r.repository_root} == {"sarif", "gitlab"}
+    assert {n for n, r in REPORTERS.items() if r.repository_root} == {
+        "sarif",
+        "gitlab",
+        "github",
+    }
     assert {n for n, r in REPORTERS.items() if r.timelines} == {"html"}
     assert {n for n, r in REPORTERS.items() if r.json} == {"json", "jsonl"}

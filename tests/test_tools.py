@@ -25,8 +25,8 @@ AIRLINE = [
 ]
 
 
-def test_the_readme_example_runs_as_shown():
-    readme = (ROOT / "README.md").read_text()
+def test_the_documented_example_runs_as_shown():
+    readme = (ROOT / "docs" / "formats.md").read_text()
     command = "audit fixtures/tools/airline-run.jsonl --tools fixtures/tools/openai-tools.json"
     assert f"$ {command} -f jsonl -q" in readme
     shown = re.findall(r'^\{"code":"(\w+)",…,"message":"(.*)",…\}$', readme, re.MULTILINE)

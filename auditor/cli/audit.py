@@ -25,6 +25,7 @@ from auditor.cli.options import (
     ExtendIgnoreOption,
     ExtendSelectOption,
     FailOnOption,
+    ForceExcludeOption,
     FormatOption,
     FormatsOption,
     HelpOption,
@@ -48,35 +49,60 @@ from auditor.cli.options import (
     VersionOption,
     WriteBaselineOption,
     parse_jobs,
+    parse_outputs,
 )
 from auditor.errors import AuditorError
+from auditor.text import reflow
 
-EXAMPLES = """\
+EXAMPLES = reflow(
+    """\
 Examples:
 
-  audit runs.jsonl                        a table on a terminal, one line a finding in a pipe
-  audit logs/ -f json | jq '.summary'     every log below logs/, JSON for jq
-  audit logs/ -f sarif -o audit.sarif     SARIF for GitHub code scanning (also: -f github,
-                                          -f gitlab, -f junit)
-  cat run.jsonl | audit -                 read standard input
+  audit runs.jsonl
+      a table on a terminal, one line a finding in a pipe
+  audit logs/ -f json | jq '.summary'
+      every log below logs/, as JSON for jq
+  audit logs/ -f github -f sarif:audit.sarif -f html:report.html
+      one audit, several outputs: annotations, code scanning, a page to read
+  cat run.jsonl | audit -
+      standard input
   audit logs/ --select EX,FB --fail-on error
-  audit logs/ --write-baseline .audit-baseline.json   accept today's findings
-  audit logs/ --baseline .audit-baseline.json         then fail only on new ones
-  audit logs/ --show-files                what would be read, and in which log format
-  audit logs/ -f html -o report.html      one page to read, with each conversation's timeline
-  audit compare old.json new.json         how two runs differ (`audit compare --help`)
-  audit --explain EX003                   what a rule reports, and why
-  audit 's3://bucket/logs/**/*.jsonl' --engine dask --scheduler tcp://host:8786
-                                          on a Dask cluster (pip install 'auditor\\[dask]')
-  audit runs.jsonl --tools tools.json     tools the logs do not declare (OpenAI, Anthropic
-                                          tools array, or an MCP tools/list result)
+      some rules; fail on errors only
+  audit logs/ --write-baseline .audit-baseline.json
+      accept today's findings...
+  audit logs/ --baseline .audit-baseline.json
+      ...then fail only on new ones
+  audit logs/ --show-files
+      what would be read, and in which log format
+  audit compare old.json new.json
+      how two runs differ (audit compare -h)
+  audit --explain EX003
+      what a rule reports, and why (--explain FB: a family)
+  audit runs.jsonl --tools tools.json
+      tools the logs do not declare (OpenAI, Anthropic or MCP lists)
+  audit 's3://bucket/logs/*.jsonl' --engine dask --scheduler tcp://h:8786
+      on a Dask cluster (pip install 'auditor\\[dask]')
 
-Settings come from \\[tool.auditor] in the nearest pyproject.toml (or --config FILE); the
-command line wins (audit --show-settings). Directories are walked respecting .gitignore.
+Settings come from [tool.auditor] in pyproject.toml, or auditor.toml or .auditor.toml, the
+nearest one above the audited path (or --config FILE); the command line wins (audit
+--show-settings). Directories are walked respecting .gitignore.
 
 Exit status: 0 no finding at or above --fail-on; 1 there are; 2 usage error, bad
 configuration, unreadable path, no conversation read (see --allow-empty) or internal error.
 """
+).replace("[tool.auditor]", "\\[tool.auditor]")
+
+HELP = reflow(
+    """\
+Audit the transcripts of tool-using LLM agents.
+
+Reads agent logs (OpenAI, Anthropic and Responses API logs, gateway recordings, Claude Code and
+Codex sessions, tau-bench, SWE-agent, multi-agent chats, OTel traces, Inspect logs, gpt-oss
+harmony text), replays every assistant turn and reports fabricated observations, tool calls
+nobody executed, approved arguments that changed before execution, and loops. Deterministic:
+no model, no network.
+"""
+)
 
 
 app = typer.Typer(
@@ -87,7 +113,7 @@ app = typer.Typer(
 )
 
 
-@app.command(epilog=EXAMPLES, no_args_is_help=False, cls=Command, add_help_option=False)
+@app.command(help=HELP, epilog=EXAMPLES, no_args_is_help=False, cls=Command, add_help_option=False)
 def audit(
     paths: Paths = None,
     select: SelectOption = None,
@@ -98,6 +124,7 @@ def audit(
     exit_zero: ExitZeroOption = False,
     exclude: ExcludeOption = None,
     no_respect_gitignore: NoGitignoreOption = False,
+    force_exclude: ForceExcludeOption = False,
     input_format: InputFormatOption = "auto",
     tools_file: ToolsOption = None,
     allow_empty: AllowEmptyOption = False,
@@ -124,14 +151,7 @@ def audit(
     show_help: HelpOption = False,
     debug: DebugOption = False,
 ) -> None:
-    """Audit the transcripts of tool-using LLM agents.
-
-    Reads agent logs (OpenAI, Anthropic and Responses API logs, gateway recordings, Claude
-    Code and Codex sessions, tau-bench, SWE-agent, multi-agent chats, gpt-oss harmony text),
-    replays every assistant turn and reports fabricated observations, tool calls nobody
-    executed, approved arguments that changed before execution, and loops. Deterministic: no
-    model, no network.
-    """
+    """The command: `HELP` says what it does, `EXAMPLES` how."""
     options = dict(locals())
 
     def act() -> int:
@@ -163,8 +183,7 @@ def _invocation(**o: Any) -> Any:
 
     return Invocation(
         paths=tuple(o["paths"] or ()),
-        output_format=o["output_format"].value if o["output_format"] else None,
-        output=o["output"],
+        outputs=parse_outputs(o["output_format"], o["output"]),
         input_format=o["input_format"],
         tools=o["tools_file"],
         select=tuple(o["select"] or ()),
@@ -173,6 +192,7 @@ def _invocation(**o: Any) -> Any:
         extend_ignore=tuple(o["extend_ignore"] or ()),
         exclude=tuple(o["exclude"] or ()),
         respect_gitignore=False if o["no_respect_gitignore"] else None,
+        force_exclude=o["force_exclude"],
         fail_on=o["fail_on"].value if o["fail_on"] is not None else None,
         exit_zero=o["exit_zero"],
         allow_empty=o["allow_empty"],

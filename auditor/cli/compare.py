@@ -20,14 +20,19 @@ from auditor.cli.options import (
     OutputOption,
     parse_jobs,
 )
+from auditor.text import reflow
 
-COMPARE_EXAMPLES = """\
+COMPARE_EXAMPLES = reflow(
+    """\
 Examples:
 
   audit logs-v1/ -f json -o v1.json && audit logs-v2/ -f json -o v2.json
-  audit compare v1.json v2.json                       per rule, per 100 conversations
-  audit compare v1.json v2.json --fail-on-increase LP001=10 --fail-on-increase EX=25
+  audit compare v1.json v2.json
+      per rule, per 100 conversations
+  audit compare v1.json v2.json --fail-on-increase LP001=10,EX=25
+      exit 1 when a rule's rate grows past its limit
   audit compare logs-v1/ logs-v2/ -f html -o compare.html
+      audit both on the spot; one page
 
 BASE and NEW are each the `-f json` report of a run, or a path to audit. Limits also come
 from `fail-on-increase = { LP001 = 10 }` in \\[tool.auditor]; the command line replaces them.
@@ -35,6 +40,7 @@ from `fail-on-increase = { LP001 = 10 }` in \\[tool.auditor]; the command line r
 Exit status: 0 no limit exceeded; 1 a rule's rate grew past its limit; 2 usage error, bad
 configuration, unreadable path, no conversation read or internal error.
 """
+)
 
 
 class CompareFormat(StrEnum):
@@ -104,12 +110,11 @@ def compare(
 
     def act() -> int:
         from auditor import run
-        from auditor.run import Invocation
+        from auditor.run import Invocation, Output
 
         invocation = Invocation(
             paths=(base, new),
-            output_format=output_format.value,
-            output=output,
+            outputs=(Output(output_format.value, output),),
             config_file=config_file,
             quiet=quiet,
             jobs=parse_jobs(jobs),

@@ -19,11 +19,7 @@ from auditor.findings import DEFAULT_FAIL_ON
 from auditor.reporters import REPORTERS, help_text
 
 if TYPE_CHECKING:
-    # mypy reads an Enum only from a literal list of members; the values are strings.
-    OutputFormat = str
-else:
-    OutputFormat = StrEnum("OutputFormat", {name: name for name in REPORTERS})
-    """`--format`'s choices: the reporter registry's names, in its order."""
+    from auditor.run import Output
 
 
 class FailOn(StrEnum):
@@ -88,7 +84,7 @@ Paths = Annotated[
     typer.Argument(
         metavar="PATHS...",
         help="Log files or directories (searched for *.jsonl, *.ndjson, *.json, *.traj, "
-        "*.txt, also .gz); - reads standard input.",
+        "*.txt, also .gz, and Inspect *.eval); - reads standard input.",
         show_default=False,
     ),
 ]
@@ -167,6 +163,17 @@ NoGitignoreOption = Annotated[
         rich_help_panel=PANEL_FILES,
     ),
 ]
+ForceExcludeOption = Annotated[
+    bool,
+    typer.Option(
+        "--force-exclude",
+        metavar=FLAG,
+        help="Take files named on the command line as a directory walk takes them: only "
+        "those a walk would audit (by type and content, outside hidden, ignored and excluded "
+        "directories) are read, the rest skipped. The pre-commit hook passes it.",
+        rich_help_panel=PANEL_FILES,
+    ),
+]
 InputFormatOption = Annotated[
     str,
     typer.Option(
@@ -200,13 +207,31 @@ AllowEmptyOption = Annotated[
         rich_help_panel=PANEL_FILES,
     ),
 ]
+
+
+def _formats(values: list[str] | None) -> list[str] | None:
+    """`-f`'s values checked as Click checks choices: a known FORMAT, with `:FILE` or not."""
+    for value in values or ():
+        name, colon, path = value.partition(":")
+        if name not in REPORTERS:
+            raise typer.BadParameter(
+                f"`{value}` is not FORMAT or FORMAT:FILE with FORMAT one of {', '.join(REPORTERS)}"
+            )
+        if colon and not path:
+            raise typer.BadParameter(f"`{value}` names no FILE after the colon")
+    return values
+
+
 FormatOption = Annotated[
-    OutputFormat | None,
+    list[str] | None,
     typer.Option(
         "--format",
         "-f",
-        metavar="FORMAT",
-        help=f"{help_text()}. Default: table on a terminal, concise otherwise.",
+        metavar="FORMAT[:FILE]",
+        help=f"{help_text()}. Default: table on a terminal, concise otherwise. "
+        "FORMAT:FILE writes that format to FILE; repeat for several outputs of one run "
+        "(-f github -f sarif:audit.sarif -f html:report.html).",
+        callback=_formats,
         rich_help_panel=PANEL_OUTPUT,
         show_default=False,
     ),
@@ -217,7 +242,7 @@ OutputOption = Annotated[
         "--output",
         "-o",
         metavar="FILE",
-        help="Write the report to FILE instead of stdout.",
+        help="Write the report (of the one -f without a FILE) to FILE instead of stdout.",
         rich_help_panel=PANEL_OUTPUT,
     ),
 ]
@@ -422,6 +447,33 @@ HelpOption = Annotated[
         callback=_help,
     ),
 ]
+
+
+def parse_outputs(formats: list[str] | None, output: str | None) -> tuple[Output, ...]:
+    """`-f FORMAT` (repeated, each with `:FILE` or not) and `-o FILE` as the run's outputs.
+
+    A `-f` without a file goes to `-o FILE`, else to stdout; there can be one such. Without
+    any `-f`, the one output is in the default format (to `-o FILE`, if given).
+    """
+    from auditor.run import Output
+
+    outputs: list[Output] = []
+    bare: list[str] = []
+    for value in formats or ():
+        name, colon, path = value.partition(":")
+        if colon:
+            outputs.append(Output(name, path))
+        else:
+            bare.append(name)
+    if len(bare) > 1:
+        raise AuditorError(
+            f"-f {bare[0]} and -f {bare[1]} would both go to "
+            f"{'-o ' + output if output else 'stdout'}: give all but one a file, "
+            "-f FORMAT:FILE"
+        )
+    if bare or output is not None or not outputs:
+        outputs.insert(0, Output(bare[0] if bare else None, output))
+    return tuple(outputs)
 
 
 def parse_jobs(value: str) -> int:

@@ -24,6 +24,7 @@ from auditor.config.files import (
     read,
     shown,
     shown_value,
+    start_of,
 )
 from auditor.config.options import rule_options
 from auditor.errors import ConfigError
@@ -49,6 +50,7 @@ __all__ = [
     "rule_options",
     "shown",
     "split_codes",
+    "start_of",
 ]
 
 
@@ -76,6 +78,9 @@ class Settings:
     """`--exclude` globs, relative to the working directory."""
     respect_gitignore: bool = True
     """A directory walk leaves out what .gitignore files list."""
+    force_exclude: bool = False
+    """Files named on the command line are read only when a directory walk would read them
+    (`--force-exclude`, as ruff's: what the pre-commit hook passes)."""
     per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
     """(glob, rule codes) pairs: findings of those rules in matching files are dropped."""
     config_file: str | None = None
@@ -143,6 +148,7 @@ def build(
     input_format: str | None = None,
     exclude: Iterable[str] | None = None,
     respect_gitignore: bool | None = None,
+    force_exclude: bool = False,
     file: FileConfig | None = None,
     tools: str | None = None,
 ) -> Settings:
@@ -193,10 +199,15 @@ def build(
     if file is not None and not isinstance(gitignore, bool):
         raise file.error(f"respect-gitignore must be true or false, got {shown_value(gitignore)}")
     origin("respect-gitignore", respect_gitignore is not None)
+    origins["force-exclude"] = "command line" if force_exclude else "default"
     origin("exclude", False)
     origins["extend-exclude"] = "command line" if exclude else "default"
-    for key in ("severity", "per-file-ignores", *TABLES):
+    for key in ("severity", "per-file-ignores", "max-record-mb", *TABLES):
         origin(key, False)
+    if file is not None:  # each option of a family's table, as the file sets it or not
+        for table in TABLES:
+            for option in values.get(table, {}):
+                origins[f"{table}.{option}"] = file.name
     origin("tools", bool(tools))
     return Settings(
         rules=rules,
@@ -208,6 +219,7 @@ def build(
         root=str(file.path.parent) if file is not None else ".",
         extend_exclude=tuple(e for e in exclude or () if e.strip()),
         respect_gitignore=gitignore if respect_gitignore is None else respect_gitignore,
+        force_exclude=force_exclude,
         per_file_ignores=_per_file_ignores(file) if file is not None else (),
         config_file=file.name if file is not None else None,
         origins=origins,

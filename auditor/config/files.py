@@ -1,9 +1,11 @@
-"""Configuration files: where `[tool.auditor]` is found, read as TOML and checked for known keys.
+"""Configuration files: where the configuration is found, read as TOML and checked for known keys.
 
-The configuration lives in `[tool.auditor]` of the nearest `pyproject.toml` that has such a
-table, searching from the current directory up to the filesystem root (as ruff does with
-`[tool.ruff]`), or in the file `--config` names: a `pyproject.toml` (its `[tool.auditor]`
-table) or any other TOML file holding the same keys at its top level.
+As ruff finds its own: from the audited paths (their nearest common directory; the working
+directory for stdin, URLs or no path) up to the filesystem root, the first directory holding
+`.auditor.toml` or `auditor.toml` (the keys at their top level), or a `pyproject.toml` with a
+`[tool.auditor]` table, in that order; a `pyproject.toml` without the table is passed over.
+`--config FILE` names the file instead: any TOML file with a `[tool.auditor]` table (a
+pyproject.toml) is read for that table, any other for its top-level keys.
 """
 
 from __future__ import annotations
@@ -18,8 +20,11 @@ from typing import Any
 
 from auditor.errors import ConfigError
 from auditor.rules import FAMILIES
+from auditor.sources import is_url
 
 PYPROJECT = "pyproject.toml"
+STANDALONE = (".auditor.toml", "auditor.toml")
+"""Files that hold the configuration at their top level, looked for before pyproject.toml."""
 
 
 KEYS = (
@@ -73,9 +78,13 @@ def shown(path: Path) -> str:
 
 
 def discover(start: Path | None = None) -> FileConfig | None:
-    """The `[tool.auditor]` table of the nearest pyproject.toml that has one, or None."""
+    """The configuration nearest to `start` (default: the working directory), or None."""
     here = (start or Path.cwd()).resolve()
     for directory in (here, *here.parents):
+        for name in STANDALONE:
+            candidate = directory / name
+            if candidate.is_file():
+                return _checked(FileConfig(candidate, _parse(candidate), in_pyproject=False))
         candidate = directory / PYPROJECT
         if candidate.is_file():
             table = _tool_table(_parse(candidate))
@@ -84,15 +93,31 @@ def discover(start: Path | None = None) -> FileConfig | None:
     return None
 
 
+def start_of(paths: Sequence[str]) -> Path:
+    """Where discovery starts for a run over `paths`: their nearest common directory (a file's
+    own directory), or the working directory when no local path is given."""
+    local = [p for p in paths if p != "-" and not is_url(p)]
+    if not local:
+        return Path.cwd()
+    directories = [
+        os.path.abspath(p if os.path.isdir(p) else os.path.dirname(p) or ".") for p in local
+    ]
+    try:
+        return Path(os.path.commonpath(directories))
+    except ValueError:  # paths on two drives (Windows)
+        return Path(directories[0])
+
+
 def read(path: str | Path) -> FileConfig:
-    """The configuration in the file `--config` names."""
+    """The configuration in the file `--config` names: its `[tool.auditor]` table when it has
+    one (a pyproject.toml, whatever its name), else its top-level keys."""
     path = Path(path)
     document = _parse(path)
-    if path.name == PYPROJECT:
-        table = _tool_table(document)
-        if table is None:
-            raise ConfigError(f"invalid config in {path}: it has no [tool.auditor] table")
+    table = _tool_table(document)
+    if table is not None:
         return _checked(FileConfig(path, table, in_pyproject=True))
+    if path.name == PYPROJECT:
+        raise ConfigError(f"invalid config in {path}: it has no [tool.auditor] table")
     return _checked(FileConfig(path, document, in_pyproject=False))
 
 

@@ -169,16 +169,15 @@ class ConversationChecker:
         met: dict[str, bool] = {}  # requirement -> whether the conversation meets it
         key: str | None = None
         for rule, options, screen in self.checks:
-            missing = None
+            missing = False
             for need in rule.requires:
                 ok = met.get(need)
                 if ok is None:
                     ok = met[need] = REQUIREMENTS[need][0](rep)
-                if not ok:
-                    missing = need
-                    break
-            if missing is not None:
-                result.skipped[(rule.code, REQUIREMENTS[missing][1])] += 1
+                if not ok:  # every requirement it lacks, so each reason counts alike
+                    missing = True
+                    result.skipped[(rule.code, REQUIREMENTS[need][1])] += 1
+            if missing:
                 continue
             try:
                 if screen is not None and not screen(rep, options):

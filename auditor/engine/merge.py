@@ -19,7 +19,7 @@ from auditor.engine.results import SourceResult, UnreadGroup
 from auditor.engine.source import audit_source
 from auditor.findings import Finding
 from auditor.report import Counts, FileSummary, Gap
-from auditor.rules import BY_CODE
+from auditor.rules import BY_CODE, UNTOOLED
 
 
 class FileMerge:
@@ -95,9 +95,6 @@ def summarise(
     files.append(
         FileSummary(source.name, tuple(formats.items()), c.records, c.conversations, found)
     )
-
-
-UNTOOLED = "no tools declared, given with --tools, or inferred from the calls of its logs"
 
 
 def decide(

@@ -21,7 +21,9 @@ def plan(paths: Iterable[str], settings: Settings) -> Iterator[Planned]:
     excluded and gitignored ones, and the files of other types a walk found. Nothing is read
     yet."""
     exclude = settings.excluder()
-    for item in sources.discover(paths, exclude, gitignore=settings.respect_gitignore):
+    for item in sources.discover(
+        paths, exclude, gitignore=settings.respect_gitignore, force_exclude=settings.force_exclude
+    ):
         if isinstance(item, sources.PathError):
             yield RunError("path", f"{item.path}: {item.reason}", item.path)
         elif isinstance(item, sources.Excluded):

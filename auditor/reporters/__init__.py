@@ -24,7 +24,9 @@ if TYPE_CHECKING:
 
 __all__ = ["REPORTERS", "Reporter", "Writer", "help_text", "writer"]
 
-Writer = Callable[["Report", TextIO, "Context"], None]
+Writer = Callable[["Report", TextIO, "Context"], "str | None"]
+"""`write(report, out, context)`; it may return one line for stderr saying what it left out
+(SARIF past GitHub's limit on results)."""
 
 
 @dataclass(frozen=True)
@@ -53,7 +55,7 @@ REPORTERS: dict[str, Reporter] = {
     "json": Reporter("auditor.reporters.json", json=True, statistics="json"),
     "jsonl": Reporter("auditor.reporters.jsonl", json=True, statistics="jsonl"),
     "sarif": Reporter("auditor.reporters.sarif", repository_root=True),
-    "github": Reporter("auditor.reporters.github"),
+    "github": Reporter("auditor.reporters.github", repository_root=True),
     "gitlab": Reporter("auditor.reporters.gitlab", repository_root=True),
     "junit": Reporter("auditor.reporters.junit"),
     "html": Reporter("auditor.reporters.html", note="one self-contained page", timelines=True),

@@ -1,5 +1,8 @@
 """One line per finding, `path:line: CODE message [conversation turn N]`, like ruff, mypy and gcc.
 
+A finding without a line (inside a member of an Inspect `.eval` zip) is placed by its pointer,
+which names the member: `run.eval:/samples/1_epoch_1.json/messages/3: EX001 …`.
+
 Editors and terminals make `path:line:` clickable, `grep` and `wc -l` work on it, and it is
 what `audit` prints when stdout is not a terminal and no `-f` is given. Nothing but findings
 goes to the output: the summary, coverage and the baseline count go to stderr (`-q` drops
@@ -22,6 +25,8 @@ _COLORS = {Severity.ERROR: "\x1b[1;31m", Severity.WARNING: "\x1b[33m", Severity.
 def line(f: Finding, color: bool = False) -> str:
     """A finding as one line; every piece of log text made safe to print."""
     where = safe(f.path) + (f":{f.line}:" if f.line is not None else ":")
+    if f.line is None and f.pointer:  # an Inspect `.eval` member has no lines: its pointer
+        where += f"{safe(f.pointer)}:"
     code = f.code
     if color:
         where = f"{_BOLD}{where}{_RESET}"
@@ -40,11 +45,11 @@ def write(report: Report, out: TextIO, context: Context) -> None:
     out.writelines(line(f, color) + "\n" for f in report.findings)
     if context.notes is None or context.quiet:
         return
-    for note in summary(report):
+    for note in summary(report, verbose=context.whole):
         context.notes.write(f"audit: {safe(note)}\n")
 
 
-def summary(report: Report) -> list[str]:
+def summary(report: Report, verbose: bool = True) -> list[str]:
     """What was read and found, then the notes (baseline, skipped files, coverage)."""
     c = report.counts
     read = (
@@ -57,4 +62,4 @@ def summary(report: Report) -> list[str]:
         if report.findings
         else "no findings"
     )
-    return [f"read {read}: {found}", *report.notes()]
+    return [f"read {read}: {found}", *report.notes(verbose)]

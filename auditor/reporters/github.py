@@ -1,5 +1,8 @@
 """GitHub Actions workflow commands: one `::error file=…,line=…,title=…::…` annotation per finding.
 
+The file is named relative to the repository's root, as SARIF and GitLab name it, so that an
+annotation attaches to its file from whichever directory `audit` runs.
+
 Values are escaped as the runner expects (`%`, CR and LF in data; also `:` and `,` in
 properties), after unsafe characters are made visible, so a log line cannot end the command
 early or issue one of its own. Coverage gaps and the count of findings a baseline hid follow as
@@ -9,11 +12,11 @@ annotations is never taken for a clean log when part of it was not examined.
 
 from __future__ import annotations
 
-import os
 from typing import TextIO
 
 from auditor.findings import Finding, Severity
 from auditor.report import Context, Report
+from auditor.reporters._paths import repository_path
 from auditor.text import safe
 
 COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}
@@ -28,9 +31,10 @@ def _property(text: str) -> str:
     return _data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def annotation(f: Finding) -> str:
-    # `audit .` walks to `./logs/a.jsonl`; GitHub knows the file as `logs/a.jsonl`.
-    props = [f"file={_property(os.path.normpath(f.path))}"]
+def annotation(f: Finding, root: str | None = None) -> str:
+    # GitHub attaches an annotation to `logs/a.jsonl`, relative to the repository's root,
+    # whichever directory `audit` ran in (`audit .` in `logs/` finds `./a.jsonl`).
+    props = [f"file={_property(repository_path(f.path, root))}"]
     if f.line is not None:
         props.append(f"line={f.line}")
     props.append(f"title={_property(f'{f.code} {f.name}')}")
@@ -45,7 +49,7 @@ def annotation(f: Finding) -> str:
 
 def write(report: Report, out: TextIO, context: Context) -> None:
     for f in report.findings:
-        out.write(annotation(f))
+        out.write(annotation(f, context.root))
     if context.quiet:
         return
     notes = report.notes()

@@ -9,25 +9,14 @@ unique in a report. No byte order mark, as GitLab's parser requires.
 
 from __future__ import annotations
 
-import os
 from typing import Any, TextIO
 
 from auditor.findings import Finding, Severity
 from auditor.report import Context, Report
-from auditor.reporters.sarif import below
-from auditor.sources import STDIN
+from auditor.reporters._paths import repository_path
 from auditor.text import dumps
 
 SEVERITY = {Severity.ERROR: "major", Severity.WARNING: "minor", Severity.NOTE: "info"}
-
-
-def repository_path(path: str, root: str | None) -> str:
-    """`path` relative to `root` (the repository's root, else the working directory) with
-    `/`; a path outside it, as given."""
-    if path == STDIN:
-        return path
-    relative = below(path, root)
-    return relative if relative is not None else os.path.normpath(path).replace(os.sep, "/")
 
 
 def issue(f: Finding, root: str | None) -> dict[str, Any]:

@@ -25,5 +25,5 @@ def write_notes(report: Report, context: Context) -> None:
     """Coverage and baseline notes on the side channel (stderr), unless quiet."""
     if context.notes is None or context.quiet:
         return
-    for note in report.notes():
+    for note in report.notes(verbose=context.whole):
         context.notes.write(f"audit: {note}\n")

@@ -1,11 +1,15 @@
 """SARIF 2.1.0 for GitHub code scanning and other SARIF viewers.
 
-Rules come from the rule docs (as ruff does), within GitHub's limits (descriptions of at most
-1024 characters); each result names the log file and line, the conversation and turn as a
-logical location, and carries the auditor's own stable key in `partialFingerprints` (the same
-key baselines use). `primaryLocationLineHash` is left to GitHub, and no message starts with
-the rule id (sarif-tools would cut it off). The invocation says what a viewer of the results
-alone would miss: rule crashes (errors, and `executionSuccessful: false`), coverage gaps
+Rules come from the rule docs (as ruff does), within GitHub code scanning's limits
+(descriptions of at most 1024 characters, at most 25,000 results a run); each result names the
+log file and line (line 1 for a finding inside an Inspect `.eval` member, which has none: GitHub
+requires `region.startLine`; the message then says where in the member), the conversation and
+turn as a logical location, and carries the auditor's own stable key, the fingerprint baselines
+use, in `partialFingerprints`: as `primaryLocationLineHash`, which code scanning matches alerts
+on (left out, upload-sarif would hash the log's line, the same for every finding on one JSON
+Lines record), and as `auditor/v2`. No message starts with the rule id (sarif-tools would cut
+it off). The invocation says what a viewer of the results alone would miss: rule crashes
+(errors, and `executionSuccessful: false`), results left out past the limit, coverage gaps
 (notes naming the rule), and rules the configuration disabled or re-levelled
 (`ruleConfigurationOverrides`).
 """
@@ -17,9 +21,10 @@ from pathlib import Path
 from typing import Any, TextIO
 from urllib.parse import quote
 
-from auditor import __version__
+from auditor import REPOSITORY, __version__
 from auditor.findings import Finding
 from auditor.report import Context, Report
+from auditor.reporters._paths import below
 from auditor.rules import FAMILIES, RULES, Rule
 from auditor.sources import STDIN
 from auditor.text import cut, dumps
@@ -28,7 +33,10 @@ SCHEMA_URI = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 )
 FINGERPRINT_KEY = "auditor/v2"
+LINE_HASH_KEY = "primaryLocationLineHash"
 DESCRIPTION_LIMIT = 1024  # GitHub code scanning's limit for short and full descriptions
+RESULT_LIMIT = 25_000
+"""GitHub code scanning rejects a run with more results than this."""
 # GitHub's `problem.severity` for non-security rules, from the SARIF level.
 PROBLEM_SEVERITY = {"error": "error", "warning": "warning", "note": "recommendation"}
 
@@ -45,15 +53,6 @@ def artifact_uri(path: str, root: str | None = None) -> str:
     if relative is None:
         return Path(os.path.abspath(path)).as_uri()
     return quote(relative, safe="/")
-
-
-def below(path: str, root: str | None) -> str | None:
-    """`path` relative to `root`, with `/`; None when it lies outside (`../…`)."""
-    base = os.path.abspath(root or os.getcwd())
-    relative = os.path.relpath(os.path.abspath(path), base)
-    if relative == os.pardir or relative.startswith(os.pardir + os.sep):
-        return None
-    return relative.replace(os.sep, "/")
 
 
 def artifact_location(path: str, root: str | None = None) -> dict[str, Any]:
@@ -82,11 +81,17 @@ def _limited(text: str) -> str:
     return cut(text, DESCRIPTION_LIMIT)
 
 
+def help_uri(code: str) -> str:
+    """The rule's page in the repository (`make docs` writes docs/rules/CODE.md)."""
+    return f"{REPOSITORY}/blob/main/docs/rules/{code}.md"
+
+
 def descriptor(rule: Rule) -> dict[str, Any]:
     help_text = f"{rule.summary}\n\n{rule.doc}"
     return {
         "id": rule.code,
         "name": rule.name,
+        "helpUri": help_uri(rule.code),
         "shortDescription": {"text": _limited(rule.summary)},
         "fullDescription": {"text": _limited(rule.sections.get("What it does", rule.summary))},
         "help": {"text": help_text, "markdown": help_text},
@@ -99,9 +104,13 @@ def descriptor(rule: Rule) -> dict[str, Any]:
 
 
 def _result(f: Finding, index: dict[str, int], root: str | None) -> dict[str, Any]:
-    physical: dict[str, Any] = {"artifactLocation": artifact_location(f.path, root)}
-    if f.line is not None:
-        physical["region"] = {"startLine": f.line}
+    physical: dict[str, Any] = {
+        "artifactLocation": artifact_location(f.path, root),
+        "region": {"startLine": f.line if f.line is not None else 1},
+    }
+    text = f.message
+    if f.line is None and f.pointer:  # a member of an archive: say where in it
+        text += f" (at {f.pointer})"
     location: dict[str, Any] = {"physicalLocation": physical}
     if f.conversation is not None:
         turn = f"turn {f.turn}" if f.turn is not None else "conversation"
@@ -117,9 +126,9 @@ def _result(f: Finding, index: dict[str, int], root: str | None) -> dict[str, An
         "ruleId": f.code,
         "ruleIndex": index[f.code],
         "level": f.severity.value,
-        "message": message(f.message),
+        "message": message(text),
         "locations": [location],
-        "partialFingerprints": {FINGERPRINT_KEY: f.fingerprint},
+        "partialFingerprints": {LINE_HASH_KEY: f.fingerprint, FINGERPRINT_KEY: f.fingerprint},
         "properties": properties,
     }
 
@@ -163,10 +172,11 @@ def _overrides(report: Report, index: dict[str, int]) -> list[dict[str, Any]]:
 
 
 def _results(report: Report, index: dict[str, int], root: str | None) -> list[dict[str, Any]]:
-    """Every finding; with a baseline, the new ones as `new` and those the baseline holds as
-    `unchanged` and suppressed (SARIF §3.27.24, §3.35), so that nothing is dropped."""
+    """Every finding (up to `RESULT_LIMIT`); with a baseline, the new ones as `new` and those
+    the baseline holds as `unchanged` and suppressed (SARIF §3.27.24, §3.35), so that nothing
+    is dropped."""
     if report.baseline is None:
-        return [_result(f, index, root) for f in report.findings]
+        return [_result(f, index, root) for f in kept(report)]
     suppression = {
         "kind": "external",
         "status": "accepted",
@@ -174,7 +184,7 @@ def _results(report: Report, index: dict[str, int], root: str | None) -> list[di
     }
     results = []
     accepted = {id(f) for f in report.accepted}
-    for f in sorted((*report.findings, *report.accepted), key=Finding.sort_key):
+    for f in kept(report):
         result = _result(f, index, root)
         if id(f) in accepted:
             result["baselineState"] = "unchanged"
@@ -183,6 +193,41 @@ def _results(report: Report, index: dict[str, int], root: str | None) -> list[di
             result["baselineState"] = "new"
         results.append(result)
     return results
+
+
+def kept(report: Report, limit: int | None = None) -> list[Finding]:
+    """The findings written as results, in report order (with a baseline, the ones it holds
+    too): all of them up to `limit`; past it, the new before those the baseline holds, then
+    the most severe, then the first."""
+    accepted = report.accepted if report.baseline is not None else ()
+    every = (
+        sorted((*report.findings, *accepted), key=Finding.sort_key)
+        if accepted
+        else list(report.findings)
+    )
+    limit = RESULT_LIMIT if limit is None else limit
+    if len(every) <= limit:
+        return every
+    held = {id(f) for f in accepted}
+    ranked = sorted(
+        range(len(every)),
+        key=lambda i: (id(every[i]) in held, -every[i].severity.rank, i),
+    )
+    return [every[i] for i in sorted(ranked[:limit])]
+
+
+def omitted_note(report: Report, written: int) -> str | None:
+    """What a run past the limit left out, or None."""
+    held = report.accepted if report.baseline is not None else ()
+    total = len(report.findings) + len(held)
+    if written == total:
+        return None
+    return (
+        f"{written:,} of {total:,} results written: GitHub code scanning accepts at most "
+        f"{RESULT_LIMIT:,} a run; the {total - written:,} left out are "
+        + ("those the baseline holds, then " if held else "")
+        + "the least severe; -f json lists every finding"
+    )
 
 
 def _baseline(report: Report) -> dict[str, Any]:
@@ -207,9 +252,14 @@ def _baseline(report: Report) -> dict[str, Any]:
 def document(report: Report, root: str | None = None) -> dict[str, Any]:
     # Every rule is described, not only those that fired, so a viewer can explain any code.
     index = {rule.code: i for i, rule in enumerate(RULES)}
+    results = _results(report, index, root)
+    notifications = _notifications(report, index)
+    omitted = omitted_note(report, len(results))
+    if omitted:
+        notifications.insert(0, _notification("warning", omitted, None, index))
     invocation: dict[str, Any] = {
         "executionSuccessful": not report.errors,
-        "toolExecutionNotifications": _notifications(report, index),
+        "toolExecutionNotifications": notifications,
     }
     overrides = _overrides(report, index)
     if overrides:
@@ -222,6 +272,7 @@ def document(report: Report, root: str | None = None) -> dict[str, Any]:
                 "tool": {
                     "driver": {
                         "name": "auditor",
+                        "informationUri": REPOSITORY,
                         "version": __version__,
                         "semanticVersion": __version__,
                         "rules": [descriptor(rule) for rule in RULES],
@@ -230,7 +281,7 @@ def document(report: Report, root: str | None = None) -> dict[str, Any]:
                 "invocations": [invocation],
                 "originalUriBaseIds": source_root(root),
                 "columnKind": "unicodeCodePoints",
-                "results": _results(report, index, root),
+                "results": results,
                 "properties": {
                     "summary": report.summary(),
                     "coverage": report.coverage(),
@@ -241,6 +292,8 @@ def document(report: Report, root: str | None = None) -> dict[str, Any]:
     }
 
 
-def write(report: Report, out: TextIO, context: Context) -> None:
-    out.write(dumps(document(report, context.root), indent=True))
+def write(report: Report, out: TextIO, context: Context) -> str | None:
+    doc = document(report, context.root)
+    out.write(dumps(doc, indent=True))
     out.write("\n")
+    return omitted_note(report, len(doc["runs"][0]["results"]))

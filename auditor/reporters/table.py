@@ -17,6 +17,7 @@ from itertools import groupby
 from typing import TextIO
 
 from rich.console import Console
+from rich.table import Table
 from rich.text import Text
 
 from auditor.findings import Finding, Severity
@@ -142,8 +143,14 @@ def _summary(console: Console, report: Report, context: Context, cut: bool) -> N
         console.print(Text(none, style="green"))
     for note in report.baseline_notes():
         console.print(Text(safe(note[0].upper() + note[1:])))
-    for note in report.coverage_notes():
-        console.print(Text(f"Coverage: {safe(note)}", style="yellow"))
+    coverage = report.coverage_notes(verbose=context.whole)
+    if coverage:  # one block, each note's lines under its first
+        block = Table.grid(padding=(0, 1))
+        block.add_column(no_wrap=True)
+        block.add_column()
+        for i, note in enumerate(coverage):
+            block.add_row(Text("Coverage:" if i == 0 else ""), Text(safe(note)))
+        console.print(block, style="yellow")
     if report.errors:
         console.print(
             Text(

@@ -115,6 +115,21 @@ REQUIREMENTS: dict[str, tuple[Callable[[Replay], bool], str]] = {
 }
 
 
+# What a user can do about each reason, most useful first: the order of the coverage notes.
+# Reasons without a hint (a log without tool calls gives the call rules nothing to read) are
+# facts of the log, shown with -v.
+UNTOOLED = "no tools declared, given with --tools, or inferred from the calls of its logs"
+"""Why a rule that decides on the tools of a file or run (FB003) could not examine a log."""
+COVERAGE_HINTS: dict[str, str] = {
+    "no tools declared or given with --tools": "--tools FILE declares them",
+    UNTOOLED: "--tools FILE declares them",
+    "jsonschema is not installed": "pip install jsonschema",
+    "no approvals seen": "require-approval in [tool.auditor.approvals] names the tools that "
+    "need one",
+    "no tool calls": "",
+}
+
+
 SECTIONS = ("What it does", "Why is this bad?", "Example")
 CLOSING_SECTIONS = ("Does not fire on", "Use instead")
 _HEADING = re.compile(r"^## (.+)$", re.MULTILINE)
@@ -183,6 +198,18 @@ def lookup(selector: str) -> Rule | None:
     return BY_CODE.get(selector.upper()) or BY_NAME.get(selector.lower())
 
 
+def did_you_mean(selector: str) -> str:
+    """` (did you mean `EX001`?)` for a mistyped code or name, or an empty string."""
+    import difflib
+
+    token = selector.strip()
+    code = any(c.isdigit() for c in token)
+    candidates = list(BY_CODE) if code else list(BY_NAME)
+    query = token.upper() if code else token.lower()
+    match = difflib.get_close_matches(query, candidates, n=1, cutoff=0.6)
+    return f" (did you mean `{match[0]}`?)" if match else ""
+
+
 def matching(selector: str) -> list[Rule]:
     """The rules a selector names: `ALL`, a code, a code prefix (`EX`, `CF00`) or a name."""
     token = selector.strip()
@@ -201,8 +228,8 @@ def matching(selector: str) -> list[Rule]:
     found = [r for r in RULES if r.code.startswith(prefix)]
     if not found:
         raise ConfigError(
-            f"unknown rule selector `{token}`: use a code (EX001), a prefix (EX) or a name "
-            "(unanswered-tool-call); `audit --rules` lists them"
+            f"unknown rule selector `{token}`{did_you_mean(token)}: use a code (EX001), a prefix "
+            "(EX) or a name (unanswered-tool-call); `audit --rules` lists them"
         )
     return found
 

@@ -21,6 +21,7 @@ import orjson
 from auditor.model import Location
 from auditor.sources.events import grouped
 from auditor.sources.kinds import (
+    BINARY_HEAD,
     HEAD_BYTES,
     MAX_RECORD_BYTES,
     InvalidRecord,
@@ -28,6 +29,7 @@ from auditor.sources.kinds import (
     Record,
     Source,
     Span,
+    binary,
     is_url,
 )
 from auditor.text import cut
@@ -168,6 +170,9 @@ def _read_stream(
     fp: IO[bytes] = raw
     if source.compressed or head == GZIP_MAGIC:
         fp = gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[assignment]
+    if why := binary_reason(fp):
+        yield InvalidRecord(Location(source.name, 1), why)
+        return
     if kind == "sniff":
         yield from _read_sniffed(source.name, fp, limit)
     elif kind == "jsonl":
@@ -176,6 +181,14 @@ def _read_stream(
         yield from _read_whole(source.name, fp, limit, parse_document)
     else:
         yield from _read_whole(source.name, fp, limit, _text)
+
+
+def binary_reason(fp: IO[bytes]) -> str | None:
+    """Why a file is no log at all, from its first bytes (`kinds.binary`), or None."""
+    try:
+        return binary(fp.peek(BINARY_HEAD)[:BINARY_HEAD])  # type: ignore[attr-defined]
+    except _STREAM_ERRORS:  # a broken .gz: reading it says where it breaks
+        return None
 
 
 class Overlong(bytes):
@@ -333,14 +346,13 @@ def _read_whole(
 
 def parse_document(path: str, data: bytes) -> Iterator[Record | InvalidRecord]:
     """One JSON document; a file that turns out to be JSON Lines is read as such."""
-    if data.startswith(_BOM):
-        data = data[len(_BOM) :]
+    data = data.removeprefix(_BOM)
     if not data.strip():
         return
     try:
         value = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
-        if exc.msg == "unexpected content after document" and _first_line_is_json(data):
+        if exc.msg == "unexpected content after document" and _is_json(data.split(b"\n", 1)[0]):
             yield from read_lines(path, data.splitlines(keepends=True))
             return
         yield InvalidRecord(
@@ -352,14 +364,9 @@ def parse_document(path: str, data: bytes) -> Iterator[Record | InvalidRecord]:
     yield Record(Location(path), value, document=data)
 
 
-def _first_line_is_json(data: bytes) -> bool:
-    return _is_json(data.split(b"\n", 1)[0])
-
-
 def _text(path: str, data: bytes) -> Iterator[Record | InvalidRecord]:
     """A whole text file as one record (a transcript in a text format)."""
-    if data.startswith(_BOM):
-        data = data[len(_BOM) :]
+    data = data.removeprefix(_BOM)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -172,6 +172,22 @@ ENVIRONMENT_MARKERS = frozenset({"pyvenv.cfg", "conda-meta"})
 PACKAGE_DIRECTORIES = frozenset({"node_modules", "site-packages", "__pypackages__"})
 
 
+BINARY_HEAD = 8000
+"""How much of a file's start tells a binary file from a log."""
+
+
+def binary(head: bytes) -> str | None:
+    """Why a file whose first bytes are `head` is no log at all, or None: a NUL byte among
+    them (as git tells binary files), or a UTF-16 byte order mark. One finding for an image
+    or an archive, instead of one for each of its "lines"."""
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "UTF-16 text, not a log: logs are read as UTF-8 (convert it: iconv -f UTF-16)"
+    nul = head.find(b"\0")
+    if nul >= 0:
+        return f"binary file, not a log (a NUL byte at offset {nul:,})"
+    return None
+
+
 def os_reason(exc: OSError) -> str:
     return (exc.strerror or str(exc)).lower()
 

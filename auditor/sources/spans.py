@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import IO
 
-from auditor.sources.framing import GZIP_MAGIC, getsize, open_binary
+from auditor.sources.framing import GZIP_MAGIC, binary_reason, getsize, open_binary
 from auditor.sources.kinds import Source, Span, is_url
 
 SPLIT_AT_LEAST = 4 * 1024 * 1024
@@ -33,8 +33,8 @@ def split(source: Source, parts: int) -> list[Source]:
         if parts < 2:
             return [source]
         with open_binary(source.path) as fp:
-            if fp.read(2) == GZIP_MAGIC:
-                return [source]  # compressed after all: read as one stream
+            if fp.peek(2)[:2] == GZIP_MAGIC or binary_reason(fp) is not None:
+                return [source]  # compressed after all, or no log: read as one stream
             fp.seek(0)
             targets = [size * k // parts for k in range(1, parts)]
             found = None

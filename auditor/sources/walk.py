@@ -90,8 +90,75 @@ def _excluded(path: str, root: str, names: list[str], paths: list[str]) -> bool:
     return any(fnmatchcase(p, glob) for p in prefixes for glob in paths)
 
 
+def walked_file(path: str, size: int | None = None) -> Source | Skipped:
+    """What a walk makes of a file it reaches (and `--force-exclude` of a file named on the
+    command line): a Source to read, not `explicit`, or Skipped when its name promises no log.
+    The one place that decides which files a walk audits, so that the pre-commit hook
+    follows it."""
+    found = walked_kind(os.path.basename(path))
+    if found is None:
+        return Skipped(path)
+    return Source(path, *found, False, size=size)
+
+
+class _Hidden:
+    """Why a walk from the working directory (or from the root, for an absolute path) would
+    never reach a file, or None: a hidden directory or installed software on its way
+    (Skipped), or a .gitignore that lists it or a directory above it (Ignored, with
+    `gitignore`)."""
+
+    def __init__(self, gitignore: bool) -> None:
+        self.gitignore = gitignore
+        self.environments: dict[str, bool] = {}
+        self.ignores: dict[str, Ignore] = {}
+
+    def __call__(self, path: str) -> Skipped | Ignored | None:
+        parts = os.path.normpath(path).split(os.sep)[:-1]
+        for part in parts:
+            if (part.startswith(".") and part not in (".", "..")) or part in PACKAGE_DIRECTORIES:
+                return Skipped(path)
+        directory = os.path.dirname(os.path.abspath(path))
+        if self._environment(directory):
+            return Skipped(path)
+        if self.gitignore and self._ignored(path, directory):
+            return Ignored(path)
+        return None
+
+    def _environment(self, directory: str) -> bool:
+        """A virtualenv or conda environment at or above `directory`."""
+        if directory not in self.environments:
+            parent = os.path.dirname(directory)
+            marked = any(os.path.exists(os.path.join(directory, m)) for m in ENVIRONMENT_MARKERS)
+            self.environments[directory] = marked or (
+                parent != directory and self._environment(parent)
+            )
+        return self.environments[directory]
+
+    def _ignored(self, path: str, directory: str) -> bool:
+        from auditor.sources.gitignore import Ignore, repository_root
+
+        if directory not in self.ignores:
+            names = (
+                {".gitignore"} if os.path.exists(os.path.join(directory, ".gitignore")) else set()
+            )
+            self.ignores[directory] = Ignore.above(directory).below(directory, names)
+        ignore = self.ignores[directory]
+        root = repository_root(directory)
+        if ignore(path, False):
+            return True
+        here = directory
+        while root is not None and here != root and len(here) > len(root):
+            if ignore(here, True):
+                return True
+            here = os.path.dirname(here)
+        return False
+
+
 def discover(
-    paths: Iterable[str], exclude: Exclude | None = None, gitignore: bool = True
+    paths: Iterable[str],
+    exclude: Exclude | None = None,
+    gitignore: bool = True,
+    force_exclude: bool = False,
 ) -> Iterator[Found]:
     """Sources for the given paths, directories walked recursively in sorted order.
 
@@ -102,11 +169,17 @@ def discover(
     (`.aider.chat.history.md`). Paths that `exclude` matches, named or walked, are not read.
     A walked file whose name promises no log is reported as Skipped, and so is a hidden
     directory other than the tools' own (`TOOL_DIRECTORIES`).
+
+    With `force_exclude` (`--force-exclude`, which the pre-commit hook passes), a file named
+    on the command line is taken as a walk would take it: read only when a walk of the
+    directories above it would read it (`walked_file`), and then as a walked file
+    (`Source.explicit` False: judged by its content, skipped when it holds no log).
     """
     from auditor.sources.gitignore import Ignore
 
     seen: set[tuple[int, int]] = set()
     exclude = exclude or Exclude(())
+    hidden = _Hidden(gitignore)
     for path in paths:
         if path == "-":
             yield Source("-", "sniff", False, True)
@@ -130,6 +203,8 @@ def discover(
         elif not stat.S_ISREG(st.st_mode):
             # /dev/zero never ends and a FIFO may never open: only files and stdin are read.
             yield PathError(path, f"is {_special(st.st_mode)}, not a file (pipe it in: `audit -`)")
+        elif force_exclude:
+            yield hidden(path) or walked_file(path, st.st_size)
         else:
             kind, compressed = kind_of(path)
             yield Source(path, kind, compressed, True, size=st.st_size)

@@ -62,7 +62,7 @@ def test_pyproject_ignore_silences_a_rule_when_run_from_that_folder(tmp_path):
     notes = proc.stderr.decode().splitlines()
     gap = (
         "EX005, EX007 could not examine 2 of 2 conversations: "
-        "no tools declared or given with --tools"
+        "no tools declared or given with --tools; --tools FILE declares them"
     )
     assert f"audit: coverage: {gap}" in notes
     assert all(note.startswith("audit: coverage: ") for note in notes)
@@ -201,7 +201,7 @@ def test_github_annotations_and_exit_status():
     # The log declares no tools: the rules that need them say so, on the run's summary page.
     gap = (
         "EX005, EX007 could not examine 1 of 1 conversations: "
-        "no tools declared or given with --tools"
+        "no tools declared or given with --tools; --tools FILE declares them"
     )
     assert f"::notice title=auditor::coverage: {gap}" in notices
     assert all(n.startswith("::notice title=auditor::coverage: ") for n in notices)
@@ -237,7 +237,7 @@ def test_statistics_table():
     lines = audit_process(LOST, ORPHAN, "--statistics").stdout.decode().splitlines()
     gap = (
         "EX005, EX007 could not examine 3 of 3 conversations: "
-        "no tools declared or given with --tools"
+        "no tools declared or given with --tools; --tools FILE declares them"
     )
     assert f"Coverage: {gap}" in lines
 

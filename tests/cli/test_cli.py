@@ -27,7 +27,7 @@ def test_help_teaches():
     for text in ("--config", "--baseline", "--write-baseline", "--statistics"):
         assert text in result.stdout
     # Square brackets survive rich's markup: the table is named as users write it.
-    assert "from [tool.auditor] in the nearest pyproject.toml" in result.stdout
+    assert "Settings come from [tool.auditor] in pyproject.toml" in " ".join(result.stdout.split())
 
 
 def test_rules_table_and_json():
@@ -193,7 +193,7 @@ def test_broken_pipe_is_quiet():
 
 
 def test_garbage_input_never_tracebacks():
-    proc = audit_process("-", "-f", "jsonl", stdin=b"\x00\xff{{{\n[1,2\n\xde\xad\xbe\xef\n")
+    proc = audit_process("-", "-f", "jsonl", stdin=b"\x01\xff{{{\n[1,2\n\xde\xad\xbe\xef\n")
     assert proc.returncode == 2  # no conversation could be read
     assert proc.stderr.decode() == (
         "audit: error: no conversation found in standard input: 1 file read; 3 records. "

@@ -270,8 +270,8 @@ def test_the_console_entry_point_runs_compare(runs):
 
 @requires_realdata
 def test_the_readme_example_is_what_compare_prints(tmp_path):
-    """README's `audit compare` on tau2-bench runs of two models is the real output."""
-    readme = (ROOT / "README.md").read_text()
+    """docs/usage.md's `audit compare` on tau2-bench runs of two models is the real output."""
+    readme = (ROOT / "docs" / "usage.md").read_text()
     marker = "audit compare grok-3.json grok-3-mini.json --fail-on-increase EX003=10\n```\n\n```\n"
     start = readme.index(marker) + len(marker)
     shown = readme[start : readme.index("```", start)]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -12,7 +13,7 @@ from auditor.errors import ConfigError
 from auditor.findings import Severity
 from auditor.rules import RULES, Rule
 from auditor.sources import Exclude
-from tests.helpers import FIXTURES
+from tests.helpers import FIXTURES, audit_process
 
 LOST = FIXTURES / "rules" / "EX001" / "bad_moved_on_without_result.jsonl"
 ORPHAN = FIXTURES / "rules" / "EX002" / "bad_unknown_call_id.jsonl"
@@ -47,6 +48,43 @@ def test_nearest_pyproject_with_a_tool_auditor_table_wins(tmp_path):
     # A nearer table shadows the farther one entirely, as in ruff.
     pyproject(tmp_path / "project", '[tool.auditor]\nfail-on = "error"\n')
     assert config.discover(deep).values == {"fail-on": "error"}
+
+
+def test_auditor_toml_files_are_found_before_pyproject_in_each_directory(tmp_path):
+    pyproject(tmp_path, '[tool.auditor]\nignore = ["EX002"]\n')
+    deep = tmp_path / "logs" / "today"
+    deep.mkdir(parents=True)
+    pyproject(tmp_path / "logs", 'fail-on = "error"\n', name="auditor.toml")
+    found = config.discover(deep)
+    assert found is not None
+    assert (found.path.name, found.values, found.in_pyproject) == (
+        "auditor.toml",
+        {"fail-on": "error"},
+        False,
+    )
+    # In one directory: .auditor.toml, then auditor.toml, then pyproject.toml (as ruff).
+    pyproject(tmp_path / "logs", 'fail-on = "note"\n', name=".auditor.toml")
+    pyproject(tmp_path / "logs", '[tool.auditor]\nfail-on = "never"\n')
+    assert config.discover(deep).values == {"fail-on": "note"}
+
+
+def test_discovery_starts_from_the_audited_paths_not_the_working_directory(tmp_path):
+    project = tmp_path / "project"
+    (project / "logs").mkdir(parents=True)
+    shutil.copy(ORPHAN, project / "logs" / "runs.jsonl")
+    pyproject(project, '[tool.auditor]\nignore = ["EX002"]\n')
+    (tmp_path / "elsewhere").mkdir()
+    # Run from a directory outside the project: its configuration still applies.
+    proc = audit_process(project / "logs", cwd=tmp_path / "elsewhere")
+    assert (proc.returncode, proc.stdout) == (0, b"")
+    proc = audit_process("project/logs/runs.jsonl", "--show-settings", cwd=tmp_path)
+    assert proc.stdout.decode().splitlines()[0] == ("# configuration file: project/pyproject.toml")
+
+
+def test_config_option_takes_any_file_with_a_tool_auditor_table(tmp_path):
+    named = pyproject(tmp_path, '[tool.auditor]\nselect = ["EX"]\n', name="ci.toml")
+    read = config.read(named)
+    assert (read.values, read.in_pyproject) == ({"select": ["EX"]}, True)
 
 
 def test_config_file_may_be_a_pyproject_or_a_standalone_toml(tmp_path):

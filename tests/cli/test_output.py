@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -59,9 +60,9 @@ def test_concise_lines_and_summary_on_stderr():
 def test_concise_is_the_default_off_a_terminal_and_table_on_one(monkeypatch):
     assert audit_process(LOST).stdout.decode().startswith(f"{LOST}:1: EX001 ")
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True, raising=False)
-    assert run.output_format(run.Invocation(paths=("x",))) == "table"
-    assert run.output_format(run.Invocation(paths=("x",), output="out.txt")) == "concise"
-    assert run.output_format(run.Invocation(paths=("x",), output_format="json")) == "json"
+    assert run.output_format(run.Output()) == "table"
+    assert run.output_format(run.Output(path="out.txt")) == "concise"
+    assert run.output_format(run.Output("json")) == "json"
 
 
 @requires_realdata
@@ -268,6 +269,84 @@ def test_help_is_grouped_without_bool_noise():
     assert invoke("-h").stdout == text
 
 
+def columns(*args: str, width: int) -> str:
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": str(width)}
+    proc = subprocess.run(
+        [sys.executable, "-m", "auditor", *args], capture_output=True, env=env, cwd=ROOT
+    )
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.decode()
+
+
+def paragraph(text: str, first: str) -> list[str]:
+    """The lines of the paragraph that starts with `first`, without the help's margins."""
+    lines = [line.strip(" │") for line in text.splitlines()]
+    start = next(i for i, line in enumerate(lines) if line.startswith(first))
+    end = next(i for i in range(start, len(lines)) if not lines[i].strip())
+    return lines[start:end]
+
+
+@pytest.mark.parametrize("width", [80, 120])
+def test_help_paragraphs_are_wrapped_at_the_terminal_width_not_at_the_source(width):
+    text = columns("-h", width=width)
+    assert max(map(len, text.splitlines())) <= width
+    # Filled lines: only a paragraph's last line may end short (before, lines broke where
+    # the docstring was wrapped, at 92 columns, and again at 80).
+    for first in ("Reads agent logs", "Settings come from", "Exit status:"):
+        lines = paragraph(text, first)
+        assert len(lines) > 1, first
+        assert all(len(line) > width - 20 for line in lines[:-1]), lines
+
+
+def test_explain_is_wrapped_at_the_terminal_width():
+    text = columns("--explain", "CF001", width=72)
+    prose = []
+    fenced = False
+    for line in text.splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        elif not fenced:
+            prose.append(line)
+    assert max(map(len, prose)) <= 72
+    lines = paragraph(text, "Compares each approved call")
+    lines = lines[: next(i for i, line in enumerate(lines) if line.startswith("- "))]
+    assert all(len(line) > 52 for line in lines[:-1]), lines
+    assert "- the user decided on values of a kind" in text  # list items keep their mark
+
+
+def test_explain_a_family_lists_its_rules_then_explains_each():
+    text = columns("--explain", "LP", width=100)
+    assert text.startswith("# LP: loops (5 rules)\n\nLP001  repeated-tool-call ")
+    heads = [line for line in text.splitlines() if re.match(r"# LP00\d ", line)]
+    assert heads == [
+        "# LP001 repeated-tool-call (warning)",
+        "# LP002 repeated-tool-error (warning)",
+        "# LP003 cyclic-tool-calls (warning)",
+        "# LP004 repeated-assistant-message (warning)",
+        "# LP005 uninformative-tool-error (warning)",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--explain", "LP01"], "unknown rule `LP01` (did you mean `LP001`?)"),
+        (
+            ["--explain", "unanswered-tool-cal"],
+            "unknown rule `unanswered-tool-cal` (did you mean `unanswered-tool-call`?)",
+        ),
+        (
+            ["x.jsonl", "--select", "EX0001"],
+            "unknown rule selector `EX0001` (did you mean `EX001`?)",
+        ),
+    ],
+)
+def test_a_mistyped_rule_gets_a_suggestion(args, message):
+    proc = audit_process(*args)
+    assert proc.returncode == 2
+    assert proc.stderr.decode().startswith(f"audit: error: {message}")
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -349,7 +428,10 @@ def test_show_settings_says_where_each_value_came_from(tmp_path):
     assert 'fail-on           = "error"  # pyproject.toml' in lines
     assert 'input-format      = "auto"  # default' in lines
     assert "loops.min-repeats = 4  # pyproject.toml" in lines
+    # Each option of a table as set or not: the table was in the file, this option was not.
+    assert "loops.exempt-tools = []  # default" in lines
     assert "approvals.require-approval = []  # default" in lines
+    assert "max-record-mb     = 128  # default" in lines
 
 
 # One name for standard input, in every format.
@@ -375,3 +457,101 @@ def test_pre_existing_behaviour_runs_through_subprocess_in_a_pipe():
         [sys.executable, "-m", "auditor", str(LOST)], capture_output=True, cwd=ROOT, timeout=60
     )
     assert child.stdout.decode().count("\n") == 2  # concise: one line per finding
+
+
+# Several outputs of one run, and the line that says what was written.
+
+
+def test_one_run_writes_several_outputs_and_says_so_in_one_line(tmp_path):
+    proc = audit_process(
+        LOST, "-f", "github", "-f", "sarif:a.sarif", "-f", "html:b.html", cwd=tmp_path
+    )
+    assert proc.returncode == 1
+    # stdout: the one -f without a file; the others in their files, from the same audit.
+    assert proc.stdout.decode().startswith("::error file=")
+    sarif = json.loads((tmp_path / "a.sarif").read_text())
+    assert [r["ruleId"] for r in sarif["runs"][0]["results"]] == ["EX001", "EX001"]
+    assert "moved-on" in (tmp_path / "b.html").read_text()
+    assert proc.stderr.decode().splitlines() == [
+        "audit: wrote 2 findings to a.sarif (sarif) and b.html (html)"
+    ]
+
+
+def test_a_run_that_writes_a_file_says_so(tmp_path):
+    proc = audit_process(LOST, "-f", "html", "-o", "report.html", cwd=tmp_path)
+    assert (proc.returncode, proc.stdout) == (1, b"")
+    assert proc.stderr.decode() == "audit: wrote 2 findings to report.html (html)\n"
+    proc = audit_process(LOST, "-o", "out.txt", "-q", cwd=tmp_path)
+    assert (proc.returncode, proc.stderr) == (1, b"")
+    assert (tmp_path / "out.txt").read_text().startswith(f"{LOST}:1: EX001 ")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["-f", "json", "-f", "sarif"],
+            "-f json and -f sarif would both go to stdout: give all but one a file, -f FORMAT:FILE",
+        ),
+        (
+            ["-f", "bogus:x"],
+            "Invalid value for '--format' / '-f': `bogus:x` is not FORMAT or FORMAT:FILE with "
+            "FORMAT one of table, concise, json, jsonl, sarif, github, gitlab, junit, html "
+            "(audit -h for help)",
+        ),
+        (
+            ["-f", "sarif:"],
+            "Invalid value for '--format' / '-f': `sarif:` names no FILE after the colon "
+            "(audit -h for help)",
+        ),
+        (["-f", "sarif:a", "-f", "html:a"], "two outputs name the same file a"),
+        (["-f", "json:a", "-o", "a"], "two outputs name the same file a"),
+        (
+            ["-f", "sarif:a", "--statistics"],
+            "--statistics prints as table, json, jsonl, not as sarif",
+        ),
+    ],
+)
+def test_outputs_that_cannot_be_written_as_asked_are_one_error(tmp_path, args, message):
+    proc = audit_process(LOST, *args, cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.decode() == f"audit: error: {message}\n"
+    assert not (tmp_path / "a").exists()
+
+
+# The coverage block that ends a run.
+
+
+def test_coverage_is_one_block_most_useful_first_the_rest_under_v():
+    report = engine.audit([str(DEMO)], config.build())
+    lines = table(report).splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("Coverage:"))
+    block = lines[start : start + 6]
+    # Each note starts a line after the block's head; its own lines are indented under it.
+    assert [line[:10] for line in block] == ["Coverage: "] + ["          "] * 5
+    assert " ".join(" ".join(line.split()) for line in block).split(" Messages cut")[0] == (
+        "Coverage: EX005, EX007 could not examine 5 of 19 conversations: no tools declared or "
+        "given with --tools; --tools FILE declares them "
+        "CF001-CF004 could not examine 11 of 19 conversations: no approvals seen; "
+        "require-approval in [tool.auditor.approvals] names the tools that need one "
+        "-v shows 2 more notes"
+    )
+    # With -v, every note; each reason once, with one count for all the rules it stopped
+    # (before, EX005 and EX001 gave 3 and 6 conversations "with no tool calls").
+    assert report.coverage_notes(verbose=True)[2:] == [
+        "EX001, EX005-EX007, FB004, FB005, LP001-LP003, LP005 could not examine 6 of 19 "
+        "conversations: no tool calls",
+        "tool sets: 14 declared by the log, 0 from --tools, 5 inferred from the calls in "
+        "their file or run (enough for FB003, not for EX005/EX007)",
+    ]
+
+
+def test_coverage_in_json_counts_every_reason_a_rule_could_not_examine():
+    report = engine.audit([str(DEMO)], config.build())
+    gaps = {
+        (gap["reason"], tuple(gap["rules"]), gap["conversations"])
+        for family in report.coverage()["families"].values()
+        for gap in family["not_examined"]
+    }
+    assert ("no tool calls", ("EX001", "EX005", "EX006", "EX007"), 6) in gaps
+    assert ("no tools declared or given with --tools", ("EX005", "EX007"), 5) in gaps

@@ -1,8 +1,8 @@
-"""The README's jq recipes, the example workflow and the pre-commit hook, run as users run them.
+"""The jq recipes and the configuration example, run as users run them.
 
 Each jq recipe runs through `sh` on a copy of the fixtures under `logs/`, and its output is
 compared with the same question asked of `audit logs/ -f json` in Python: a recipe that stops
-doing what the README says fails here.
+doing what docs/usage.md says fails here.
 """
 
 from __future__ import annotations
@@ -18,16 +18,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-import yaml
 
 from auditor import config
 from auditor.findings import Severity
 from auditor.rules import RULES
-from tests.helpers import FIXTURES, LOST, ORPHAN, ROOT, audit_process
+from tests.helpers import FIXTURES, ROOT, audit_process
 
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+USAGE = (ROOT / "docs" / "usage.md").read_text(encoding="utf-8")
 BLOCK = re.search(
-    r"<!-- jq-recipes:begin -->\n```sh\n(.*?)```\n<!-- jq-recipes:end -->", README, re.S
+    r"<!-- jq-recipes:begin -->\n```sh\n(.*?)```\n<!-- jq-recipes:end -->", USAGE, re.S
 )
 RECIPES = BLOCK.group(1).splitlines() if BLOCK else []
 BIN = str(Path(sys.executable).parent)  # where `audit` is installed next to this Python
@@ -126,8 +125,8 @@ EXPECTED: dict[str, Callable[[str, dict, Path], bool]] = {
 }
 
 
-def test_every_readme_recipe_is_checked():
-    assert RECIPES, "the README lost its jq-recipes block"
+def test_every_documented_recipe_is_checked():
+    assert RECIPES, "docs/usage.md lost its jq-recipes block"
     assert {r.strip() for r in RECIPES} == {r.strip() for r in EXPECTED}
 
 
@@ -145,8 +144,9 @@ def test_jq_recipe_prints_what_the_readme_says(recipe, logs):
     assert check(proc.stdout, doc, logs), proc.stdout
 
 
-def test_readme_configuration_example_is_valid(tmp_path):
-    (example,) = re.findall(r"```toml\n(\[tool\.auditor\]\n.*?)```", README, re.S)
+def test_documented_configuration_example_is_valid(tmp_path):
+    page = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
+    (example,) = re.findall(r"```toml\n(\[tool\.auditor\]\n.*?)```", page, re.S)
     path = tmp_path / "pyproject.toml"
     path.write_text(example)
     read = config.read(path)  # every key is known
@@ -185,59 +185,3 @@ def test_readme_configuration_example_is_valid(tmp_path):
         options = settings.options_of(rule)
         assert options.require_approval == ("book_*", "cancel_*", "update_*")
         assert options.pending_patterns == ("confirmation_required", "awaiting (user )?approval")
-
-
-# The example workflow's commands, run as the workflow runs them.
-
-
-def workflow_commands() -> list[str]:
-    workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "audit.yml").read_text())
-    steps = workflow["jobs"]["audit"]["steps"]
-    return [step["run"] for step in steps if str(step.get("run", "")).startswith("audit ")]
-
-
-def test_workflow_uploads_sarif_and_annotates(tmp_path):
-    workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "audit.yml").read_text())
-    permissions = workflow["permissions"]
-    assert permissions["security-events"] == "write"
-    uses = [s.get("uses", "") for s in workflow["jobs"]["audit"]["steps"]]
-    assert "github/codeql-action/upload-sarif@v3" in uses
-    annotate, sarif = workflow_commands()
-    assert "-f github" in annotate and "--baseline .audit-baseline.json" in annotate
-    assert "-f sarif -o audit.sarif" in sarif
-
-    # Run them on a repository with a baseline: nothing new, so both pass.
-    (tmp_path / "logs").mkdir()
-    shutil.copy(LOST, tmp_path / "logs" / "a.jsonl")
-    env = {"LOGS": workflow["env"]["LOGS"]}
-    assert sh("audit logs/ --write-baseline .audit-baseline.json -q", tmp_path).returncode == 0
-    proc = sh(annotate, tmp_path, **env)
-    assert proc.returncode == 0
-    notices = proc.stdout.splitlines()
-    assert notices[0] == "::notice title=auditor::2 findings in the baseline not shown"
-    assert all(n.startswith("::notice title=auditor::coverage: ") for n in notices[1:])
-    proc = sh(sarif, tmp_path, **env)
-    assert proc.returncode == 0
-    results = json.loads((tmp_path / "audit.sarif").read_text())["runs"][0]["results"]
-    assert [r["ruleId"] for r in results] == ["EX001", "EX001"]  # code scanning sees all
-
-    # A new finding fails the annotation step, and only it is annotated.
-    shutil.copy(ORPHAN, tmp_path / "logs" / "b.jsonl")
-    proc = sh(annotate, tmp_path, **env)
-    assert proc.returncode == 1
-    assert proc.stdout.splitlines()[0].startswith("::warning file=logs/b.jsonl,line=1,title=EX002")
-    assert sh(sarif, tmp_path, **env).returncode == 0
-
-
-def test_pre_commit_hook():
-    (hook,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
-    assert (hook["id"], hook["entry"], hook["language"]) == ("audit", "audit", "python")
-    files = re.compile(hook["files"])
-    for name in ("logs/run.jsonl", "a.ndjson.gz", "swe/x.traj", "deep/b.jsonl.gz"):
-        assert files.search(name), name
-    for name in ("package.json", "notes.txt", "run.jsonl.bak"):
-        assert not files.search(name), name
-    # What pre-commit runs: the entry, its args, then the staged file names.
-    proc = audit_process(*hook["args"], ORPHAN, LOST)  # the entry, `audit`, is the process
-    assert proc.returncode == 1
-    assert b"EX002" in proc.stdout and b"EX001" in proc.stdout

@@ -1,4 +1,4 @@
-"""GitLab Code Quality and JUnit XML, checked as their consumers read them."""
+"""GitLab Code Quality, GitHub annotations and JUnit XML, checked as their consumers read them."""
 
 from __future__ import annotations
 
@@ -35,6 +35,21 @@ def test_gitlab_code_quality_report_validates_and_names_repository_paths(gitlab_
         ("EX002", "minor", {"path": "logs/runs.jsonl", "lines": {"begin": 3}}),
     ]
     assert issues[0]["description"].endswith("(conversation moved-on, turn 1)")
+
+
+def test_github_annotations_name_repository_paths_from_a_subdirectory(tmp_path):
+    """GitHub attaches `file=` to a path of the repository: the same as SARIF's and GitLab's,
+    wherever in the repository `audit` runs."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "logs" / "a").mkdir(parents=True)
+    (tmp_path / "logs" / "a" / "runs.jsonl").write_bytes(ORPHAN.read_bytes())
+    for cwd, path in ((tmp_path / "logs", "a/runs.jsonl"), (tmp_path / "logs" / "a", ".")):
+        proc = audit_process(path, "-f", "github", cwd=cwd)
+        assert proc.returncode == 1
+        assert proc.stdout.decode().splitlines()[0] == (
+            "::warning file=logs/a/runs.jsonl,line=1,title=EX002 orphan-tool-result::tool result "
+            "for call `call_9` answers no earlier call (conversation unknown-id, turn 1)"
+        )
 
 
 def test_gitlab_fingerprints_are_unique_even_for_repeated_findings(gitlab_schema, tmp_path):

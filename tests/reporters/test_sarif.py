@@ -15,7 +15,17 @@ from auditor.findings import Severity
 from auditor.report import Context, Gap
 from auditor.reporters import sarif
 from auditor.rules import RULES
-from tests.helpers import DATA, FIXTURES, LOST, ORPHAN, REPORT, audit, audit_process
+from tests.helpers import (
+    DATA,
+    FIXTURES,
+    LOST,
+    ORPHAN,
+    REPORT,
+    audit,
+    audit_process,
+    github_sarif_problems,
+    invoke,
+)
 
 SCHEMA = json.loads((DATA / "sarif-schema-2.1.0.json").read_text())
 
@@ -51,8 +61,9 @@ def test_results_point_at_rules_files_and_turns():
     for result in run["results"]:
         assert rules[result["ruleIndex"]]["id"] == result["ruleId"]
         assert not result["message"]["text"].startswith(result["ruleId"])
-        assert "auditor/v2" in result["partialFingerprints"]
-        assert "primaryLocationLineHash" not in result["partialFingerprints"]
+        fingerprints = result["partialFingerprints"]
+        # What code scanning matches alerts on is the auditor's own key, the baselines' one.
+        assert fingerprints["primaryLocationLineHash"] == fingerprints["auditor/v2"]
     ex001 = run["results"][1]
     location = ex001["locations"][0]
     assert location["physicalLocation"] == {
@@ -263,3 +274,113 @@ def test_entries_of_files_this_run_did_not_read_are_not_stale(tmp_path):
     # pre-commit names only the changed file
     proc = audit_process("b.jsonl", "--baseline", "b.json", "-f", "json", cwd=tmp_path)
     assert json.loads(proc.stdout)["summary"]["stale_baseline_entries"] == 0
+
+
+# GitHub code scanning's limits: what it would reject, or file under one alert.
+
+
+def test_reports_meet_github_code_scanning_limits(validator):
+    report = audit([FIXTURES / "demo", *sorted((FIXTURES / "rules").glob("*/bad_*"))])
+    for doc in (sarif_of(REPORT), sarif_of(report)):
+        validator.validate(doc)
+        assert github_sarif_problems(doc) == []
+    results = sarif_of(report)["runs"][0]["results"]
+    hashes = [r["partialFingerprints"]["primaryLocationLineHash"] for r in results]
+    assert hashes == [f.fingerprint for f in report.findings]
+
+
+def eval_with_findings(tmp_path):
+    """An Inspect `.eval` whose two sample members cannot be read, and whose third holds a
+    tool result that answers no call: findings with no line, told apart by their member."""
+    import zipfile
+
+    source = FIXTURES / "formats" / "inspect-ai" / "approval-demo.eval"
+    target = tmp_path / "run.eval"
+    with zipfile.ZipFile(source) as old, zipfile.ZipFile(target, "w") as new:
+        for info in old.infolist():
+            data = old.read(info)
+            if info.filename.startswith("samples/"):
+                sample = json.loads(data)
+                sample["messages"].append(
+                    {"role": "tool", "tool_call_id": "call_zz", "content": "done"}
+                )
+                data = json.dumps(sample).encode()
+            new.writestr(info.filename, data)
+        new.writestr("samples/2_epoch_1.json", b"{not json")
+        new.writestr("samples/3_epoch_1.json", b"{not json")
+    return target
+
+
+def test_findings_inside_an_eval_member_have_a_start_line_and_say_where(tmp_path, validator):
+    target = eval_with_findings(tmp_path)
+    proc = audit_process(target.name, "-f", "sarif", cwd=tmp_path)
+    doc = json.loads(proc.stdout)
+    validator.validate(doc)
+    assert github_sarif_problems(doc) == []
+    results = doc["runs"][0]["results"]
+    bad = "not valid JSON: unexpected character, expected a string key at line 1"
+    assert [
+        (r["ruleId"], r["locations"][0]["physicalLocation"]["region"], r["message"]["text"])
+        for r in results
+    ] == [
+        (
+            "EX002",
+            {"startLine": 1},
+            "tool result for call `call_zz` answers no earlier call "
+            "(at /samples/1_epoch_1.json/messages/12)",
+        ),
+        ("IN001", {"startLine": 1}, f"{bad} (at /samples/2_epoch_1.json)"),
+        ("IN001", {"startLine": 1}, f"{bad} (at /samples/3_epoch_1.json)"),
+    ]
+
+
+def test_concise_lines_name_the_eval_member_so_no_two_findings_read_alike(tmp_path):
+    eval_with_findings(tmp_path)
+    proc = audit_process("run.eval", "-f", "concise", cwd=tmp_path)
+    bad = "not valid JSON: unexpected character, expected a string key at line 1"
+    assert proc.stdout.decode().splitlines() == [
+        "run.eval:/samples/1_epoch_1.json/messages/12: EX002 tool result for call `call_zz` "
+        "answers no earlier call [fdob6U3CeEMEBDeAwdKgrj:1:1 turn 17]",
+        f"run.eval:/samples/2_epoch_1.json: IN001 {bad}",
+        f"run.eval:/samples/3_epoch_1.json: IN001 {bad}",
+    ]
+
+
+def test_results_past_githubs_limit_are_left_out_with_a_note(monkeypatch, validator):
+    report = audit([FIXTURES / "demo"])  # 12 errors, 11 warnings
+    monkeypatch.setattr(sarif, "RESULT_LIMIT", 15)
+    out = io.StringIO()
+    said = sarif.write(report, out, Context())
+    doc = json.loads(out.getvalue())
+    validator.validate(doc)
+    results = doc["runs"][0]["results"]
+    # Every error, then the first warnings, in report order.
+    errors = [f for f in report.findings if f.severity is Severity.ERROR]
+    warnings = [f for f in report.findings if f.severity is Severity.WARNING]
+    kept = {f.fingerprint for f in [*errors, *warnings[:3]]}
+    assert [r["partialFingerprints"]["auditor/v2"] for r in results] == [
+        f.fingerprint for f in report.findings if f.fingerprint in kept
+    ]
+    note = (
+        "15 of 23 results written: GitHub code scanning accepts at most 15 a run; the 8 left "
+        "out are the least severe; -f json lists every finding"
+    )
+    assert said == note
+    assert doc["runs"][0]["invocations"][0]["toolExecutionNotifications"][0] == {
+        "level": "warning",
+        "message": {"text": note},
+    }
+    assert doc["runs"][0]["properties"]["summary"]["findings"] == 23
+
+
+def test_the_cap_is_said_on_stderr_by_the_command(monkeypatch, tmp_path):
+    monkeypatch.setattr(sarif, "RESULT_LIMIT", 1)
+    monkeypatch.chdir(tmp_path)
+    result = invoke(LOST, "-f", "sarif:a.sarif")
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        "audit: sarif: 1 of 2 results written: GitHub code scanning accepts at most 1 a run; "
+        "the 1 left out are the least severe; -f json lists every finding",
+        "audit: wrote 2 findings to a.sarif (sarif)",
+    ]
+    assert len(json.loads((tmp_path / "a.sarif").read_text())["runs"][0]["results"]) == 1

@@ -38,11 +38,45 @@ def test_example_fires_and_counterexample_does_not(rule, tmp_path):
         assert audit([good], select=[rule.code]).findings == ()
 
 
-def test_readme_rule_table_and_demo_output_are_current():
+def test_generated_pages_and_tables_are_current():
+    """ruff's generate_all --check: a page or table that differs from what the code says fails."""
+    assert [str(p.relative_to(ROOT)) for p in docs.stale(ROOT)] == [], "run `make docs`"
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert docs.update(readme, ROOT) == readme, "README is stale: run `make docs`"
     for rule in RULES:
-        assert f"| {rule.code} | `{rule.name}` |" in readme
+        assert f"| [{rule.code}](docs/rules/{rule.code}.md) | `{rule.name}` |" in readme
+    assert sorted(p.stem for p in (ROOT / docs.RULE_PAGES).glob("*.md")) == sorted(
+        r.code for r in RULES
+    )
+
+
+def test_a_rule_page_is_its_docstring(tmp_path):
+    page = docs.rule_page("LP001")
+    rule = next(r for r in RULES if r.code == "LP001")
+    assert page.startswith("# LP001 repeated-tool-call\n")
+    assert rule.summary in page and rule.doc.strip() in page
+    assert "Options: `[tool.auditor.loops]`" in page
+    # A stale page is found, and --write mends it.
+    (tmp_path / "docs" / "rules").mkdir(parents=True)
+    for name in docs.PAGES:
+        (tmp_path / name).write_text((ROOT / name).read_text())
+    (tmp_path / "tests" / "ecosystem").mkdir(parents=True)
+    (tmp_path / docs.LEDGER).write_text((ROOT / docs.LEDGER).read_text())
+    (tmp_path / "fixtures").symlink_to(ROOT / "fixtures")
+    for rule in RULES:
+        (tmp_path / docs.RULE_PAGES / f"{rule.code}.md").write_text(docs.rule_page(rule.code))
+    (tmp_path / docs.RULE_PAGES / "LP001.md").write_text("old\n")
+    (tmp_path / docs.RULE_PAGES / "XX999.md").write_text("a rule that is gone\n")
+    assert [p.name for p in docs.stale(tmp_path)] == ["LP001.md", "XX999.md"]
+
+
+def test_sarif_help_uri_is_the_rule_page_in_the_repository():
+    from auditor import REPOSITORY
+    from auditor.reporters import sarif
+
+    for rule in RULES:
+        uri = sarif.descriptor(rule)["helpUri"]
+        assert uri == f"{REPOSITORY}/blob/main/{docs.RULE_PAGES}/{rule.code}.md"
+        assert (ROOT / uri.split("/blob/main/")[1]).is_file()
 
 
 def test_precision_table_counts_the_ledgers_verdicts_per_rule(tmp_path):
@@ -56,5 +90,5 @@ def test_precision_table_counts_the_ledgers_verdicts_per_rule(tmp_path):
         "| LP004 | `repeated-assistant-message` | 1 | 1 | 0 | 0 | 100.0 % |",
         "| all |  | 5 | 3 | 1 | 1 | 60.0 % |",
     ]
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert docs.precision_table(ROOT) in readme  # and the README's is the committed ledger's
+    for page in docs.PAGES:  # and the pages' are the committed ledger's
+        assert docs.precision_table(ROOT) in (ROOT / page).read_text(encoding="utf-8")

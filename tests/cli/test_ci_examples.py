@@ -1,0 +1,278 @@
+"""The CI examples, run as their consumers run them: the workflow template's audit step in bash,
+the pre-commit hook through a real `pre-commit run` in a scratch repository, offline."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import sysconfig
+from importlib.util import find_spec
+from pathlib import Path
+
+import pytest
+import yaml
+
+from auditor import REPOSITORY
+from tests.helpers import FIXTURES, LOST, ORPHAN, ROOT, github_sarif_problems
+
+WORKFLOW = ROOT / ".github" / "workflows" / "audit.yml"
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def bash(script: str, cwd: Path, **env: str) -> subprocess.CompletedProcess:
+    """A workflow step's `run:` as GitHub runs it (`bash -eo pipefail`), `audit` on the PATH."""
+    shim = cwd.parent / "bin"
+    shim.mkdir(exist_ok=True)
+    audit = shim / "audit"
+    audit.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m auditor "$@"\n')
+    audit.chmod(0o755)
+    environment = {
+        **os.environ,
+        "PATH": f"{shim}{os.pathsep}{os.environ['PATH']}",
+        "PYTHONPATH": str(ROOT),
+        "NO_COLOR": "1",
+        **env,
+    }
+    return subprocess.run(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script],
+        cwd=cwd,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+# The workflow template.
+
+
+def test_workflow_uses_current_actions_and_is_fork_safe():
+    workflow = yaml.safe_load(WORKFLOW.read_text())
+    assert workflow["permissions"] == {"contents": "read"}
+    job = workflow["jobs"]["audit"]
+    assert job["permissions"] == {"contents": "read", "security-events": "write"}
+    uses = [s["uses"] for s in job["steps"] if "uses" in s]
+    # Node 24 majors; upload-sarif v3 (Node 20) is deprecated in December 2026.
+    assert uses == [
+        "actions/checkout@v6",
+        "actions/setup-python@v6",
+        "github/codeql-action/upload-sarif@v4",
+    ]
+    (upload,) = [s for s in job["steps"] if "upload-sarif" in s.get("uses", "")]
+    # A fork's pull request has a read-only token: the upload is skipped there, not failed.
+    assert "github.event.pull_request.head.repo.full_name == github.repository" in upload["if"]
+    assert "!cancelled()" in upload["if"]
+    assert upload["with"] == {"sarif_file": "audit.sarif", "category": "auditor"}
+    (install,) = [s["run"] for s in job["steps"] if "pip install" in s.get("run", "")]
+    assert install == 'python -m pip install "auditor @ $AUDITOR"'
+    assert workflow["env"]["AUDITOR"] == f"git+{REPOSITORY}@main"
+    assert "v0.1.0" not in WORKFLOW.read_text()
+
+
+def audit_step() -> str:
+    workflow = yaml.safe_load(WORKFLOW.read_text())
+    steps = workflow["jobs"]["audit"]["steps"]
+    (step,) = [s for s in steps if s.get("name") == "Audit"]
+    assert step["run"].count("audit ") == 1, "one audit writes every output"
+    return step["run"]
+
+
+def test_workflow_audit_step_first_run_without_baseline_then_with_one(tmp_path):
+    repo = tmp_path / "repo"
+    (repo / "logs").mkdir(parents=True)
+    (repo / ".git").mkdir()
+    shutil.copy(LOST, repo / "logs" / "a.jsonl")
+    env = {"LOGS": yaml.safe_load(WORKFLOW.read_text())["env"]["LOGS"]}
+    script = audit_step()
+
+    # A first run: no baseline yet. Every finding is new: annotated, and the job fails on them.
+    proc = bash(script, repo, **env)
+    assert proc.returncode == 1, proc.stderr
+    annotations = proc.stdout.splitlines()
+    assert [a.split("::")[1].split(",title=")[0] for a in annotations[:2]] == [
+        "error file=logs/a.jsonl,line=1",
+        "error file=logs/a.jsonl,line=2",
+    ]
+    assert "audit: wrote 2 findings to audit.sarif (sarif)" in proc.stderr.splitlines()
+    sarif = json.loads((repo / "audit.sarif").read_text())
+    assert github_sarif_problems(sarif) == []
+    assert [r["ruleId"] for r in sarif["runs"][0]["results"]] == ["EX001", "EX001"]
+
+    # With a baseline: nothing new, so the step passes; code scanning still sees every finding.
+    assert bash("audit logs/ --write-baseline .audit-baseline.json -q", repo).returncode == 0
+    proc = bash(script, repo, **env)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[0] == (
+        "::notice title=auditor::2 findings in the baseline not shown"
+    )
+    results = json.loads((repo / "audit.sarif").read_text())["runs"][0]["results"]
+    assert [(r["ruleId"], r["baselineState"]) for r in results] == [
+        ("EX001", "unchanged"),
+        ("EX001", "unchanged"),
+    ]
+
+    # A new finding fails the step, and only it is annotated.
+    shutil.copy(ORPHAN, repo / "logs" / "b.jsonl")
+    proc = bash(script, repo, **env)
+    assert proc.returncode == 1
+    assert proc.stdout.splitlines()[0].startswith(
+        "::warning file=logs/b.jsonl,line=1,title=EX002 orphan-tool-result::"
+    )
+    assert not any(line.startswith("::error") for line in proc.stdout.splitlines())
+
+
+# The pre-commit hook, through pre-commit itself.
+
+
+def snippets(pattern: str) -> list[str]:
+    """The ```yaml blocks of the README and docs/ that match `pattern`."""
+    blocks = []
+    for page in DOCS:
+        blocks += re.findall(r"```yaml\n(.*?)```", page.read_text(encoding="utf-8"), re.S)
+    return [b for b in blocks if re.search(pattern, b)]
+
+
+def test_the_hook_passes_every_file_and_lets_audit_choose():
+    (hook,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    assert (hook["id"], hook["entry"], hook["language"]) == ("audit", "audit", "python")
+    assert "files" not in hook  # every file: which are logs is audit's walk's decision
+    assert hook["args"] == ["--force-exclude", "--allow-empty", "--no-progress"]
+    assert snippets(r"repo: https://") and snippets(r"repo: local")
+
+
+needs_pre_commit = pytest.mark.skipif(
+    find_spec("pre_commit") is None or shutil.which("git") is None,
+    reason="needs pre-commit (a dev extra) and git",
+)
+
+
+def git(*args: str, cwd: Path) -> str:
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+    }
+    proc = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.strip()
+
+
+@pytest.fixture(scope="module")
+def hook_repository(tmp_path_factory) -> tuple[Path, str]:
+    """This checkout's working tree (what pip needs to build it) as a git repository, and its
+    commit: what `repo:` and `rev:` name."""
+    repo = tmp_path_factory.mktemp("hook") / "auditor"
+    tracked = git("ls-files", "pyproject.toml", "README.md", "auditor", cwd=ROOT).splitlines()
+    for name in [*tracked, ".pre-commit-hooks.yaml"]:
+        if (ROOT / name).is_file():
+            (repo / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(ROOT / name, repo / name)
+    git("init", "-q", cwd=repo)
+    git("add", "-A", cwd=repo)
+    git("commit", "-q", "-m", "hook", cwd=repo)
+    return repo, git("rev-parse", "HEAD", cwd=repo)
+
+
+def scratch_repository(root: Path) -> Path:
+    """A repository holding logs of several kinds and what lies beside them."""
+    repo = root / "project"
+    logs = repo / "logs"
+    (logs / "tau").mkdir(parents=True)
+    shutil.copy(LOST, logs / "runs.jsonl")
+    tau = sorted((FIXTURES / "formats" / "tau").glob("*.json"))[0]
+    shutil.copy(tau, logs / "tau" / "results.json")
+    shutil.copy(FIXTURES / "formats" / "inspect-ai" / "approval-demo.eval", logs / "demo.eval")
+    (logs / "README.md").write_text("# Regression runs\n\nOne file per nightly run.\n")
+    (logs / "package.json").write_text('{"name": "logs", "version": "1.0.0"}\n')
+    (logs / "plot.png").write_bytes((ROOT / "docs" / "report.png").read_bytes()[:4000])
+    (repo / "notes.jsonl").write_bytes(ORPHAN.read_bytes())  # outside logs/
+    git("init", "-q", cwd=repo)
+    return repo
+
+
+def pre_commit(repo: Path, config: str, home: Path, **env: str) -> subprocess.CompletedProcess:
+    import pre_commit as installed
+
+    where = [str(Path(installed.__file__).parent.parent)]  # pre-commit itself, wherever it is
+    if "PYTHONPATH" in env:
+        where.append(env.pop("PYTHONPATH"))
+    (repo / ".pre-commit-config.yaml").write_text(config)
+    git("add", "-A", cwd=repo)
+    # Offline: pip builds and installs the hook's package from the checkout alone, without the
+    # index; its dependencies, and hatchling to build it, come from this test environment
+    # (PYTHONPATH). PIP_NO_BUILD_ISOLATION=0 sets pip's build_isolation to false.
+    environment = {
+        **os.environ,
+        "PRE_COMMIT_HOME": str(home),
+        "PIP_NO_INDEX": "1",
+        "PIP_NO_DEPS": "1",
+        "PIP_NO_BUILD_ISOLATION": "0",
+        "PYTHONPATH": os.pathsep.join(dict.fromkeys([sysconfig.get_paths()["purelib"], *where])),
+        "NO_COLOR": "1",
+        **env,
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "pre_commit", "run", "--all-files", "--color", "never"],
+        cwd=repo,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def findings(output: str) -> list[str]:
+    """The concise finding lines in pre-commit's output: `path:line: CODE`."""
+    return [m.group(0) for m in re.finditer(r"^\S+?:[^\s]*: [A-Z]{2}\d{3}", output, re.M)]
+
+
+@needs_pre_commit
+@pytest.mark.parametrize("config", snippets(r"repo: https://"))
+def test_the_documented_hook_audits_exactly_what_a_walk_audits(tmp_path, hook_repository, config):
+    hook, rev = hook_repository
+    assert f"repo: {REPOSITORY}" in config
+    config = config.replace(f"repo: {REPOSITORY}", f"repo: {hook}")
+    config = re.sub(r"rev: \S+", f"rev: {rev}", config)
+    repo = scratch_repository(tmp_path)
+    proc = pre_commit(repo, config, hook.parent / "home")
+    assert "audit agent transcripts" in proc.stdout, proc.stdout + proc.stderr
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    # What `audit logs/` reports, no more (README.md, package.json, plot.png are not logs) and
+    # no less (the tau-bench .json and the Inspect .eval are).
+    walk = subprocess.run(
+        [sys.executable, "-m", "auditor", "logs/", "-f", "concise", "--exit-zero"],
+        cwd=repo,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+    )
+    assert findings(walk.stdout)
+    assert findings(proc.stdout) == findings(walk.stdout), proc.stdout + proc.stderr
+    assert "logs/README.md" not in proc.stdout and "plot.png" not in proc.stdout
+    assert "notes.jsonl" not in proc.stdout  # files: ^logs/
+    assert "read 3 files" in proc.stdout  # runs.jsonl, results.json, demo.eval
+
+
+@needs_pre_commit
+def test_the_local_hook_for_offline_ci_audits_the_same(tmp_path):
+    (config,) = snippets(r"repo: local")
+    repo = scratch_repository(tmp_path)
+    shim = tmp_path / "bin"
+    shim.mkdir()
+    (shim / "audit").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m auditor "$@"\n')
+    (shim / "audit").chmod(0o755)
+    path = f"{shim}{os.pathsep}{os.environ['PATH']}"
+    proc = pre_commit(repo, config, tmp_path / "home", PATH=path, PYTHONPATH=str(ROOT))
+    assert "audit agent transcripts" in proc.stdout, proc.stdout + proc.stderr
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert findings(proc.stdout)[:2] == [
+        "logs/runs.jsonl:1: EX001",
+        "logs/runs.jsonl:2: EX001",
+    ]
+    assert "README.md" not in proc.stdout and "notes.jsonl" not in proc.stdout
