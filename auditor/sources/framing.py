@@ -170,7 +170,12 @@ def _read_stream(
     fp: IO[bytes] = raw
     if source.compressed or head == GZIP_MAGIC:
         fp = gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[assignment]
-    if why := binary_reason(fp):
+    try:
+        why = binary_reason(fp)
+    except _STREAM_ERRORS as exc:  # a .gz that breaks off before its first bytes
+        yield _corrupt(source.name, 1, exc)
+        return
+    if why is not None:
         yield InvalidRecord(Location(source.name, 1), why)
         return
     if kind == "sniff":
@@ -184,11 +189,9 @@ def _read_stream(
 
 
 def binary_reason(fp: IO[bytes]) -> str | None:
-    """Why a file is no log at all, from its first bytes (`kinds.binary`), or None."""
-    try:
-        return binary(fp.peek(BINARY_HEAD)[:BINARY_HEAD])  # type: ignore[attr-defined]
-    except _STREAM_ERRORS:  # a broken .gz: reading it says where it breaks
-        return None
+    """Why a file is no log at all, from its first bytes (`kinds.binary`), or None. Raises what
+    reading a broken stream raises."""
+    return binary(fp.peek(BINARY_HEAD)[:BINARY_HEAD])  # type: ignore[attr-defined]
 
 
 class Overlong(bytes):

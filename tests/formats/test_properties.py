@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from auditor.sources.kinds import BINARY_HEAD, binary
 from tests.helpers import FUZZ, audit
 
 scalars = (
@@ -266,16 +267,21 @@ def test_any_records_are_read_without_crash_and_counted(tmp_path, records):
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(st.binary(max_size=400))
+@example(b"\x1f\x8b")  # a .gz that ends after its magic: one IN001, not silence
+@example(b"\x00\n\x00")  # a NUL byte: a binary file, one finding
 def test_any_bytes_are_read_without_crash_and_every_line_counted(tmp_path, data):
     path = tmp_path / "noise.jsonl"
     path.write_bytes(data)
     report = audit([path])
     assert report.errors == ()
+    unreadable = [f for f in report.findings if f.code == "IN001"]
+    if binary(data[:BINARY_HEAD]) is not None:  # an image, an archive: one finding, one record
+        assert report.counts.records == 1 and len(unreadable) == 1
+        return
     # A UTF-8 byte order mark at the start of the file is not content.
     text = data.removeprefix(b"\xef\xbb\xbf")
     non_blank = [line for line in text.split(b"\n") if line.strip()]
     assert report.counts.records == len(non_blank)
-    unreadable = [f for f in report.findings if f.code == "IN001"]
     assert len(unreadable) <= len(non_blank)
 
 
