@@ -30,8 +30,11 @@ from auditor.errors import ConfigError, InputError
 from auditor.findings import Finding
 from auditor.report import Report, Stale
 from auditor.reporters._escape import dumps
+from auditor.sources import os_reason, read_regular
 
 VERSION = 1
+MAX_BYTES = 1024 * 1024 * 1024
+"""A baseline larger than this is not read: about three million entries."""
 
 
 def document(findings: Iterable[Finding]) -> dict[str, Any]:
@@ -94,11 +97,9 @@ class Baseline:
 def load(path: str) -> Baseline:
     """The baseline at `path`."""
     try:
-        with open(path, "rb") as fp:
-            doc = orjson.loads(fp.read())
+        doc = orjson.loads(read_regular(path, MAX_BYTES))
     except OSError as exc:
-        reason = (exc.strerror or str(exc)).lower()
-        raise InputError(f"cannot read baseline {path}: {reason}") from exc
+        raise InputError(f"cannot read baseline {path}: {os_reason(exc)}") from exc
     except orjson.JSONDecodeError as exc:
         raise ConfigError(f"invalid baseline {path}: not valid JSON: {exc}") from exc
     if not isinstance(doc, dict) or doc.get("version") != VERSION:

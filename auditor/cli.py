@@ -10,7 +10,7 @@ and error handling; `main` sends the command line to it when its first word is `
 
 from __future__ import annotations
 
-import os
+import signal
 import sys
 from collections.abc import Callable
 from enum import StrEnum
@@ -23,7 +23,7 @@ from typer._click.exceptions import ClickException
 from typer.core import TyperCommand
 
 from auditor import VERSION
-from auditor.errors import AuditorError
+from auditor.errors import AuditorError, Terminated
 
 EXAMPLES = """\
 Examples:
@@ -202,6 +202,16 @@ NoGitignoreOption = Annotated[
         "--no-respect-gitignore",
         metavar=_FLAG,
         help="Also read what .gitignore files list (directories are walked respecting them).",
+        rich_help_panel=_FILES,
+    ),
+]
+FollowLinksOption = Annotated[
+    bool,
+    typer.Option(
+        "--follow-links",
+        metavar=_FLAG,
+        help="Follow symbolic links whose target lies outside the directory named, and HTTP "
+        "redirects to another URL (never links into /proc, /sys or /dev).",
         rich_help_panel=_FILES,
     ),
 ]
@@ -474,6 +484,7 @@ def audit(
     exit_zero: ExitZeroOption = False,
     exclude: ExcludeOption = None,
     no_respect_gitignore: NoGitignoreOption = False,
+    follow_links: FollowLinksOption = False,
     input_format: InputFormatOption = "auto",
     tools_file: ToolsOption = None,
     allow_empty: AllowEmptyOption = False,
@@ -537,6 +548,7 @@ def _exit(act: Callable[[], int], debug: bool) -> NoReturn:
     """Run a command and exit with its status; an error is one line on stderr (exit 2)."""
     from auditor import run
 
+    signal.signal(signal.SIGTERM, _terminated)
     try:
         status = act()
     except typer.Exit:
@@ -546,6 +558,9 @@ def _exit(act: Callable[[], int], debug: bool) -> NoReturn:
     except KeyboardInterrupt:
         _stderr("audit: interrupted")
         raise typer.Exit(130) from None
+    except Terminated:
+        _stderr("audit: terminated")
+        raise typer.Exit(143) from None
     except BrokenPipeError:
         run.silence_stdout()
         raise typer.Exit(1) from None
@@ -554,6 +569,11 @@ def _exit(act: Callable[[], int], debug: bool) -> NoReturn:
             raise
         _fail(f"internal error: {type(exc).__name__}: {exc} (run with --debug for a traceback)")
     raise typer.Exit(status)
+
+
+def _terminated(signum: int, frame: object) -> NoReturn:
+    """SIGTERM: unwind as SIGINT does, so that worker processes are ended on the way out."""
+    raise Terminated
 
 
 def _invocation(**o: Any) -> Any:
@@ -572,6 +592,7 @@ def _invocation(**o: Any) -> Any:
         extend_ignore=tuple(o["extend_ignore"] or ()),
         exclude=tuple(o["exclude"] or ()),
         respect_gitignore=False if o["no_respect_gitignore"] else None,
+        follow_links=o["follow_links"],
         fail_on=o["fail_on"].value if o["fail_on"] is not None else None,
         exit_zero=o["exit_zero"],
         allow_empty=o["allow_empty"],
@@ -593,7 +614,9 @@ def _invocation(**o: Any) -> Any:
 def _jobs(value: str) -> int:
     """`--jobs`: a number of processes, or `auto` for one per core."""
     if value.strip().lower() == "auto":
-        return os.cpu_count() or 1
+        from auditor.engine.runners import cpus
+
+        return cpus()
     try:
         jobs = int(value)
     except ValueError:

@@ -33,7 +33,7 @@ from auditor.findings import Severity
 from auditor.formats import FORMATS
 from auditor.model import ToolSpec
 from auditor.rules import FAMILIES, Rule
-from auditor.sources import MAX_RECORD_BYTES, Exclude
+from auditor.sources import MAX_RECORD_BYTES, Exclude, os_reason, read_regular
 
 FAIL_ON = ("error", "warning", "note", "never")
 DEFAULT_FAIL_ON = "warning"
@@ -48,6 +48,7 @@ KEYS = (
     "respect-gitignore",
     "max-record-mb",
     "tools",
+    "read-timeout",
     "fail-on-increase",
 )
 """`fail-on-increase` is read by `audit compare` (`auditor.compare.config_limits`)."""
@@ -79,6 +80,11 @@ class Settings:
     """`--exclude` globs, relative to the working directory."""
     respect_gitignore: bool = True
     """A directory walk leaves out what .gitignore files list."""
+    read_timeout: float = 60.0
+    """Seconds an HTTP(S) server may stay silent before a URL is given up on (`read-timeout`)."""
+    follow_links: bool = False
+    """A walk follows symbolic links out of the directory named (`--follow-links`; never into
+    /proc, /sys or /dev)."""
     per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
     """(glob, rule codes) pairs: findings of those rules in matching files are dropped."""
     config_file: str | None = None
@@ -178,13 +184,17 @@ def _tool_table(document: dict[str, Any]) -> Any:
     return tool.get("auditor") if isinstance(tool, dict) else None
 
 
+CONFIG_BYTES = 16 * 1024 * 1024
+"""A configuration file larger than this is not read (a pyproject.toml holds a few KB)."""
+
+
 def _parse(path: Path) -> dict[str, Any]:
     try:
-        with open(path, "rb") as fp:
-            return tomllib.load(fp)
+        return tomllib.loads(read_regular(path, CONFIG_BYTES).decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"invalid config in {shown(path)}: not valid UTF-8: {exc}") from exc
     except OSError as exc:
-        reason = (exc.strerror or str(exc)).lower()
-        raise ConfigError(f"cannot read config {path}: {reason}") from exc
+        raise ConfigError(f"cannot read config {path}: {os_reason(exc)}") from exc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"invalid config in {shown(path)}: not valid TOML: {exc}") from exc
     except RecursionError as exc:  # tomllib recurses once per level of nesting
@@ -241,6 +251,7 @@ def build(
     respect_gitignore: bool | None = None,
     file: FileConfig | None = None,
     tools: str | None = None,
+    follow_links: bool = False,
 ) -> Settings:
     """Settings from the configuration file and the command line, which wins.
 
@@ -286,6 +297,8 @@ def build(
     for key in ("severity", "per-file-ignores", *TABLES):
         origin(key, False)
     origin("tools", bool(tools))
+    origin("read-timeout", False)
+    origins["follow-links"] = "command line" if follow_links else "default"
     return Settings(
         rules=rules,
         fail_on=None if level == "never" else Severity(level),
@@ -296,10 +309,12 @@ def build(
         root=str(file.path.parent) if file is not None else ".",
         extend_exclude=tuple(e for e in exclude or () if e.strip()),
         respect_gitignore=gitignore if respect_gitignore is None else respect_gitignore,
+        follow_links=follow_links,
         per_file_ignores=_per_file_ignores(file) if file is not None else (),
         config_file=file.name if file is not None else None,
         origins=origins,
         max_record_bytes=_record_limit(file),
+        read_timeout=_read_timeout(file),
         tools=_tools(tools, file, values),
     )
 
@@ -393,6 +408,15 @@ def _record_limit(file: FileConfig | None) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or value < 1:
         raise file.error(f"max-record-mb must be an integer >= 1, got {_show(value)}")  # type: ignore[union-attr]
     return value * 1024 * 1024
+
+
+def _read_timeout(file: FileConfig | None) -> float:
+    if file is None or file.values.get("read-timeout") is None:
+        return Settings.read_timeout
+    value = file.values["read-timeout"]
+    if not isinstance(value, int | float) or isinstance(value, bool) or not 0 < value <= 86400:
+        raise file.error(f"read-timeout must be seconds, above 0 and at most 86400: {_show(value)}")
+    return float(value)
 
 
 def _strings(file: FileConfig | None, values: Mapping[str, Any], key: str) -> list[str]:

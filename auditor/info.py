@@ -162,7 +162,8 @@ def show_files(paths: tuple[str, ...], chosen: Settings, out: TextIO) -> None:
                 what = "empty"
             out.write(f"{safe(item.name)}\t{what}\n")
         elif isinstance(item, Unread):
-            out.write(f"{safe(item.path)}\tskipped: not a log file type\n")
+            why = "a symbolic link out of the path named" if item.reason == "link" else ""
+            out.write(f"{safe(item.path)}\tskipped: {why or 'not a log file type'}\n")
         elif isinstance(item, Counts):
             continue  # excluded or gitignored: not listed, as ruff does not list them
         else:

@@ -49,6 +49,9 @@ class Counts:
         )
 
 
+LINK_KIND = "symlinked out of the path named"
+
+
 @dataclass(frozen=True)
 class Unread:
     """A file a directory walk found and did not audit."""
@@ -56,7 +59,8 @@ class Unread:
     path: str
     reason: str
     """`type` (its name promises no log: `notes.md`), `no log shape` (JSON none of whose
-    records is a log: `package.json`) or `no transcript` (a `.txt` of prose)."""
+    records is a log: `package.json`), `no transcript` (a `.txt` of prose) or `link` (a
+    symbolic link out of the directory named, not followed)."""
 
     @property
     def kind(self) -> str:
@@ -65,6 +69,8 @@ class Unread:
             name = os.path.basename(self.path)
             suffix = os.path.splitext(name)[1].lower()
             return f"*{suffix}" if suffix else name
+        if self.reason == "link":
+            return LINK_KIND
         return "text of no transcript" if self.reason == "no transcript" else "JSON of no log shape"
 
 
@@ -250,11 +256,12 @@ class Report:
         parts = []
         for kind, n in sorted(kinds.items(), key=lambda item: (-item[1], item[0])):
             part = f"{n:,} {kind}"
-            if not kind.startswith("*") and "no " in kind:
+            if kind == LINK_KIND or (not kind.startswith("*") and "no " in kind):
                 named = [u.path for u in self.unread if u.kind == kind]
                 part += f" ({', '.join(named[:3])}{', …' if len(named) > 3 else ''})"
             parts.append(part)
-        return f"skipped {plural(len(self.unread), 'file')}: {', '.join(parts)}"
+        advice = " (--follow-links follows links)" if LINK_KIND in kinds else ""
+        return f"skipped {plural(len(self.unread), 'file')}: {', '.join(parts)}{advice}"
 
     def coverage_notes(self) -> list[str]:
         """Coverage in words, one line per gap: what could not be examined, and why; and, when

@@ -45,6 +45,8 @@ class Invocation:
     extend_ignore: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     respect_gitignore: bool | None = None
+    follow_links: bool = False
+    """`--follow-links`: walk symbolic links out of the directories named."""
     fail_on: str | None = None
     exit_zero: bool = False
     allow_empty: bool = False
@@ -90,6 +92,7 @@ def _build(invocation: Invocation, file: FileConfig | None) -> Settings:
         respect_gitignore=invocation.respect_gitignore,
         file=file,
         tools=invocation.tools,
+        follow_links=invocation.follow_links,
     )
 
 
@@ -161,7 +164,11 @@ def verbose_lines(report: Report) -> list[str]:
             f"{f.path}: {formats}; {plural(f.records, 'record')}, "
             f"{plural(f.conversations, 'conversation')}, {plural(f.findings, 'finding')}"
         )
-    why = {"type": "not a log file type", "no log shape": "JSON of no log shape"}
+    why = {
+        "type": "not a log file type",
+        "no log shape": "JSON of no log shape",
+        "link": "a symbolic link out of the path named, not followed (--follow-links)",
+    }
     lines.extend(f"{u.path}: skipped, {why.get(u.reason, u.reason)}" for u in report.unread)
     return lines
 

@@ -12,12 +12,14 @@ from collections.abc import Iterable, Iterator
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING
 
+from auditor.sources.files import in_system, inside, special
 from auditor.sources.kinds import (
     ENVIRONMENT_MARKERS,
     PACKAGE_DIRECTORIES,
     Excluded,
     Found,
     Ignored,
+    Linked,
     PathError,
     Skipped,
     Source,
@@ -89,7 +91,10 @@ def _walkable(name: str) -> bool:
 
 
 def discover(
-    paths: Iterable[str], exclude: Exclude | None = None, gitignore: bool = True
+    paths: Iterable[str],
+    exclude: Exclude | None = None,
+    gitignore: bool = True,
+    follow_links: bool = False,
 ) -> Iterator[Found]:
     """Sources for the given paths, directories walked recursively in sorted order.
 
@@ -98,6 +103,8 @@ def discover(
     `node_modules` are not entered unless named, nor what a .gitignore lists (with
     `gitignore`; see `auditor.sources.gitignore`). Paths that `exclude` matches, named or
     walked, are not read. A walked file whose name promises no log is reported as Skipped.
+    A symbolic link met in a walk whose target lies outside the directory named is Linked,
+    not followed, unless `follow_links`; one into /proc, /sys or /dev is never followed.
     """
     from auditor.sources.gitignore import Ignore
 
@@ -120,25 +127,85 @@ def discover(
         except OSError as exc:
             yield PathError(path, os_reason(exc))
             continue
-        if stat.S_ISDIR(st.st_mode):
-            ignore = Ignore.above(path) if gitignore else None
-            yield from _walk(path, st, seen, exclude, ignore, named=True)
+        real = os.path.realpath(path)
+        if in_system(real) and real != os.path.abspath(path):
+            yield PathError(path, f"is a link to {real}: not read")
+        elif stat.S_ISDIR(st.st_mode):
+            ignore = None
+            if gitignore:
+                ignore, refused = Ignore.above(path)
+                yield from (PathError(where, why) for where, why in refused)
+            yield from _walk(path, st, seen, exclude, ignore, None if follow_links else real)
         elif not stat.S_ISREG(st.st_mode):
             # /dev/zero never ends and a FIFO may never open: only files and stdin are read.
-            yield PathError(path, f"is {_special(st.st_mode)}, not a file (pipe it in: `audit -`)")
+            yield PathError(path, f"is {special(st.st_mode)}, not a file (pipe it in: `audit -`)")
         else:
             kind, compressed = kind_of(path)
             yield Source(path, kind, compressed, True, size=st.st_size)
 
 
+Opened = tuple[str, Iterator[os.DirEntry[str]], "Ignore | None"]
+"""A directory being walked: its path, its entries still to visit, the rules in force."""
+
+
 def _walk(
-    directory: str,
+    top: str,
     st: os.stat_result,
     seen: set[tuple[int, int]],
     exclude: Exclude,
     ignore: Ignore | None,
+    root: str | None,
+) -> Iterator[Found]:
+    """The walk below `top`, depth first in name order, with a stack rather than recursion
+    (a tree may be deeper than Python's recursion limit). `root` is where links may lead,
+    None to follow every link but those into /proc, /sys and /dev."""
+    stack: list[Opened] = []
+    yield from _enter(stack, top, st, seen, ignore, named=True)
+    while stack:
+        directory, entries, ignore = stack[-1]
+        entry = next(entries, None)
+        if entry is None:
+            stack.pop()
+            continue
+        if entry.name.startswith("."):
+            continue
+        path = os.path.join(directory, entry.name)
+        try:
+            entry_stat = entry.stat()  # follows symlinks; a dangling link raises
+        except OSError as exc:
+            if not entry.is_symlink():  # a dangling link inside a tree is not the user's input
+                yield PathError(path, os_reason(exc))  # no search permission, ENAMETOOLONG
+            continue
+        is_dir = stat.S_ISDIR(entry_stat.st_mode)
+        if not is_dir and not stat.S_ISREG(entry_stat.st_mode):
+            continue  # sockets, FIFOs and devices found in a tree are nobody's logs
+        if is_dir and entry.name in PACKAGE_DIRECTORIES:
+            continue
+        if ignore is not None and ignore(path, is_dir):
+            yield Ignored(path)
+        elif exclude(path):
+            yield Excluded(path)
+        elif entry.is_symlink() and _leads_out(path, root):
+            yield Linked(path)
+        elif is_dir:
+            yield from _enter(stack, path, entry_stat, seen, ignore)
+        elif _walkable(entry.name):
+            kind, compressed = kind_of(entry.name)
+            yield Source(path, kind, compressed, False, size=entry_stat.st_size)
+        else:
+            yield Skipped(path)
+
+
+def _enter(
+    stack: list[Opened],
+    directory: str,
+    st: os.stat_result,
+    seen: set[tuple[int, int]],
+    ignore: Ignore | None,
     named: bool = False,
 ) -> Iterator[Found]:
+    """Push `directory` on the walk's stack, unless it was walked already or holds installed
+    software; what cannot be read of it is a PathError."""
     if (st.st_dev, st.st_ino) in seen:
         return
     seen.add((st.st_dev, st.st_ino))
@@ -152,38 +219,13 @@ def _walk(
     if not named and names & ENVIRONMENT_MARKERS:
         return
     if ignore is not None:
-        ignore = ignore.below(directory, names)
-    for entry in entries:
-        if entry.name.startswith("."):
-            continue
-        path = os.path.join(directory, entry.name)
-        try:
-            entry_stat = entry.stat()  # follows symlinks; a dangling link raises
-            is_dir = stat.S_ISDIR(entry_stat.st_mode)
-        except OSError:
-            if entry.is_symlink():
-                continue  # a dangling link inside a tree is not the user's input
-            raise
-        if not is_dir and not stat.S_ISREG(entry_stat.st_mode):
-            continue  # sockets, FIFOs and devices found in a tree are nobody's logs
-        if is_dir and entry.name in PACKAGE_DIRECTORIES:
-            continue
-        if ignore is not None and ignore(path, is_dir):
-            yield Ignored(path)
-        elif exclude(path):
-            yield Excluded(path)
-        elif is_dir:
-            yield from _walk(path, entry_stat, seen, exclude, ignore)
-        elif _walkable(entry.name):
-            kind, compressed = kind_of(entry.name)
-            yield Source(path, kind, compressed, False, size=entry_stat.st_size)
-        else:
-            yield Skipped(path)
+        ignore, refused = ignore.below(directory, names)
+        if refused is not None:
+            yield PathError(*refused)
+    stack.append((directory, iter(entries), ignore))
 
 
-def _special(mode: int) -> str:
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "a device"
+def _leads_out(path: str, root: str | None) -> bool:
+    """The link at `path` leads into /proc, /sys or /dev, or (with a `root`) out of it."""
+    real = os.path.realpath(path)
+    return in_system(real) or (root is not None and not inside(real, root))
