@@ -26,6 +26,7 @@ from typing import Any
 import orjson
 
 from auditor import __version__
+from auditor.atomic import replaced
 from auditor.errors import ConfigError, InputError
 from auditor.findings import Finding
 from auditor.report import Report, Stale
@@ -76,7 +77,7 @@ def write(path: str, findings: Iterable[Finding]) -> dict[str, Any]:
     """Write the baseline of `findings` to `path`; returns what was written."""
     doc = document(findings)
     try:
-        with open(path, "wb") as out:
+        with replaced(path, "wb") as out:
             out.write(dumps(doc, indent=True).encode() + b"\n")
     except OSError as exc:
         reason = (exc.strerror or str(exc)).lower()

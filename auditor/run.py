@@ -267,8 +267,10 @@ def emit(invocation: Invocation, write_to: Callable[[TextIO, bool], None]) -> No
         except BrokenPipeError:  # `audit … | head`: the reader has what it wanted
             silence_stdout()
         return
+    from auditor.atomic import replaced
+
     try:
-        with open(invocation.output, "w", encoding="utf-8", newline="\n") as out:
+        with replaced(invocation.output) as out:
             write_to(out, invocation.color == "always")
     except OSError as exc:
         raise AuditorError(f"cannot write {invocation.output}: {exc.strerror or exc}") from exc
