@@ -401,12 +401,19 @@ def _per_file_ignores(file: FileConfig) -> tuple[tuple[str, frozenset[str]], ...
     return tuple(entries)
 
 
+MAX_RECORD_MB = 4096
+"""The most `max-record-mb` may raise the bound to: a read reserves that much memory at once,
+and 64 GiB already fails on a 24 GiB machine (2**63 overflowed)."""
+
+
 def _record_limit(file: FileConfig | None) -> int:
     value = file.values.get("max-record-mb") if file is not None else None
     if value is None:
         return MAX_RECORD_BYTES
-    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        raise file.error(f"max-record-mb must be an integer >= 1, got {_show(value)}")  # type: ignore[union-attr]
+    if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= MAX_RECORD_MB:
+        raise file.error(  # type: ignore[union-attr]
+            f"max-record-mb must be an integer from 1 to {MAX_RECORD_MB}, got {_show(value)}"
+        )
     return value * 1024 * 1024
 
 
