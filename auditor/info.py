@@ -215,6 +215,8 @@ def _unread(item: Unread) -> str:
     """Why a walk did not read a file, before reading it."""
     if item.reason == "hidden":
         return "a hidden directory: name it on the command line to read it"
+    if item.reason == "link":
+        return "a symbolic link out of the path named"
     return f"not a log file type ({item.kind})"
 
 

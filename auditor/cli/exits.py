@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
+import signal
 import sys
 from collections.abc import Callable
 from typing import NoReturn
 
 import typer
 
-from auditor.errors import AuditorError
+from auditor.errors import AuditorError, Terminated
 
 
 def exit_with(act: Callable[[], int], debug: bool) -> NoReturn:
     """Run a command and exit with its status; an error is one line on stderr (exit 2)."""
     from auditor import run
 
+    signal.signal(signal.SIGTERM, _terminated)
     try:
         status = act()
     except typer.Exit:
@@ -24,6 +26,9 @@ def exit_with(act: Callable[[], int], debug: bool) -> NoReturn:
     except KeyboardInterrupt:
         _stderr("audit: interrupted")
         raise typer.Exit(130) from None
+    except Terminated:
+        _stderr("audit: terminated")
+        raise typer.Exit(143) from None
     except BrokenPipeError:
         run.silence_stdout()
         raise typer.Exit(1) from None
@@ -32,6 +37,11 @@ def exit_with(act: Callable[[], int], debug: bool) -> NoReturn:
             raise
         fail(f"internal error: {type(exc).__name__}: {exc} (run with --debug for a traceback)")
     raise typer.Exit(status)
+
+
+def _terminated(signum: int, frame: object) -> NoReturn:
+    """SIGTERM: unwind as SIGINT does, so that worker processes are ended on the way out."""
+    raise Terminated
 
 
 def _stderr(line: str) -> None:

@@ -3,7 +3,6 @@ usage error into one `audit: error: …` line."""
 
 from __future__ import annotations
 
-import os
 import sys
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any
@@ -160,6 +159,16 @@ NoGitignoreOption = Annotated[
         "--no-respect-gitignore",
         metavar=FLAG,
         help="Also read what .gitignore files list (directories are walked respecting them).",
+        rich_help_panel=PANEL_FILES,
+    ),
+]
+FollowLinksOption = Annotated[
+    bool,
+    typer.Option(
+        "--follow-links",
+        metavar=FLAG,
+        help="Follow symbolic links whose target lies outside the directory named, and HTTP "
+        "redirects to another URL (never links into /proc, /sys or /dev).",
         rich_help_panel=PANEL_FILES,
     ),
 ]
@@ -479,7 +488,9 @@ def parse_outputs(formats: list[str] | None, output: str | None) -> tuple[Output
 def parse_jobs(value: str) -> int:
     """`--jobs`: a number of processes, or `auto` for one per core."""
     if value.strip().lower() == "auto":
-        return os.cpu_count() or 1
+        from auditor.engine.runners import cpus
+
+        return cpus()
     try:
         jobs = int(value)
     except ValueError:

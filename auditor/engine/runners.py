@@ -8,7 +8,9 @@ report is the same, byte for byte, whichever runs.
 from __future__ import annotations
 
 import multiprocessing
-from collections.abc import Iterator
+import os
+import signal
+from collections.abc import Generator, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from typing import Protocol
 
@@ -19,8 +21,9 @@ from auditor.engine.results import Progress, SourceResult
 from auditor.engine.source import audit_source
 from auditor.report import Counts, RunError, Unread
 
-Results = Iterator[RunError | Counts | Unread | tuple[sources.Source, SourceResult]]
-"""Each planned item, and each source with what `audit_source` returns for it, in plan order."""
+Results = Generator[RunError | Counts | Unread | tuple[sources.Source, SourceResult], None, None]
+"""Each planned item, and each source with what `audit_source` returns for it, in plan order;
+closed by the engine however the run ends."""
 
 
 class Runner(Protocol):
@@ -52,8 +55,14 @@ class Sequential:
 
 
 class ProcessPool:
-    """Sources audited in `jobs` worker processes, forked where the platform can (the settings
-    and compiled patterns are inherited, not sent); standard input in this process."""
+    """Sources audited in worker processes, forked where the platform can (the settings and
+    compiled patterns are inherited, not sent); standard input in this process.
+
+    No more workers start than there are sources to audit (nor than `jobs`), and none for one
+    source. When the run ends early (SIGTERM or SIGINT raised in this process, or the results
+    abandoned), the workers are terminated before the exception goes on: none is left running,
+    holding this process's stderr, for a caller that reads it to its end.
+    """
 
     def __init__(self, jobs: int) -> None:
         self.jobs = jobs
@@ -63,15 +72,20 @@ class ProcessPool:
     ) -> Results:
         items = list(planned)
         parallel = [i for i in items if isinstance(i, sources.Source) and i.path != "-"]
+        workers = min(self.jobs, len(parallel))
+        if workers <= 1:
+            yield from Sequential().results(iter(items), settings, progress)
+            return
         context = multiprocessing.get_context(
             "fork" if "fork" in multiprocessing.get_all_start_methods() else None
         )
-        with ProcessPoolExecutor(
-            max_workers=self.jobs,
+        pool = ProcessPoolExecutor(
+            max_workers=workers,
             mp_context=context,
             initializer=_start_worker,
             initargs=(settings,),
-        ) as pool:
+        )
+        try:
             done = pool.map(_work, parallel)
             for item in items:
                 if not isinstance(item, sources.Source):
@@ -80,10 +94,35 @@ class ProcessPool:
                     yield item, audit_source(item, settings, progress)
                 else:
                     yield item, next(done)
+        except BaseException:  # Terminated, KeyboardInterrupt, GeneratorExit: end the workers
+            _terminate(pool)
+            raise
+        pool.shutdown(wait=True)
+
+
+def _terminate(pool: ProcessPoolExecutor) -> None:
+    """Stop every worker of `pool` now, and whatever it was still to do."""
+    terminate = getattr(pool, "terminate_workers", None)  # Python 3.14
+    if terminate is not None:
+        terminate()
+        return
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        process.terminate()
+    # Not `cancel_futures`: Python 3.11's pool then fails setting BrokenProcessPool on them.
+    pool.shutdown(wait=False)
+
+
+def cpus() -> int:
+    """The processors this process may run on (a container's share, not the machine's)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
 
 def local(jobs: int) -> Runner:
-    """The runner for `--jobs N` on this machine."""
+    """The runner for `--jobs N` on this machine: no more processes than processors."""
+    jobs = min(jobs, cpus())
     return Sequential() if jobs <= 1 else ProcessPool(jobs)
 
 
@@ -93,6 +132,10 @@ _worker_settings: Settings | None = None
 def _start_worker(settings: Settings) -> None:
     global _worker_settings
     _worker_settings = settings
+    # The parent ends the workers (`_terminate`): SIGTERM kills a worker outright, whatever
+    # handler the fork inherited, and a Ctrl-C meant for the run is the parent's to handle.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _work(source: sources.Source) -> SourceResult:

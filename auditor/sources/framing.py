@@ -26,6 +26,7 @@ from auditor.sources.kinds import (
     MAX_RECORD_BYTES,
     InvalidRecord,
     Kind,
+    ReadError,
     Record,
     Source,
     Span,
@@ -274,7 +275,7 @@ class _Guarded:
     def __init__(self, lines: Iterable[bytes]) -> None:
         self._it = iter(lines)
         self.lineno = 0
-        self.error: str | None = None
+        self.error: BaseException | None = None
         self.overlong: list[tuple[int, Overlong]] = []
         """Lines too long to read, handed to jsonlines as blank lines."""
 
@@ -293,7 +294,7 @@ class _Guarded:
         try:
             line = next(self._it)
         except _STREAM_ERRORS as exc:
-            self.error = str(exc) or type(exc).__name__
+            self.error = exc
             raise StopIteration from None
         self.lineno += 1
         if isinstance(line, Overlong):
@@ -305,10 +306,13 @@ class _Guarded:
         return line
 
 
-def _corrupt(path: str, line: int, error: object) -> InvalidRecord:
-    """A .gz that broke off: what was read before stays read."""
+def _corrupt(path: str, line: int, error: BaseException) -> InvalidRecord:
+    """A .gz that broke off, or a remote read that failed: what was read before stays read."""
+    if isinstance(error, ReadError):
+        return InvalidRecord(Location(path, line), f"reading stopped here: {error.strerror}")
     return InvalidRecord(
-        Location(path, line), f"compressed stream is corrupt or truncated: {error}"
+        Location(path, line),
+        f"compressed stream is corrupt or truncated: {str(error) or type(error).__name__}",
     )
 
 
