@@ -1,8 +1,9 @@
 """Completion claims in assistant text: "has been cancelled", "I've sent", "have been added".
 
-FB003 asks whether a claimed action ran; this module only finds the claims and what they are
-about, skipping negated, conditional, questioned and earlier-state ones. Every pattern is
-bounded so that hostile text stays linear.
+FB003 asks whether a claimed action ran, FB007 whether what ran is what the claim says; this
+module finds the claims and what they are about (skipping negated, conditional, questioned and
+earlier-state ones), the tools that could have done them, and when the user last asked for
+each action. Every pattern is bounded so that hostile text stays linear.
 """
 
 from __future__ import annotations
@@ -11,8 +12,13 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import islice
+from typing import TYPE_CHECKING
 
-from auditor.actions import ACTIONS, PARTICIPLES
+from auditor.actions import ACTIONS, PARTICIPLES, PARTICIPLES_OF, VERBS, names, nouns, of_family
+from auditor.model import Message
+
+if TYPE_CHECKING:
+    from auditor.replay import Replay
 
 _ADVERB = r"(?:(?:now|just|also|all|both|successfully|fully|finally)\s+)*"
 _CLAIM = re.compile(
@@ -135,3 +141,80 @@ def _action(text: str, last: bool) -> tuple[str, int] | None:
         return None
     m = found[-1] if last else found[0]
     return m.group().lower(), m.start()
+
+
+def said_done(replay: Replay) -> dict[int, list[Claim]]:
+    """The claims of each assistant message that makes some, by its index: read once per
+    replay for FB003 and FB007."""
+    return replay.shared("claims", _said_done)
+
+
+def _said_done(replay: Replay) -> dict[int, list[Claim]]:
+    if not possible(replay.said()):
+        return {}
+    return {t.message.index: found for t in replay.turns if (found := list(claims(t.message.text)))}
+
+
+def own_tools(claim: Claim, called: tuple[str, ...], matching: list[str]) -> list[str]:
+    """The conversation's own tools that do what the claim says: a verb of its family in their
+    name (`create_calendar_event` for "it has been added"), unless the claim names what was
+    acted on and only another matching tool's name agrees with it (`two bags have been added`
+    is `update_reservation_baggages`'s, not `book_reservation`'s)."""
+
+    def agrees(tool: str) -> bool:
+        return any(names(n, claim.objects) for n in nouns(tool))
+
+    family = [t for t in called if of_family(claim.verb, t)]
+    if not family or not any(agrees(t) for t in matching):
+        return family
+    return [t for t in family if agrees(t) or t in matching]
+
+
+class Heard:
+    """What the user and the tools said, read in order: the last user message and the last tool
+    result that used each word, so a claim knows when its action was last asked for and whether
+    a tool has since reported it done."""
+
+    __slots__ = ("said", "shown")
+
+    def __init__(self) -> None:
+        self.said: dict[str, int] = {}
+        self.shown: dict[str, int] = {}
+
+    def read(self, message: Message) -> None:
+        if message.role in ("user", "tool"):
+            seen = dict.fromkeys(WORD.findall(message.text.lower()), message.index)
+            (self.said if message.role == "user" else self.shown).update(seen)
+
+    def asked(self, verb: str) -> int:
+        """The last user message that words the verb (`cancel`, `cancellation`), or -1."""
+        return max((self.said.get(form, -1) for form in FORMS[verb]), default=-1)
+
+    def reported(self, verb: str, since: int) -> bool:
+        """A tool result after message `since` says it is done (`"status": "cancelled"`)."""
+        return any(self.shown.get(p, -1) > since for p in PARTICIPLES_OF[verb])
+
+
+def _forms(verb: str) -> set[str]:
+    """The verb as a request may word it: `cancel`, `cancelling`, `cancellation`, `adding`."""
+    stem = verb[:-1] if verb.endswith(("e", "y")) else verb
+    endings = ("", "s", "es", "ing", "ling", "ion", "ation", "lation", "ication", "ies", "ment")
+    forms = {verb, *(stem + ending for ending in endings), verb + "ing", verb + "s"}
+    return forms | set(PARTICIPLES_OF[verb])
+
+
+FORMS = {verb: _forms(verb) for verb in VERBS}
+"""How a user's request may word each verb: the last message using one starts the window."""
+
+
+def quoted(clause: str) -> str:
+    """The claim in quotes, its middle cut when long: what and what was done to it stay."""
+    words = clause.split()
+    text = " ".join(words)
+    if len(text) > 100:
+        head = words[:5]
+        tail: list[str] = []
+        while words[len(head) : len(words) - len(tail)] and len(" ".join(tail)) < 50:
+            tail.insert(0, words[len(words) - len(tail) - 1])
+        text = " ".join(head) + " … " + " ".join(tail)
+    return "“" + text.replace("`", "'") + "”"

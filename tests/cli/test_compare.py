@@ -80,7 +80,7 @@ def test_rates_per_rule_and_conversations_that_gained_or_lost(runs):
     assert "Conversations (by id): 17 with findings in both runs, 1 gained findings, 1 lost" in text
     assert "  clean-weather-001  +LP004\n" in text
     assert "  text-call-003  -EX003\n" in text
-    assert "2 more rules ran in both and fired in neither." in text  # IN001, IN002
+    assert "3 more rules ran in both and fired in neither." in text  # IN001, IN002, FB007
 
 
 def test_json_document(runs):
@@ -224,7 +224,7 @@ def test_reports_of_other_versions_and_rule_sets_compare_on_what_both_hold(runs)
     assert "NEW  future.json: 19 conversations, 24 findings (auditor 9.9.9)" in text
     assert (
         "left out: rules that ran only in NEW: CF001, CF002, CF003, CF004, FB001, FB002, "
-        "FB003, FB004, FB005, FB006, IN002, ZZ001 (11 findings left out)"
+        "FB003, FB004, FB005, FB006, FB007, IN002, ZZ001 (11 findings left out)"
     ) in text
     assert "note: the reports were written by different auditor versions (0.1.0 and 9.9.9)" in text
     assert "note: the limit on ZZ001 was not checked: the rule did not run in both" in text
