@@ -38,7 +38,7 @@ DEMO_WIDTH = 80
 def rule_table() -> str:
     rows = ["| Code | Name | Severity | Reports |", "|---|---|---|---|"]
     for r in RULES:
-        summary = r.summary.replace("|", "\\|")
+        summary = ("*Preview.* " if r.preview else "") + r.summary.replace("|", "\\|")
         rows.append(f"| {r.code} | `{r.name}` | {r.severity.value} | {summary} |")
     return "\n".join(rows)
 
