@@ -90,6 +90,15 @@ class ToolResult:
     """True or False when the log says; None when it does not."""
     name: str | None = None
     """The tool's name when the log repeats it beside the result."""
+    unrecorded: bool = False
+    """True when the log keeps the call but not what came of it (a browser agent that records
+    only its actions, a harness that logs the command and not its output): the call was made,
+    its outcome is unknown. `text` says so (`UNRECORDED`) and `is_error` is None, so two such
+    results compare equal and a repeated action stays visible to the loop rules."""
+
+
+UNRECORDED = "(outcome not recorded: the log keeps this action, not what it returned)"
+"""The text of a result whose outcome the log does not keep (`ToolResult.unrecorded`)."""
 
 
 @dataclass(slots=True, unsafe_hash=True)
@@ -198,6 +207,7 @@ def validate(conversation: Conversation) -> None:
             type(result.text) is not str
             or not _optional_str(result.call_id)
             or (result.is_error is not None and type(result.is_error) is not bool)
+            or type(result.unrecorded) is not bool
         ):
             raise ModelError(f"message {message.index}: a result of the wrong type")
         request, decision = message.approval_request, message.approval_decision
