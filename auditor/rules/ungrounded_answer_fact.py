@@ -41,7 +41,9 @@ returned nothing. Nothing in the answer says it was made up.
 - a site's home page (`https://www.udi.no/`), ids not written as a reference (`24-hour`),
   dates, times, counts and amounts without a currency;
 - conversations where several agents talk (what one tells another is not an answer to the
-  user), and conversations that made no tool call.
+  user), chats without tools (no tool declared, called or written as text), and answers
+  after a call whose outcome the log does not keep (a browser agent's pages: the fact may
+  have been on one).
 It misses facts with no digit, `@` or `/` (a street address, a name), a fact given for one
 thing and pinned on another (one agency's address on another), and prices made up of three or
 more given amounts that are not listed just before them.
@@ -77,7 +79,11 @@ def check(replay: Replay, options: None) -> Iterator[Violation]:
         return  # a chat without tools: its answers come from what the model knows
     if len({speaker(t.message.name) for t in replay.turns} - {None}) > 1:
         return  # agents talking to each other: not answers to the user
-    stated = [(t, found) for t in replay.turns if (found := _facts.facts(t.message.text))]
+    # After a call whose outcome the log does not keep (a browser agent's pages), a fact may
+    # come from what the agent saw: it is not in the log.
+    blind = next((e.turn for e in replay.exchanges if e.result and e.result.unrecorded), None)
+    answers = [t for t in replay.turns if blind is None or t.message.index < blind]
+    stated = [(t, found) for t in answers if (found := _facts.facts(t.message.text))]
     if not stated:
         return
     given = _Given(replay, [f for _, found in stated for f in found])
