@@ -15,7 +15,6 @@ from itertools import islice
 from typing import TYPE_CHECKING
 
 from auditor.actions import ACTIONS, PARTICIPLES, PARTICIPLES_OF, VERBS, names, nouns, of_family
-from auditor.model import Message
 
 if TYPE_CHECKING:
     from auditor.replay import Replay
@@ -170,29 +169,47 @@ def own_tools(claim: Claim, called: tuple[str, ...], matching: list[str]) -> lis
     return [t for t in family if agrees(t) or t in matching]
 
 
-class Heard:
-    """What the user and the tools said, read in order: the last user message and the last tool
-    result that used each word, so a claim knows when its action was last asked for and whether
-    a tool has since reported it done."""
+@dataclass(frozen=True, slots=True)
+class Request:
+    """When the user last asked for a claim's action, and whether a tool has said it is done."""
 
-    __slots__ = ("said", "shown")
+    asked: int
+    """The last user message before the claim that words its verb (`cancel`, `cancellation`),
+    or -1 when none does."""
+    reported: bool
+    """A tool result after that message says it is done (`"status": "cancelled"`)."""
 
-    def __init__(self) -> None:
-        self.said: dict[str, int] = {}
-        self.shown: dict[str, int] = {}
 
-    def read(self, message: Message) -> None:
-        if message.role in ("user", "tool"):
-            seen = dict.fromkeys(WORD.findall(message.text.lower()), message.index)
-            (self.said if message.role == "user" else self.shown).update(seen)
+def requests(replay: Replay) -> dict[tuple[int, str], Request]:
+    """For each claiming message and each verb it claims: the request it answers. One walk over
+    the conversation for FB003 and FB007, reading only the words their claims need."""
+    return replay.shared("claims.requests", _requests)
 
-    def asked(self, verb: str) -> int:
-        """The last user message that words the verb (`cancel`, `cancellation`), or -1."""
-        return max((self.said.get(form, -1) for form in FORMS[verb]), default=-1)
 
-    def reported(self, verb: str, since: int) -> bool:
-        """A tool result after message `since` says it is done (`"status": "cancelled"`)."""
-        return any(self.shown.get(p, -1) > since for p in PARTICIPLES_OF[verb])
+def _requests(replay: Replay) -> dict[tuple[int, str], Request]:
+    claimed = said_done(replay)
+    if not claimed:
+        return {}
+    verbs = {c.verb for found in claimed.values() for c in found}
+    forms = {form: verb for verb in verbs for form in FORMS[verb]}
+    participles = {p: verb for verb in verbs for p in PARTICIPLES_OF[verb]}
+    said: dict[str, int] = {}  # a verb -> the last user message that words it
+    shown: dict[str, int] = {}  # a verb -> the last tool result that says it is done
+    out: dict[tuple[int, str], Request] = {}
+    for m in replay.conversation.messages:
+        if m.role == "user":
+            for word in WORD.findall(m.text.lower()):
+                if word in forms:
+                    said[forms[word]] = m.index
+        elif m.role == "tool":
+            lower = m.text.lower()
+            for participle, verb in participles.items():
+                if participle in lower and re.search(rf"(?<![a-z]){participle}(?![a-z])", lower):
+                    shown[verb] = m.index
+        for claim in claimed.get(m.index, ()):
+            asked = said.get(claim.verb, -1)
+            out[(m.index, claim.verb)] = Request(asked, shown.get(claim.verb, -1) > asked)
+    return out
 
 
 def _forms(verb: str) -> set[str]:

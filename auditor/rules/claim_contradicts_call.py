@@ -53,7 +53,7 @@ from auditor.findings import Severity, Violation, excerpt
 from auditor.replay import Exchange, Replay
 from auditor.replay.approvals.drift import explained
 from auditor.replay.approvals.values import Argument, Value, card_profiles, in_text, leaves, same
-from auditor.rules._claims import Claim, Heard, own_tools, possible, quoted, said_done
+from auditor.rules._claims import Claim, own_tools, possible, quoted, requests, said_done
 from auditor.rules._stated import sent, stated
 
 CODE = "FB007"
@@ -83,9 +83,8 @@ def check(replay: Replay, options: None) -> Iterator[Violation]:
     names = [t.name for t in conversation.tools] if conversation.tools is not None else called
     users = [m.index for m in conversation.messages if m.role == "user"]
     calls = _Calls(done)
-    heard = Heard()
+    asks = requests(replay)
     for message in conversation.messages:
-        heard.read(message)
         k = bisect_right(users, message.index)
         horizon = users[k] if k < len(users) else len(conversation.messages)
         for claim in claimed.get(message.index, ()):
@@ -94,7 +93,7 @@ def check(replay: Replay, options: None) -> Iterator[Violation]:
             if claim.verb in _REMOVALS:
                 tools = {t for t in tools if _REMOVALS.intersection(words(t))}
             backing = calls.of(tools, horizon)
-            asked = heard.asked(claim.verb)
+            asked = asks[(message.index, claim.verb)].asked
             doers = [e for e in backing if asked < e.turn <= message.index]
             found = _contradiction(claim, doers, backing, calls) if doers else None
             if found is not None:

@@ -66,7 +66,7 @@ from auditor.actions import tools_for
 from auditor.findings import Severity, Violation, excerpt
 from auditor.model import Message
 from auditor.replay import Exchange, Replay
-from auditor.rules._claims import Claim, Heard, own_tools, possible, quoted, said_done
+from auditor.rules._claims import Claim, own_tools, possible, quoted, requests, said_done
 
 CODE = "FB003"
 NAME = "claimed-action-without-call"
@@ -98,12 +98,11 @@ def check(replay: Replay, options: None) -> Iterator[Violation]:
     called = tuple(sorted({e.call.name for e in replay.exchanges if e.caller == "assistant"}))
     names = [t.name for t in declared] if declared is not None else list(called)
     turns = {turn.message.index: turn for turn in replay.turns}
-    heard = Heard()
+    asks = requests(replay)
     done: dict[str, int] = {}  # a tool -> the turn of its last call that did not fail
     failed: dict[str, Exchange] = {}  # a tool -> its last call that failed
     walked = 0
     for message in replay.conversation.messages:
-        heard.read(message)
         turn = turns.get(message.index)
         if turn is None:
             continue
@@ -116,12 +115,13 @@ def check(replay: Replay, options: None) -> Iterator[Violation]:
         walked = turn.first_exchange + len(turn.exchanges)
         unmatched = []
         for claim in claimed.get(message.index, ()):
-            asked = heard.asked(claim.verb)
+            request = asks[(message.index, claim.verb)]
+            asked = request.asked
             matching = tools_for(claim.verb, claim.subject, names)
             own = own_tools(claim, called, matching)
             if any(done.get(name, -1) > asked for name in (*own, *matching)):
                 continue
-            if heard.reported(claim.verb, asked):
+            if request.reported:
                 continue  # a tool said so ("status": "cancelled"): the claim reports it
             since = f"since the user asked at turn {asked}" if asked >= 0 else "before this turn"
             matching = list(dict.fromkeys((*own, *matching)))
