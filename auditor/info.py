@@ -13,6 +13,7 @@ from auditor.text import dumps, safe
 
 if TYPE_CHECKING:
     from auditor.config import Settings
+    from auditor.report import Unread
     from auditor.run import Invocation
     from auditor.sources import Source
 
@@ -51,12 +52,13 @@ def _rules(out: TextIO, as_json: bool, chosen: tuple[Rule, ...] = RULES) -> None
 
 
 def formats(out: TextIO) -> None:
-    """The log formats `--input-format` accepts, each with the first line of its docstring."""
-    from auditor.formats import FORMATS
+    """The log formats `--input-format` accepts, each with the first line of its docstring:
+    the plugins' (`auditor.formats` entry points) first, then the built-in ones."""
+    from auditor.formats import FORMATS, plugins
 
-    for name, module in FORMATS.items():
-        summary = (module.__doc__ or "").strip().splitlines()[0]
-        out.write(f"{name:<12} {summary}\n")
+    for name, module in {**plugins(), **FORMATS}.items():
+        summary = (module.__doc__ or "").strip().splitlines()[0] if module.__doc__ else ""
+        out.write(f"{name:<14} {summary}\n")
 
 
 def show(invocation: Invocation, *, rules: bool, settings: bool, files: bool) -> None:
@@ -142,35 +144,55 @@ def _toml(value: object) -> str:
 
 
 def show_files(paths: tuple[str, ...], chosen: Settings, out: TextIO) -> None:
-    """Each file a run would read, with the log format of its first record; then what a walk
-    left out. Only the first record of each file is read."""
+    """Each file a run would find, with what it would be read as (the log format of its first
+    record) or why it would be skipped, as the run decides it: a walked file whose first bytes
+    promise no log is not read further, one whose records no format reads is named for what it
+    is. Only the first record of each file is read."""
     from auditor import engine, sources
-    from auditor.formats import FORMATS
+    from auditor.engine.source import may_be_sidecar, sniffed, unread_as
+    from auditor.formats import describe
     from auditor.formats import detect as detect_format
     from auditor.report import Counts, Unread
 
     for item in engine.plan(paths, chosen):
         if isinstance(item, sources.Source):
-            first = _first_record(item)
-            if item.path == "-":
+            walked = may_be_sidecar(item, chosen)
+            skipped = sniffed(item) if walked and item.kind == "sniff" else None
+            first = _first_record(item) if skipped is None else None
+            if skipped is not None:
+                what = f"skipped: {skipped.reason}: {skipped.detail}"
+            elif item.path == "-":
                 what = "standard input: its format is detected as it is read"
             elif chosen.input_format:
-                what = f"{FORMATS[chosen.input_format].NAME} (forced)"
+                what = f"{chosen.input_format} (forced)"
             elif isinstance(first, sources.Record):
-                fmt = detect_format(first)
-                shape = "no transcript" if first.kind == "text" else "no log shape"
-                what = fmt.NAME if fmt else shape
+                fmt = detect_format(first, chosen.formats)
+                if fmt is not None:
+                    what = fmt.NAME
+                elif walked:
+                    reason, _ = unread_as(first)
+                    said = describe(first)  # "not a transcript: …" says its reason itself
+                    what = f"skipped: {said if said.startswith(reason) else f'{reason}: {said}'}"
+                else:
+                    what = f"read, but {describe(first)}"
             elif isinstance(first, sources.InvalidRecord):
                 what = f"unreadable: {first.reason}"
             else:
                 what = "empty"
             out.write(f"{safe(item.name)}\t{what}\n")
         elif isinstance(item, Unread):
-            out.write(f"{safe(item.path)}\tskipped: not a log file type\n")
+            out.write(f"{safe(item.path)}\tskipped: {_unread(item)}\n")
         elif isinstance(item, Counts):
             continue  # excluded or gitignored: not listed, as ruff does not list them
         else:
             out.write(f"{safe(item.path or '')}\terror: {safe(item.message)}\n")
+
+
+def _unread(item: Unread) -> str:
+    """Why a walk did not read a file, before reading it."""
+    if item.reason == "hidden":
+        return "a hidden directory: name it on the command line to read it"
+    return f"not a log file type ({item.kind})"
 
 
 def _first_record(source: Source) -> object:

@@ -90,6 +90,9 @@ class ToolResult:
     """True or False when the log says; None when it does not."""
     name: str | None = None
     """The tool's name when the log repeats it beside the result."""
+    ran: bool | None = None
+    """False when the harness refused to run the call (a format error, an edit its linter
+    rejected): the text is its reason, and `is_error` is True. None when the log does not say."""
     unrecorded: bool = False
     """True when the log keeps the call but not what came of it (a browser agent that records
     only its actions, a harness that logs the command and not its output): the call was made,
@@ -208,6 +211,7 @@ def validate(conversation: Conversation) -> None:
             or not _optional_str(result.call_id)
             or (result.is_error is not None and type(result.is_error) is not bool)
             or type(result.unrecorded) is not bool
+            or (result.ran is not None and type(result.ran) is not bool)
         ):
             raise ModelError(f"message {message.index}: a result of the wrong type")
         request, decision = message.approval_request, message.approval_decision

@@ -56,16 +56,25 @@ class Unread:
 
     path: str
     reason: str
-    """`type` (its name promises no log: `notes.md`), `no log shape` (JSON none of whose
-    records is a log: `package.json`) or `no transcript` (a `.txt` of prose)."""
+    """`type` (its name promises no log: `plot.png`), `no log shape` (JSON none of whose
+    records is a log: `package.json`), `no transcript` (text of prose: a README), `not a
+    transcript` (a framework's file known to hold none: `detail` says which) or `hidden` (a
+    hidden directory, not entered)."""
+    detail: str = ""
+    """What the file was found to be, in words (`--show-files` prints it)."""
 
     @property
     def kind(self) -> str:
-        """How a summary groups it: `*.md`, `JSON of no log shape`, `text of no transcript`."""
+        """How a summary groups it: `*.png`, `JSON of no log shape`, `text of no transcript`,
+        `results files (no transcript)`, `hidden directories`."""
         if self.reason == "type":
             name = os.path.basename(self.path)
             suffix = os.path.splitext(name)[1].lower()
             return f"*{suffix}" if suffix else name
+        if self.reason == "hidden":
+            return "hidden directories (name one to read it)"
+        if self.reason == "not a transcript":
+            return f"{self.detail} (no transcript)"
         return "text of no transcript" if self.reason == "no transcript" else "JSON of no log shape"
 
 
@@ -246,7 +255,7 @@ class Report:
         parts = []
         for kind, n in sorted(kinds.items(), key=lambda item: (-item[1], item[0])):
             part = f"{n:,} {kind}"
-            if not kind.startswith("*") and "no " in kind:
+            if not kind.startswith("*") and ("no " in kind or kind.startswith("hidden")):
                 named = [u.path for u in self.unread if u.kind == kind]
                 part += f" ({', '.join(named[:3])}{', …' if len(named) > 3 else ''})"
             parts.append(part)
@@ -298,5 +307,8 @@ class Report:
             "conversations": self.counts.conversations,
             "tool_sets": self.tool_sets(),
             "families": families,
-            "skipped_files": [{"path": u.path, "reason": u.reason} for u in self.unread],
+            "skipped_files": [
+                {"path": u.path, "reason": u.reason, **({"detail": u.detail} if u.detail else {})}
+                for u in self.unread
+            ],
         }

@@ -14,7 +14,9 @@ a different call). Then measures, in one run:
   wall time and the peak resident memory of the whole process tree;
 - `audit --version` start-up time;
 - then (`bench/stages.py`, BENCH_STAGES=0 skips it) where one core's time goes in process:
-  decode, model, replay, and each rule family and rule, so a slow rule is seen the day it lands.
+  decode, model, replay, and each rule family and rule, so a slow rule is seen the day it lands;
+- then (`bench/readers.py`, BENCH_READERS=0 skips it) what each agent-framework reader costs
+  per megabyte beside the OpenAI chat reader.
 
 Size: BENCH_MB (default 200) megabytes of log; `BENCH_MB=1000 make bench` for the 1 GB figure.
 
@@ -25,6 +27,9 @@ conversation ids: each trace's three resource batches are three lines, interleav
 next trace's, so spans are buffered per trace. It prints throughput and peak RSS, which must
 stay flat whatever the file's size (memory bounded by the open traces, not by the file).
 Each time is the best of BENCH_RUNS (default 3) runs; peak memory is the highest seen.
+`BENCH_CODING_READERS=1 make bench` also compares the coding agents' readers with the OpenAI
+chat reader, per megabyte, as whole audits (`bench/coding_readers.py`; `python
+bench/coding_readers.py` runs it alone).
 The log is cached in bench/out/. Figures are printed, never asserted: tests do not time things.
 """
 
@@ -43,7 +48,9 @@ from pathlib import Path
 import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import shapes  # sibling modules of this script
+import coding_readers  # sibling modules of this script
+import readers
+import shapes
 import stages
 
 OUT = Path(__file__).resolve().parent / "out"
@@ -441,8 +448,12 @@ def main() -> None:
         stages.main(path)
     if os.environ.get("BENCH_SHAPES", "1") != "0":
         shapes.main(audit_run)
+    if os.environ.get("BENCH_READERS", "1") != "0":
+        readers.main(path)
     if os.environ.get("BENCH_OTEL"):
         bench_otel(megabytes)
+    if os.environ.get("BENCH_CODING_READERS"):
+        coding_readers.main(audit_run, generate)
 
 
 if __name__ == "__main__":

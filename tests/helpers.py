@@ -125,6 +125,8 @@ def plain(value):
             v = getattr(value, f.name)
             if v in (None, "", ()) and f.name not in ("arguments",):
                 continue
+            if f.name == "unrecorded" and v is False:
+                continue  # the usual case: said only when the outcome is not recorded
             out[f.name] = plain(v)
         return out
     if isinstance(value, tuple | list):

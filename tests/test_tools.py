@@ -10,7 +10,7 @@ import pytest
 
 from auditor import config, engine, sources, toolsfile
 from auditor.errors import ConfigError
-from auditor.sources import framing
+from auditor.sources import spans
 from tests.helpers import FIXTURES, ROOT, audit_process
 
 TOOLS = FIXTURES / "tools"
@@ -216,7 +216,7 @@ def test_the_tools_of_another_file_count_when_none_of_its_own_does(tmp_path):
 def test_inferred_tools_are_the_same_whichever_span_a_conversation_lands_in(tmp_path, monkeypatch):
     # --jobs cuts a JSON Lines file into spans audited apart: the tool that answers at the top
     # of the file must still decide the claim made at its bottom, the same with every job count.
-    monkeypatch.setattr(framing, "SPLIT_AT_LEAST", 2_000)
+    monkeypatch.setattr(spans, "SPLIT_AT_LEAST", 2_000)
     filler = [
         {"id": f"talk-{i}", "messages": [{"role": "user", "content": "x" * 200}]} for i in range(40)
     ]

@@ -28,7 +28,7 @@ from auditor.config.files import (
 from auditor.config.options import rule_options
 from auditor.errors import ConfigError
 from auditor.findings import DEFAULT_FAIL_ON, Severity
-from auditor.formats import FORMATS
+from auditor.formats import FORMATS, declare, plugins
 from auditor.model import ToolSpec
 from auditor.rules import Rule
 from auditor.sources import MAX_RECORD_BYTES, Exclude
@@ -85,6 +85,9 @@ class Settings:
     tools: tuple[ToolSpec, ...] | None = None
     """Tools declared from outside the logs (`--tools`, `tools`), for conversations that
     declare none; None when no file was given."""
+    formats: tuple[Any, ...] = ()
+    """Formats the configuration maps onto the model (`[tool.auditor.formats.NAME]`), tried
+    before the built-in ones."""
     timelines: bool = False
     """Also build a bounded timeline of each conversation with findings (`auditor.timeline`),
     for reporters that show one (`-f html`); the command line sets it, no configuration key."""
@@ -177,10 +180,12 @@ def build(
         raise ConfigError(f"invalid --fail-on `{fail_on}`: use one of {', '.join(FAIL_ON)}")
     origin("fail-on", fail_on is not None)
 
+    declared = _declared(file)
     forced = None if input_format in (None, "", "auto") else input_format
-    if forced is not None and forced not in FORMATS:
+    named = [*(f.NAME for f in declared), *plugins(), *FORMATS]
+    if forced is not None and forced not in named:
         raise ConfigError(
-            f"unknown --input-format `{input_format}`: use auto or one of {', '.join(FORMATS)}"
+            f"unknown --input-format `{input_format}`: use auto or one of {', '.join(named)}"
         )
     origins["input-format"] = "command line" if forced else "default"
 
@@ -208,7 +213,23 @@ def build(
         origins=origins,
         max_record_bytes=_record_limit(file),
         tools=_tools(tools, file, values),
+        formats=declared,
     )
+
+
+def _declared(file: FileConfig | None) -> tuple[Any, ...]:
+    """The formats `[tool.auditor.formats.NAME]` tables map (see `formats.declare`)."""
+    if file is None or "formats" not in file.values:
+        return ()
+    tables = file.values["formats"]
+    taken = {*FORMATS, *plugins()}
+    declared = []
+    for name, table in tables.items():
+        where = f"invalid config in {file.name}: {file.table(f'formats.{name}')}".rstrip()
+        if name in taken:
+            raise ConfigError(f"{where} is named as a built-in or plugin format: rename it")
+        declared.append(declare(name, table, where))
+    return tuple(declared)
 
 
 def _tools(

@@ -120,14 +120,14 @@ def _checked(config: FileConfig) -> FileConfig:
     if not isinstance(config.values, dict):
         raise config.error("must be a table")
     for key, value in config.values.items():
-        if key in TABLES:
+        if key in TABLES or key == "formats":
             if not isinstance(value, dict):
                 raise config.error(f"`{key}` must be a table of options, got {shown_value(value)}")
         elif key not in KEYS:
             raise config.error(
                 f"unknown key `{key}`{suggest(key, [*KEYS, *TABLES])}; the keys are "
-                f"{', '.join(KEYS)} and the "
-                f"option tables {', '.join(TABLES)}"
+                f"{', '.join(KEYS)}, the "
+                f"option tables {', '.join(TABLES)} and the table of declared formats, formats"
             )
     return config
 

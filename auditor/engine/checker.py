@@ -14,6 +14,7 @@ from dataclasses import replace
 from auditor import timeline
 from auditor.config import Settings
 from auditor.engine.results import SourceResult, UnreadGroup, shape
+from auditor.errors import ConfigError
 from auditor.findings import Finding, Severity, Violation, excerpt, fingerprint, identity
 from auditor.formats import Problem, unreadable
 from auditor.model import Conversation, validate
@@ -98,6 +99,8 @@ class ConversationChecker:
                     self._problem(item)
                 else:
                     self.conversation(item)
+        except ConfigError:
+            raise  # a declared format that matches nothing: the configuration is wrong
         except Exception as exc:  # FileReader never raises: this is the last net
             where = record.location if record is not None else None
             place = f"{where.path}:{where.line}" if where and where.line else ""

@@ -29,7 +29,7 @@ def plan(paths: Iterable[str], settings: Settings) -> Iterator[Planned]:
         elif isinstance(item, sources.Ignored):
             yield Counts(gitignored=1)
         elif isinstance(item, sources.Skipped):
-            yield Unread(item.path, "type")
+            yield Unread(item.path, item.reason)
         else:
             yield item
 
@@ -50,7 +50,7 @@ def spans(source: sources.Source, settings: Settings, jobs: int) -> list[sources
     parts = sources.split(source, jobs * 4)
     if len(parts) == 1:
         return parts
-    reader = FileReader(settings.input_format)
+    reader = FileReader(settings.input_format, declared=settings.formats)
     for i, part in enumerate(parts):
         first = next(iter(sources.read(part, limit=settings.max_record_bytes)), None)
         if not isinstance(first, sources.Record):

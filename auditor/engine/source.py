@@ -14,7 +14,7 @@ from auditor.config import Settings
 from auditor.engine.checker import ConversationChecker
 from auditor.engine.results import Progress, SourceResult
 from auditor.findings import Finding
-from auditor.formats import FileReader
+from auditor.formats import FileReader, claims, companion, describe
 from auditor.formats import detect as detect_format
 from auditor.jsonpos import pointer_lines
 from auditor.report import Counts, RunError, Unread
@@ -44,10 +44,14 @@ def audit_source(
     result = SourceResult()
     dropped = settings.ignored_in(source.path) if settings.per_file_ignores else frozenset()
     auditor = ConversationChecker(settings, result, dropped)
-    reader = FileReader(settings.input_format, _rereader(source, settings, only))
+    reader = FileReader(settings.input_format, _rereader(source, settings, only), settings.formats)
     records = invalid = 0
     sidecar = may_be_sidecar(source, settings) and only is None
-    kind = "no log shape"
+    if sidecar and source.kind == "sniff":
+        skipped = sniffed(source)
+        if skipped is not None:
+            return SourceResult(unread=[skipped])
+    kind, detail = "no log shape", ""
     limit = settings.max_record_bytes
     try:
         if only is None:
@@ -65,10 +69,10 @@ def audit_source(
                 invalid += 1
                 auditor.invalid(record)
                 continue
-            if sidecar and detect_format(record) is not None:
+            if sidecar and detect_format(record, settings.formats) is not None:
                 sidecar = False
-            elif sidecar and record.kind == "text":
-                kind = "no transcript"
+            elif sidecar and not detail:
+                kind, detail = unread_as(record)
             if source.span is not None and grouped(reader, record):
                 result.deferred.append(record.location.line or 0)
                 continue
@@ -84,8 +88,10 @@ def audit_source(
         result.errors.append(
             RunError("path", f"{source.name}: {sources.os_reason(exc)}", source.name)
         )
-    if sidecar and records and not invalid and not result.errors:
-        return SourceResult(unread=[Unread(source.path, kind)])
+    # A sniffed file (`.log`, no suffix) promised no JSON: lines that are not JSON do not make
+    # it a broken log.
+    if sidecar and records and (not invalid or source.kind == "sniff") and not result.errors:
+        return SourceResult(unread=[Unread(source.path, kind, detail)])
     if dropped:
         result.findings = [f for f in result.findings if f.code not in dropped]
     # A file cut into spans for --jobs is one file: its first span counts it; deferred lines
@@ -97,6 +103,32 @@ def audit_source(
     result.counts = auditor.counts() + Counts(files=files, records=records)
     result.formats = reader.seen
     return result
+
+
+def sniffed(source: sources.Source) -> Unread | None:
+    """A file a walk decides on by its first bytes, left unread when they are no log's: text
+    no text format knows, or binary. None when it is to be read (or cannot be: the read says
+    why)."""
+    try:
+        head = sources.head(source)
+    except OSError:
+        return None
+    if claims(head):
+        return None
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.start < len(head) - 4:  # not a character cut at the end of the head
+            return Unread(source.path, "no transcript", "binary: not UTF-8 text")
+    return Unread(source.path, "no transcript", "text in no known transcript format")
+
+
+def unread_as(record: sources.Record) -> tuple[str, str]:
+    """(reason, detail) of a walked file whose record no format reads."""
+    known = companion(record)
+    if known is not None:
+        return "not a transcript", known[0]
+    return ("no transcript" if record.kind == "text" else "no log shape"), describe(record)
 
 
 REREAD_AT_LEAST = 16 * 1024 * 1024

@@ -11,34 +11,74 @@ span several records (one message per line) also defines `Collector`: the engine
 file, `add`s its records in order and calls `finish` at the end of the file; its `parse` is
 `add` then `finish` on a fresh collector. Detection tries the formats in registry order, most
 specific first, so that adding a format means adding its module and one line here.
+
+Outsiders add formats two ways, both tried before the built-in ones: a JSON shape mapped in
+the configuration with JMESPath (`[tool.auditor.formats.NAME]`, see `_mapped`), and a reader
+a package ships under the `auditor.formats` entry point group (`plugins`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
-from typing import Protocol
+import functools
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, Protocol
 
+from auditor import sources
+from auditor.errors import ConfigError
 from auditor.formats import (
+    _companions,
+    aider,
     anthropic,
+    autogen,
+    browser_result,
+    browser_use,
+    chatdev,
+    cline,
     exchange,
     harmony,
     inspect_ai,
+    letta,
+    litellm,
     mcp,
+    message_lines,
+    mini_swe_agent,
     multiagent,
     openai,
     openai_agents,
+    openhands,
+    openhands_v0,
     otel,
     responses,
     sharegpt,
+    smolagents,
     stream,
     swe_agent,
     tau,
 )
 from auditor.formats._common import Problem, tool_specs, unreadable
+from auditor.formats._mapped import MappedFormat, MappingMatchesNothing, declare
 from auditor.model import Conversation, Location
 from auditor.sources import Record
 
-__all__ = ["FORMATS", "Collector", "FileReader", "Format", "Problem", "tool_specs", "unreadable"]
+__all__ = [
+    "FORMATS",
+    "Collector",
+    "FileReader",
+    "Format",
+    "MappedFormat",
+    "MappingMatchesNothing",
+    "Problem",
+    "by_name",
+    "claims",
+    "companion",
+    "declare",
+    "describe",
+    "detect",
+    "plugins",
+    "registry",
+    "tool_specs",
+    "unreadable",
+]
 
 
 class Collector(Protocol):
@@ -75,12 +115,29 @@ class Format(Protocol):
 # Order matters, most specific first: an exchange holds request bodies in any API's shape; a
 # tau-bench entry holds OpenAI messages; Anthropic and Responses conversations would also pass
 # for OpenAI ones (`messages`, or a bare list of `{role, content}`); SWE-agent trajectories
-# have a `history` like multi-agent chats.
+# have a `history` like multi-agent chats. An agent-SDK event (`kind: …Event`) and a bare message
+# (no container key, no session key) are no other format's: they come first, since their
+# formats hold one event or message a line and detection runs on every line.
 FORMATS: dict[str, Format] = {
+    openhands.NAME: openhands,
+    message_lines.NAME: message_lines,
+    # Agent frameworks' own files, each recognised by keys no other format has; Letta's and
+    # AutoGen's `messages` would pass for OpenAI's, smolagents' `thread_id` for a stream's.
+    browser_result.NAME: browser_result,
+    browser_use.NAME: browser_use,
+    letta.NAME: letta,
+    autogen.NAME: autogen,
+    cline.NAME: cline,
+    smolagents.NAME: smolagents,
+    chatdev.NAME: chatdev,
+    aider.NAME: aider,
     otel.NAME: otel,
     inspect_ai.NAME: inspect_ai,
     openai_agents.NAME: openai_agents,
     mcp.NAME: mcp,
+    mini_swe_agent.NAME: mini_swe_agent,
+    litellm.NAME: litellm,
+    openhands_v0.NAME: openhands_v0,
     exchange.NAME: exchange,
     tau.NAME: tau,
     anthropic.NAME: anthropic,
@@ -94,17 +151,77 @@ FORMATS: dict[str, Format] = {
 }
 
 
-def detect(record: Record) -> Format | None:
-    """The first format that recognises the record, or None."""
-    for fmt in FORMATS.values():
+def detect(record: Record, declared: Sequence[Format] = ()) -> Format | None:
+    """The first format that recognises the record, or None: formats declared in the
+    configuration first, then those plugins add, then the built-in ones."""
+    for fmt in registry(declared):
         if fmt.detect(record):
             return fmt
     return None
 
 
+def registry(declared: Sequence[Any] = ()) -> tuple[Any, ...]:
+    """Every format, in the order records are offered to them: the `declared` ones (mapped in
+    `[tool.auditor.formats.NAME]`, most specific: the user wrote them for their logs), the
+    plugins' (`auditor.formats` entry points), the built-in ones."""
+    if not declared:
+        return _builtin_and_plugins()
+    return (*declared, *_builtin_and_plugins())
+
+
+@functools.cache
+def _builtin_and_plugins() -> tuple[Any, ...]:
+    return (*plugins().values(), *FORMATS.values())
+
+
+@functools.cache
+def plugins() -> dict[str, Any]:
+    """The readers installed packages ship under the `auditor.formats` entry point group, each
+    an object with `NAME`, `detect(record)` and `parse(record)` (a module, as the built-in ones
+    are). Loaded once per process. Raises ConfigError for one that fails to load, lacks one of
+    those, or takes a built-in format's name."""
+    from importlib.metadata import entry_points
+
+    found: dict[str, Any] = {}
+    for point in entry_points(group=ENTRY_POINTS):
+        try:
+            reader = point.load()
+        except Exception as exc:
+            raise ConfigError(
+                f"the `{ENTRY_POINTS}` plugin `{point.name}` ({point.value}) failed to load: "
+                f"{type(exc).__name__}: {exc}"
+            ) from exc
+        name = getattr(reader, "NAME", None)
+        missing = [a for a in ("detect", "parse") if not callable(getattr(reader, a, None))]
+        if not isinstance(name, str) or missing:
+            lacks = "a string NAME" if not isinstance(name, str) else f"`{missing[0]}()`"
+            raise ConfigError(f"the `{ENTRY_POINTS}` plugin `{point.name}` has no {lacks}")
+        if name in FORMATS or name in found:
+            raise ConfigError(
+                f"the `{ENTRY_POINTS}` plugin `{point.name}` is named `{name}`, "
+                "as another format is: rename it"
+            )
+        found[name] = reader
+    return found
+
+
+ENTRY_POINTS = "auditor.formats"
+"""The entry point group under which packages ship readers."""
+
+
+def companion(record: Record) -> tuple[str, str] | None:
+    """(what such files are, what this one is) for a record of a file agent frameworks write
+    beside their transcripts that holds none (a run summary, a results file): see
+    `_companions`."""
+    return _companions.known(record)
+
+
 def describe(record: Record) -> str:
     """Why a record matched no format, in words that help to find it."""
     value = record.value
+    companion = _companions.known(record)
+    if companion is not None:
+        return f"not a transcript: {companion[1]}"
     if record.kind == "text":
         return "text in no known transcript format"
     if isinstance(value, dict):
@@ -115,6 +232,16 @@ def describe(record: Record) -> str:
         return f"JSON array of no known log format ({len(value)} items)"
     kind = _JSON_TYPES.get(type(value), type(value).__name__)
     return f"JSON {kind} where a conversation was expected"
+
+
+def claims(head: bytes) -> bool:
+    """The first bytes of a file may be a log: they open JSON, or a text format knows them.
+
+    A walk reads no more of a file it decides on by its first bytes (`sources.walked_kind`)
+    when this is false, so a repository's README.md costs its first 16 KB, not a parse."""
+    if sources.opens_json(head):
+        return True
+    return any(fmt.sniff(head) for fmt in registry() if hasattr(fmt, "sniff"))
 
 
 _JSON_TYPES = {type(None): "null", str: "string", int: "number", float: "number", bool: "boolean"}
@@ -131,10 +258,15 @@ class FileReader:
     """
 
     def __init__(
-        self, forced: str | None = None, reread: Callable[[], Iterable[object]] | None = None
+        self,
+        forced: str | None = None,
+        reread: Callable[[], Iterable[object]] | None = None,
+        declared: Sequence[Any] = (),
     ) -> None:
-        """`reread` reads the file again from its start, for collectors that look ahead."""
-        self._forced = FORMATS[forced] if forced else None
+        """`reread` reads the file again from its start, for collectors that look ahead;
+        `declared` are the formats the configuration maps (`Settings.formats`)."""
+        self._declared = tuple(declared)
+        self._forced = by_name(forced, self._declared) if forced else None
         self._reread = reread
         self._collectors: dict[str, Collector] = {}
         self.seen: dict[str, int] = {}
@@ -145,20 +277,22 @@ class FileReader:
         """The format that reads the record: the forced one, or the first that detects it."""
         if self._forced is not None:
             return self._forced
-        return detect(record)
+        return detect(record, self._declared)
 
     def feed(self, record: Record) -> Iterator[Conversation | Problem]:
         self._path = record.location.path
         try:
             fmt = self._forced
             if fmt is None:
-                fmt = detect(record)
+                fmt = detect(record, self._declared)
                 if fmt is None:
                     yield Problem(record.location, describe(record))
                     return
             elif not fmt.detect(record):
                 yield Problem(record.location, f"not a {fmt.NAME} record: {describe(record)}")
                 return
+        except ConfigError:
+            raise
         except Exception as exc:
             yield Problem(record.location, unreadable(exc))
             return
@@ -182,11 +316,25 @@ class FileReader:
             yield from _guarded(collector.finish(), where)
 
 
+def by_name(name: str, declared: Sequence[Any] = ()) -> Any:
+    """The format of this name: declared, a plugin's or built in. Raises KeyError."""
+    for fmt in declared:
+        if name == fmt.NAME:
+            return fmt
+    found = plugins().get(name) or FORMATS.get(name)
+    if found is None:
+        raise KeyError(name)
+    return found
+
+
 def _guarded(
     items: Iterator[Conversation | Problem], location: Location
 ) -> Iterator[Conversation | Problem]:
-    """The items, then a Problem in place of the rest if reading them raised."""
+    """The items, then a Problem in place of the rest if reading them raised; a configuration
+    error (a declared format that matches nothing) ends the run instead."""
     try:
         yield from items
+    except ConfigError:
+        raise
     except Exception as exc:
         yield Problem(location, unreadable(exc))

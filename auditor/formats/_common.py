@@ -10,6 +10,7 @@ import orjson
 
 from auditor.canonical import TOO_DEEP, depth_exceeds
 from auditor.model import (
+    UNRECORDED,
     ApprovalDecision,
     ApprovalRequest,
     Conversation,
@@ -100,6 +101,8 @@ def text_of(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
+        if len(content) == 1:  # most lists of parts: one text part, no join
+            return _part_text(content[0])
         return "\n".join(t for t in map(_part_text, content) if t)
     if isinstance(content, dict):
         return _part_text(content)
@@ -117,6 +120,11 @@ def _part_text(part: Any) -> str:
         if isinstance(text, str) and type(kind) is str and kind in TEXT_PART_TYPES:
             return text
     return ""
+
+
+def as_object(value: Any) -> dict:
+    """A JSON object, or an empty one for anything else (an optional field read safely)."""
+    return value if isinstance(value, dict) else {}
 
 
 def as_id(value: Any) -> str | None:
@@ -261,21 +269,31 @@ class MessageDraft:
 
     @property
     def text(self) -> str:
-        return "\n".join(t for t in self.texts if t and not t.isspace())
+        return _joined(self.texts)
 
     def freeze(self, index: int) -> Message:
         return Message(
             index,
             self.role,
-            self.text,
+            _joined(self.texts),
             self.location,
             tuple(self.calls),
             self.result,
             self.name,
-            "\n".join(r for r in self.reasoning if r and not r.isspace()),
+            _joined(self.reasoning),
             self.approval_request,
             self.approval_decision,
         )
+
+
+def _joined(texts: list[str]) -> str:
+    """The texts that say something, one a line (most drafts hold one text, or none)."""
+    if len(texts) == 1:
+        text = texts[0]
+        return "" if not text or text.isspace() else text
+    if not texts:
+        return ""
+    return "\n".join(t for t in texts if t and not t.isspace())
 
 
 def freeze(drafts: Iterable[MessageDraft]) -> tuple[Message, ...]:
@@ -302,6 +320,13 @@ def result_draft(
             name if isinstance(name, str) else None,
         ),
     )
+
+
+def unrecorded_draft(call_id: Any, location: Location, name: Any = None) -> MessageDraft:
+    """A `tool` message saying the log keeps the call, not what came of it."""
+    draft = result_draft(call_id, UNRECORDED, location, None, name)
+    draft.result.unrecorded = True  # type: ignore[union-attr]
+    return draft
 
 
 def with_results(main: MessageDraft, results: list[MessageDraft]) -> list[MessageDraft]:

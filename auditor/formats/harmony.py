@@ -43,6 +43,11 @@ _NAMESPACE = re.compile(r"^namespace ([\w.-]+) \{", re.M)
 _TYPE = re.compile(r"^type (\w+) =", re.M)
 
 
+def sniff(head: bytes) -> bool:
+    """The first bytes of a file are a harmony transcript's."""
+    return START.encode() in head and MESSAGE.encode() in head
+
+
 def detect(record: Record) -> bool:
     return record.kind == "text" and START in record.value and MESSAGE in record.value
 

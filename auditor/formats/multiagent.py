@@ -11,7 +11,8 @@ question, or the task and plan an AG2 manager hands the group) and the human's.
 
 Code actions. A code executor (`Computer_terminal`, `ComputerTerminal`, `*executor`, or a
 `user_proxy` whose message is AG2's `exitcode: N (…)` report) runs the fenced code blocks of an
-earlier message, and its message is their output. Such a block is a call of origin `text`:
+earlier message, and its message is their output: the text-action protocol (`_text_actions`),
+declared here twice, `AG2` and `MAGENTIC_ONE`. Such a block is a call of origin `text`:
 tool `python` or `sh` by the fence's language (`py`, `python3` are `python`; `bash`, `shell`,
 `console` are `sh`; no language is `sh` when the code starts with `pip`/`python `, else
 `python`, as AG2 infers it; any other language keeps its name, since the executor tried it),
@@ -51,11 +52,9 @@ FileSurfer's page headers (`Address: file:///…`) do not say which call ran: th
 
 from __future__ import annotations
 
-import bisect
 import hashlib
 import re
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
 
 from auditor.formats._common import (
     MessageDraft,
@@ -66,7 +65,8 @@ from auditor.formats._common import (
     result_draft,
     text_of,
 )
-from auditor.model import Conversation, Location, ToolCall
+from auditor.formats._text_actions import Action, TextProtocol, fences, pair
+from auditor.model import Conversation, ToolCall
 from auditor.sources import Record
 
 NAME = "multiagent"
@@ -114,19 +114,6 @@ _WEB_ACTIONS = (
 )
 
 
-@dataclass
-class _Entry:
-    """One history entry while the chat is read."""
-
-    index: int
-    speaker: str
-    text: str
-    location: Location
-    draft: MessageDraft
-    results: list[MessageDraft] | None = None
-    """The `tool` messages that replace or follow this entry's draft."""
-
-
 def detect(record: Record) -> bool:
     value = record.value
     if record.kind != "json" or not isinstance(value, dict):
@@ -147,7 +134,8 @@ def parse(record: Record) -> Iterator[Conversation | Problem]:
     value, location = record.value, record.location
     key = next(k for k in KEYS if isinstance(value.get(k), list))
     problems: list[Problem] = []
-    entries: list[_Entry] = []
+    drafts: list[MessageDraft] = []
+    numbers: list[int] = []  # each draft's index in the history, for the calls' ids
     for i, item in enumerate(value[key]):
         here = location.child(key, i)
         speaker = item.get("name") or item.get("role") if isinstance(item, dict) else None
@@ -161,55 +149,83 @@ def parse(record: Record) -> Iterator[Conversation | Problem]:
             )
             continue
         person = _NOT_AGENTS.fullmatch(speaker) is not None
-        role = "user" if not entries or person else "assistant"
+        role = "user" if not drafts or person else "assistant"
         name = None if speaker in ("user", "human") else speaker
-        text = text_of(item.get("content"))
-        draft = MessageDraft(role, here, [text], name=name)
-        entries.append(_Entry(i, speaker, text, here, draft))
-    for n, entry in enumerate(entries):
-        _code_results(entries, n)
-        if entry.draft.role == "assistant" and entry.speaker.startswith("WebSurfer"):
-            _web_action(entry)
-    drafts = [d for e in entries for d in (e.results or [e.draft])]
+        drafts.append(MessageDraft(role, here, [text_of(item.get("content"))], name=name))
+        numbers.append(i)
+    number = {id(d): i for d, i in zip(drafts, numbers, strict=True)}
+    drafts = pair(drafts, (AG2, MAGENTIC_ONE), numbers)
+    drafts = [
+        d
+        for draft in drafts
+        for d in (_web_action(draft, number[id(draft)]) if _surfs(draft) else (draft,))
+    ]
     yield from conversation(NAME, value, location, freeze(drafts), problems)
 
 
-def _code_results(entries: list[_Entry], n: int) -> None:
-    """When entry `n` reports running code, make the blocks it ran calls and itself their result."""
-    entry = entries[n]
-    if _NOT_AGENTS.fullmatch(entry.speaker) is None:
-        return  # an agent that writes an executor's report made it up: it is not a result
-    ag2 = _AG2_REPORT.match(entry.text)
-    m1 = None if ag2 else _M1_REPORT.match(entry.text)
-    if ag2 is not None:
-        code = entries[n - 1] if n > 0 else None
-        blocks = _blocks(code.text, _AG2_OPEN, _AG2_CLOSE) if code is not None else []
-    elif m1 is not None:
-        code, blocks = _m1_answered(entries, n)
-    else:
-        return
-    if code is None or not blocks:
-        return
-    report = ag2 or m1
-    assert report is not None  # one of the two matched, or this returned above
-    exit_code = next((int(g) for g in report.groups() if g is not None), 0)
-    failed = exit_code != 0 or "execution failed" in entry.text[:200] or _TRACEBACK in entry.text
-    results = []
-    for k, (language, body, outcome) in enumerate(_outcomes(blocks, entry.text, failed)):
-        call_id = f"exec-{entry.index}-{k}"
-        code.draft.calls.append(
-            ToolCall(call_id, _tool(language, body), {"code": body}, origin="text")
-        )
-        result = result_draft(call_id, entry.text, entry.location, outcome)
-        result.name = entry.draft.name
-        results.append(result)
-    entry.results = results
+def _executor(draft: MessageDraft) -> bool:
+    """A report can only come from a person's or a program's message: an agent that writes an
+    executor's report made it up, so it is not a result."""
+    name = draft.name
+    return draft.role == "user" and (name is None or _NOT_AGENTS.fullmatch(name) is not None)
 
 
-def _outcomes(
-    blocks: list[tuple[str, str]], output: str, failed: bool
-) -> list[tuple[str, str, bool]]:
-    """The blocks that ran, each with whether it failed.
+def _failed(report: re.Pattern[str]) -> Callable[[str], bool | None]:
+    """A report failed when its exit code is not 0, it says "execution failed", or it holds a
+    Python traceback."""
+
+    def failed(text: str) -> bool:
+        m = report.match(text)
+        exit_code = next((int(g) for g in m.groups() if g is not None), 0) if m else 0
+        return exit_code != 0 or "execution failed" in text[:200] or _TRACEBACK in text
+
+    return failed
+
+
+def _exec_id(action: int, answer: int, k: int) -> str:
+    return f"exec-{answer}-{k}"
+
+
+def _code(
+    opener: re.Pattern[str], closer: re.Pattern[str], first: bool = False
+) -> Callable[[MessageDraft], list[Action]]:
+    """The code blocks an executor finds, each a call of `python`, `sh` or its language."""
+
+    def actions(draft: MessageDraft) -> list[Action]:
+        return [
+            Action(_tool(language, body), {"code": body}, written=language)
+            for language, body in _blocks(draft.text, opener, closer, first)
+        ]
+
+    return actions
+
+
+AG2 = TextProtocol(
+    actions=_code(_AG2_OPEN, _AG2_CLOSE),
+    answers=lambda d: _executor(d) and _AG2_REPORT.match(d.text) is not None,
+    failed=_failed(_AG2_REPORT),
+    outcomes=lambda actions, text, failed: _outcomes(actions, text, bool(failed)),
+    roles=None,
+    ident=_exec_id,
+)
+"""AG2's report answers every block of the message right before it."""
+MAGENTIC_ONE = TextProtocol(
+    actions=_code(_M1_OPEN, _M1_CLOSE, first=True),
+    answers=lambda d: _executor(d) and _M1_REPORT.match(d.text) is not None,
+    failed=_failed(_M1_REPORT),
+    roles=None,
+    reach=_M1_LOOK_BACK,
+    # the orchestrator's notes (agents never see them) and the terminal's own messages
+    skip=lambda earlier, answer: (
+        (earlier.name or "").endswith("(thought)") or earlier.name == answer.name
+    ),
+    ident=_exec_id,
+)
+"""Magentic-One's terminal answers the first block of the latest message before it with one."""
+
+
+def _outcomes(actions: Sequence[Action], output: str, failed: bool) -> list[bool | None]:
+    """Whether each block that ran failed.
 
     AG2 runs the blocks in order and stops at the first that fails. Its traceback names the
     file the failing block was saved to: `tmp_code_<md5 of the code>` or the block's own
@@ -217,64 +233,35 @@ def _outcomes(
     When the report names the block, the blocks before it succeeded and those after it never
     ran; otherwise every block shares the report's outcome.
     """
-    if not failed or len(blocks) == 1:
-        return [(lang, body, failed) for lang, body in blocks]
+    if not failed:
+        return [False] * len(actions)
     unknown = _UNKNOWN_LANGUAGE.search(output, 0, 500)
-    for k, (language, body) in enumerate(blocks):
+    for k, action in enumerate(actions):
+        body = action.arguments["code"]
         if unknown is not None and unknown.group(1).lower() not in _PYTHON | _SHELL:
-            ran = language == unknown.group(1)
+            ran = action.written == unknown.group(1)
         else:
             named = _FILENAME.search(body, 0, 300)
             digest = hashlib.md5(body.encode(), usedforsecurity=False).hexdigest()
             ran = f"tmp_code_{digest}" in output or (named is not None and named.group(1) in output)
         if ran:
-            return [(lang, body, i == k) for i, (lang, body) in enumerate(blocks[: k + 1])]
-    return [(lang, body, True) for lang, body in blocks]
-
-
-def _m1_answered(entries: list[_Entry], n: int) -> tuple[_Entry | None, list[tuple[str, str]]]:
-    """The message a Magentic-One terminal report answers, and the one block it ran."""
-    checked = 0
-    for j in range(n - 1, -1, -1):
-        earlier = entries[j]
-        if earlier.speaker.endswith("(thought)") or earlier.speaker == entries[n].speaker:
-            continue
-        blocks = _blocks(earlier.text, _M1_OPEN, _M1_CLOSE, first=True)
-        if blocks:
-            return earlier, blocks
-        checked += 1
-        if checked >= _M1_LOOK_BACK:
-            break
-    return None, []
+            return [i == k for i in range(k + 1)]
+    return [True] * len(actions)
 
 
 def _blocks(
     text: str, opener: re.Pattern[str], closer: re.Pattern[str], first: bool = False
 ) -> list[tuple[str, str]]:
-    """(language, code) of the fenced blocks an executor finds in `text`, in order.
-
-    An opening fence is matched where it stands; its closing fence is the first closer whose
-    newline comes at or after the code starts (the code may be empty), looked up by position
-    among the closers found in one pass, so the scan is linear.
-    """
+    """(language, code) of the fenced blocks an executor finds in `text`, in order: an opening
+    fence matched where it stands, closed by the first closer whose newline comes at or after
+    the code starts (the code may be empty), as `_text_actions.fences` finds them."""
     if "```" not in text:
         return []
-    closes = [m.start() for m in closer.finditer(text)]
-    found: list[tuple[str, str]] = []
-    pos = 0
-    while len(found) < MAX_BLOCKS:
-        m = opener.search(text, pos)
-        if m is None:
-            break
-        k = bisect.bisect_left(closes, m.end())
-        if k == len(closes):
-            break  # unclosed: every later fence is too
-        end = closes[k]
-        found.append((m.group(1), text[m.end() : end].removesuffix("\r")))
-        if first:
-            break
-        pos = text.index("```", end) + 3
-    return found
+    limit = 1 if first else MAX_BLOCKS
+    return [
+        (m.group(1), text[m.end() : end].removesuffix("\r"))
+        for m, end in fences(text, opener, closer, limit)
+    ]
 
 
 def _tool(language: str, code: str) -> str:
@@ -288,12 +275,17 @@ def _tool(language: str, code: str) -> str:
     return lang
 
 
-def _web_action(entry: _Entry) -> None:
+def _surfs(draft: MessageDraft) -> bool:
+    return draft.role == "assistant" and (draft.name or "").startswith("WebSurfer")
+
+
+def _web_action(draft: MessageDraft, index: int) -> tuple[MessageDraft, ...]:
     """Split a WebSurfer message into its action (a call) and the page it saw (the result)."""
-    at = entry.text.find(_SCREENSHOT)
-    if at < 0:
-        return
-    head = entry.text[:at]
+    text = draft.text
+    at = text.find(_SCREENSHOT)
+    if at < 0 or draft.calls:
+        return (draft,)
+    head = text[:at]
     sentence = head[head.rfind("\n\n") + 2 :] if "\n\n" in head else head
     sentence = sentence.strip()
     for pattern, tool, keys in _WEB_ACTIONS:
@@ -301,12 +293,12 @@ def _web_action(entry: _Entry) -> None:
         if m is None:
             continue
         if not tool:
-            return
-        call_id = f"web-{entry.index}"
+            break
+        call_id = f"web-{index}"
         arguments = dict(zip(keys, m.groups(), strict=True))
-        draft = MessageDraft("assistant", entry.location, [head], name=entry.draft.name)
-        draft.calls.append(ToolCall(call_id, tool, arguments, origin="text"))
-        result = result_draft(call_id, entry.text[at + 2 :], entry.location, False, tool)
-        result.name = entry.draft.name
-        entry.results = [draft, result]
-        return
+        action = MessageDraft("assistant", draft.location, [head], name=draft.name)
+        action.calls.append(ToolCall(call_id, tool, arguments, origin="text"))
+        result = result_draft(call_id, text[at + 2 :], draft.location, False, tool)
+        result.name = draft.name
+        return action, result
+    return (draft,)

@@ -49,6 +49,7 @@ from auditor.sources import Record
 
 NAME = "stream"
 KEYS = ("conversation_id", "session_id", "sessionId", "thread_id", "trace_id")
+_KEYS = frozenset(KEYS)
 CODEX_LINES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
 # Claude Code bookkeeping lines that carry no session id.
 KEYLESS = frozenset({"summary", "file-history-snapshot"})
@@ -67,8 +68,8 @@ def detect(record: Record) -> bool:
         return isinstance(value.get("payload"), dict)
     if kind in KEYLESS and ("leafUuid" in value or "messageId" in value):
         return True
-    if not any(as_id(value.get(k)) for k in KEYS):
-        return False
+    if _KEYS.isdisjoint(value) or not any(as_id(value.get(k)) for k in KEYS):
+        return False  # (the set test first: most lines of other formats hold no session key)
     return (
         isinstance(kind, str)
         or isinstance(value.get("role"), str)

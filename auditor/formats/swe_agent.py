@@ -4,11 +4,18 @@
 Function-calling runs give assistant messages OpenAI `tool_calls` and answer each with a `tool`
 message naming it in `tool_call_ids`. Text runs put the command in a fenced block of the
 assistant message (parsed by SWE-agent into `action`) and return its output as the next user
-message: that command was executed, so it becomes a call of origin `text` (named by its first
-word, arguments `{"command": …}`, a synthetic id `action-<index>`) and the user message its
-result. The run's last action (`submit`, `exit_cost`) usually has no observation in `history`;
-EX001 reads only structured calls, so it is not reported. An empty `action` (SWE-agent could
-not parse the output and answered with a format error) is no call.
+message: the text-action protocol (`_text_actions`, `TEXT_ACTIONS`) makes the command a call of
+origin `text` (named by its first word, arguments `{"command": …}`, a synthetic id
+`action-<index>`) and the user message its result. The run's last action (`submit`,
+`exit_cost`) usually has no observation in `history`; EX001 reads only structured calls, so it is
+not reported. An empty `action` (SWE-agent could not parse the output and answered with a format
+error) is no call.
+
+Three replies say that an action did not run (`REFUSAL`): the edit linter's "Your proposed edit
+has introduced new syntax error(s) … Your changes have NOT been applied", the bash syntax check's
+"… was NOT executed" and the blocklist's "Operation '…' is not supported by this environment".
+In text mode the action is a call the harness refused (EX003 reports it); in function-calling
+mode the reply is the `tool` result of a structured call, read as an error that did not run.
 """
 
 from __future__ import annotations
@@ -26,7 +33,8 @@ from auditor.formats._common import (
     roled,
     text_of,
 )
-from auditor.model import Conversation, Location, ToolCall
+from auditor.formats._text_actions import Action, TextProtocol, pair
+from auditor.model import Conversation, Location
 from auditor.sources import Record
 
 NAME = "swe-agent"
@@ -52,7 +60,8 @@ def parse(record: Record) -> Iterator[Conversation | Problem]:
     value, location = record.value, record.location
     problems: list[Problem] = []
     drafts: list[MessageDraft] = []
-    waiting: str | None = None  # the id of a text action whose output comes next
+    numbers: list[int] = []  # each draft's index in `history`, for the text actions' ids
+    parsed: dict[int, list[Action]] = {}  # SWE-agent's own parse of a message's action
     history = roled(value["history"], location.child("history"), problems, "a history entry")
     for i, entry, here in history:
         role = entry["role"]
@@ -60,38 +69,50 @@ def parse(record: Record) -> Iterator[Conversation | Problem]:
             ids = entry.get("tool_call_ids")
             ids = ids if isinstance(ids, list) and ids else [entry.get("tool_call_id")]
             text = text_of(entry.get("content"))
-            drafts.extend(result_draft(call_id, text, here) for call_id in ids)
-        elif role == "assistant":
+            refused = REFUSAL.match(text) is not None
+            for call_id in ids:
+                drafts.append(result_draft(call_id, text, here, True if refused else None))
+                numbers.append(i)
+                if refused:
+                    drafts[-1].result.ran = False  # type: ignore[union-attr]
+            continue
+        if role == "assistant":
             draft = MessageDraft.of(openai.message(entry, 0, here, problems))
-            waiting = None
-            if not draft.calls:
-                call = _action(entry, i, here)
-                if call is not None:
-                    draft.calls.append(call)
-                    waiting = call.id
-            drafts.append(draft)
-        elif role == "user" and waiting is not None:
-            drafts.append(result_draft(waiting, text_of(entry.get("content")), here))
-            waiting = None
+            if "action" in entry:
+                parsed[len(drafts)] = _logged_action(entry["action"], here.child("action"))
         else:
-            drafts.append(MessageDraft(role, here, [text_of(entry.get("content"))]))
+            draft = MessageDraft(role, here, [text_of(entry.get("content"))])
+        drafts.append(draft)
+        numbers.append(i)
+    drafts = pair(drafts, (TEXT_ACTIONS,), numbers, parsed)
     yield from conversation(NAME, value, location, freeze(drafts), problems)
 
 
-def _action(entry: dict, index: int, here: Location) -> ToolCall | None:
-    """The command a text-mode assistant message ran, when it ran one."""
-    if "action" in entry:
-        action, where = entry["action"], here.child("action")
-    else:
-        blocks = _FENCE.findall(text_of(entry.get("content")))
-        action, where = (blocks[-1] if blocks else None), here.child("content")
+def _logged_action(action: object, where: Location) -> list[Action]:
+    """The command SWE-agent parsed from a message: none when it could not (a format error)."""
     if not isinstance(action, str) or not action.strip():
-        return None
+        return []
     command = action.strip()
-    return ToolCall(
-        f"action-{index}",
-        command.split(None, 1)[0],
-        {"command": command},
-        origin="text",
-        location=where,
-    )
+    return [Action(command.split(None, 1)[0], {"command": command}, where)]
+
+
+def _fenced(draft: MessageDraft) -> list[Action]:
+    """The last fenced block of a message, for logs without SWE-agent's own `action` field."""
+    blocks = _FENCE.findall(draft.text)
+    return _logged_action(blocks[-1], draft.location.child("content")) if blocks else []
+
+
+# The edit linter, the bash syntax check and the command blocklist refuse an action: its reply
+# says that nothing ran (the edit was not applied).
+REFUSAL = re.compile(
+    r"Your proposed edit has introduced new syntax error"
+    r"|Your bash command contained syntax errors and was NOT executed"
+    r"|Operation '[^'\n]{0,200}' is not supported by this environment"
+)
+TEXT_ACTIONS = TextProtocol(
+    actions=_fenced,
+    runs="last",
+    refusal=REFUSAL,
+    issued=True,
+)
+"""Text mode: the command SWE-agent ran is answered by the next user message."""

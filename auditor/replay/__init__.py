@@ -2,9 +2,11 @@
 
 A call is paired with the first later result that carries its id; a result without an id
 answers the oldest open call. A call is *passed* when the role that made it speaks again
-before its result arrives: the caller moved on without the tool's output. Approvals are
-paired with the calls they gate (`auditor.replay.approvals`) when a rule first asks for them. Rules
-read the pairing from here and never pair anything themselves.
+before its result arrives: the caller moved on without the tool's output. A message that holds
+only calls, right after a message of the same role with calls, does not pass them: converters
+write parallel calls one message per call, each answered before the caller next speaks in text.
+Approvals are paired with the calls they gate (`auditor.replay.approvals`) when a rule first asks
+for them. Rules read the pairing from here and never pair anything themselves.
 """
 
 from __future__ import annotations
@@ -197,6 +199,7 @@ def replay(conversation: Conversation, approvals: ApprovalOptions | None = None)
     closed: dict[str, int] = {}  # call id -> turn, for calls already answered
     turn_parts: list[tuple[Message, int, int]] = []
     speakers = waiting.by_caller
+    previous: Message | None = None  # the message before, approval events left out
     for message in conversation.messages:
         if message.result is not None:
             match = waiting.take(message.result.call_id)
@@ -210,8 +213,8 @@ def replay(conversation: Conversation, approvals: ApprovalOptions | None = None)
                 if match.call.id is not None:
                     closed[match.call.id] = match.turn
         if message.role != "tool":
-            if message.role in speakers:  # it made calls that may still wait for results
-                waiting.pass_calls(message.role, message.index)
+            if message.role in speakers and not _same_batch(message, previous):
+                waiting.pass_calls(message.role, message.index)  # it moved on without them
             first = len(made)
             for call in message.tool_calls:
                 opened = _Open(call, message.index, message.role)
@@ -219,6 +222,19 @@ def replay(conversation: Conversation, approvals: ApprovalOptions | None = None)
                 waiting.add(opened)
             if message.role == "assistant":
                 turn_parts.append((message, first, len(made)))
+        if message.role != "approval":
+            previous = message
     frozen = tuple(m.freeze() for m in made)
     turns = tuple(Turn(message, frozen[first:end], first) for message, first, end in turn_parts)
     return Replay(conversation, turns, frozen, tuple(orphans), approvals)
+
+
+def _same_batch(message: Message, previous: Message | None) -> bool:
+    """`message` holds only calls and follows calls of the same role: one parallel batch."""
+    return (
+        bool(message.tool_calls)
+        and previous is not None
+        and previous.role == message.role
+        and bool(previous.tool_calls)
+        and (not message.text or message.text.isspace())
+    )

@@ -3,18 +3,21 @@
 `find(text, code)` yields each placeholder once, in order. What counts:
 
 - `your_…`/`YOUR-…` names (`YOUR_API_KEY`, `your-token`), `<your token>`, `<API_KEY>`, `<URL>`,
-  `…_HERE` (`API_KEY_HERE`), `INSERT_…`/`REPLACE_…`/`ENTER_…`, `CHANGEME`;
+  `…_HERE` (`API_KEY_HERE`), `INSERT_…`/`REPLACE_…`/`ENTER_…` (in code, upper-case or a
+  whole string literal: `insert_pos` is a variable), `CHANGEME`;
 - `example_…`/`sample_…`/`dummy_…` ids, keys and names (`example_video_id`), as a whole value
   or, in code, a whole string literal;
 - paths through `path/to/` (`/path/to/file.pdf`, `C:\\path\\to\\`);
 - masks of three or more `X` (four `x`) inside an id (`2206.XXXXX`, `ORD-XXXX`, `sk-xxxxxxxx`);
 - documentation hosts and addresses (RFC 2606): `example.com`/`.org`/`.net` and their
-  subdomains, `foo@bar.com`, `user@domain.com` and a few more of the kind;
+  subdomains, `foo@bar.com`, `user@domain.com` and a few more of the kind, except in text the
+  call writes into a file (`written`): RFC 2606 reserves them for examples and tests;
 - in code, not a name the same code binds (`insert_pos = j`, `for enter_key in …`, a
   parameter): that is an ordinary variable;
 - outside code only: `{{name}}` (a template engine's, which code may legitimately hold),
   `1234567890`, `123-456-7890`, `555-555-5555`, and a whole value that is
-  `TODO`, `TBD`, `FIXME`, `PLACEHOLDER` or a date pattern (`YYYY-MM-DD`).
+  `TODO`, `TBD`, `FIXME`, `PLACEHOLDER` (in capitals: a `todo` status is a state) or a date
+  pattern (`YYYY-MM-DD`).
 
 Every pattern is prefiltered by a literal check and is linear on hostile text.
 """
@@ -68,10 +71,11 @@ def possible(text: str) -> bool:
     return any(map(lower.__contains__, _ANY_HINT))
 
 
-def find(text: str, code: bool = False) -> Iterator[str]:
-    """The placeholders in `text`, each once, in order of appearance."""
+def find(text: str, code: bool = False, written: bool = False) -> Iterator[str]:
+    """The placeholders in `text`, each once, in order of appearance; `written`: the text is
+    the content of a file the call writes."""
     stripped = text.strip()
-    if not code and (stripped.upper() in _WHOLE or stripped.lower() == "placeholder"):
+    if not code and (stripped in _WHOLE or stripped.lower() == "placeholder"):
         yield stripped
         return
     lower = text.lower()
@@ -79,11 +83,15 @@ def find(text: str, code: bool = False) -> Iterator[str]:
     if not any(map(lower.__contains__, hints)) and "XXX" not in text:
         return
     found: dict[int, str] = {}
-    patterns = [_YOUR, _ANGLE, _HERE, _VERB, _PATH, _HOST, _EMAIL]
+    patterns = [_YOUR, _ANGLE, _HERE, _VERB, _PATH]
+    if not written:
+        patterns += (_HOST, _EMAIL)
     if not code:
         patterns.append(_TEXT_ONLY)
     for pattern in patterns:
         for m in pattern.finditer(text):
+            if code and pattern is _VERB and not _verb_in_code(text, m):
+                continue
             found.setdefault(m.start(), m.group().rstrip("."))
     for start, token in _masks(text):
         found.setdefault(start, token)
@@ -118,6 +126,11 @@ def binds(code: str, name: str) -> bool:
         rf"|\bas[ \t]+{n}\b"
     )
     return re.search(pattern, code) is not None
+
+
+def _verb_in_code(text: str, m: re.Match[str]) -> bool:
+    """`INSERT_KEY` or `'replace-me'` in code; `insert_pos = i` is a variable."""
+    return m.group().isupper() or _quoted(text, m.start(), m.end())
 
 
 def _quoted(text: str, start: int, end: int) -> bool:

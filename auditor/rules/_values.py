@@ -10,6 +10,7 @@ identifiers, since a program is free to name new files, variables and hosts.
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -24,6 +25,41 @@ CODE_KEYS = frozenset(
 """Keys whose value is a program the tool runs."""
 CODE_TOOLS = frozenset(("python", "sh", "bash", "shell", "ipython", "execute_code", "run_code"))
 """Tools whose arguments are programs."""
+WRITTEN_KEYS = frozenset(
+    ("file_text", "new_str", "old_str", "replacement_text", "insert_text", "file_content")
+)
+"""Keys whose value is the content of a file an editor tool writes: read as code."""
+
+
+FILE_CONTENT_KEYS = frozenset(
+    (
+        "content",
+        "file_text",
+        "new_str",
+        "old_str",
+        "new_content",
+        "diff",
+        "patch",
+        "search",
+        "replace",
+        "code_edit",
+    )
+)
+"""Keys whose value is what a call saves to a file, or the text it replaces there, when it names
+the file (`writes_file`)."""
+PATH_KEYS = frozenset(("path", "file_path", "filepath", "filename", "file", "target_file"))
+
+
+def writes_file(arguments: Any) -> bool:
+    """The arguments name a file (`path`, `file_path`, …) beside what they hold: a call that saves
+    or edits it. Objects inside a list (several files in one call) count."""
+    if isinstance(arguments, dict):
+        if not PATH_KEYS.isdisjoint(arguments):
+            return True
+        return any(writes_file(v) for v in arguments.values() if isinstance(v, list))
+    if isinstance(arguments, list):
+        return any(isinstance(item, dict) and not PATH_KEYS.isdisjoint(item) for item in arguments)
+    return False
 
 
 def strings(call: ToolCall) -> Iterator[tuple[str, str, bool]]:
@@ -37,7 +73,8 @@ def strings(call: ToolCall) -> Iterator[tuple[str, str, bool]]:
         arguments = call.raw_arguments or ""
     runs_code = call.name.lower() in CODE_TOOLS
     for key, value in itertools.islice(_walk(arguments, "", 0), MAX_STRINGS):
-        yield key, value, runs_code or key.lower() in CODE_KEYS
+        lower = key.lower()
+        yield key, value, runs_code or lower in CODE_KEYS or lower in WRITTEN_KEYS
 
 
 def _walk(value: Any, key: str, depth: int) -> Iterator[tuple[str, str]]:
@@ -68,3 +105,35 @@ def comment_free(code: str) -> str:
         cut = line.find("  #")
         lines.append(line[:cut] if cut >= 0 else line)
     return "\n".join(lines)
+
+
+MAX_HEREDOCS = 64
+"""Here-document openers read in one command."""
+_HEREDOC = re.compile(r"<<-?[ \t]*+(['\"]?)([A-Za-z_]\w{0,30})\1[^\n]*+\n")
+
+
+def heredocs(command: str) -> tuple[str, str]:
+    """A shell command split into what runs and the here-documents it feeds a command (the
+    content of `cat <<'EOF' > test.py … EOF`): (the command without them, their bodies)."""
+    if "<<" not in command:
+        return command, ""
+    runs: list[str] = []
+    bodies: list[str] = []
+    pos = 0
+    unclosed: set[str] = set()  # no closing line after an opener: none after a later one either
+    for m in itertools.islice(_HEREDOC.finditer(command), MAX_HEREDOCS):
+        delimiter = m.group(2)
+        if m.start() < pos or delimiter in unclosed:
+            continue  # inside a body already taken
+        end = command.find(f"\n{delimiter}\n", m.end() - 1)
+        if end < 0:
+            closing = len(command) - len(delimiter) - 1
+            end = closing if command.endswith(f"\n{delimiter}") else -1
+        if end < 0:
+            unclosed.add(delimiter)
+            continue
+        runs.append(command[pos : m.end()])
+        bodies.append(command[m.end() : end + 1])
+        pos = end + 1
+    runs.append(command[pos:])
+    return "".join(runs), "\n".join(bodies)

@@ -29,7 +29,15 @@ asked for the value, looked it up, or said it could not.
 - in code, a name the same code binds (`insert_pos = j` before `lines.insert(insert_pos, …)`,
   a loop variable, a parameter): an ordinary variable. A placeholder that is also assigned in
   the code (`YOUR_KEY = "…"`, then used) is missed;
-- calls that never ran (no result), and values that merely contain `example` or `your`.
+- the content a call saves to a file (`content`, `file_text`, `new_str`, `diff` beside a `path`):
+  a placeholder in a file written for later (`API_KEY = "YOUR_API_KEY"` in an app's config,
+  `{{ name }}` in a template) is for a person to fill in; running it is what fails;
+- calls that never ran (no result), and values that merely contain `example` or `your`;
+- code in the message that opens the conversation (a multi-agent chat's task statement whose
+  code block the executor ran as given): no agent wrote or chose its values. An agent that runs
+  that code again later is still reported;
+- a `todo` status, and documentation hosts in text a call writes into a file (an editor's
+  `file_text` with no path beside it, a here-document): test data, as RFC 2606 intends.
 ```jsonl
 {"id": "user-asked", "messages": [{"role": "user", "content": "Is https://example.com up? Also add a TODO item: call Anna."}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "http_get", "arguments": "{\"url\": \"https://example.com\"}"}}, {"id": "c2", "type": "function", "function": {"name": "add_item", "arguments": "{\"text\": \"TODO: call Anna about your docs\"}"}}]}, {"role": "tool", "tool_call_id": "c1", "content": "200 OK"}, {"role": "tool", "tool_call_id": "c2", "content": "added"}]}
 {"id": "tool-gave-it", "messages": [{"role": "user", "content": "Send the test invoice."}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "get_test_account", "arguments": "{}"}}]}, {"role": "tool", "tool_call_id": "c1", "content": "{\"email\": \"user@example.com\"}"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c2", "type": "function", "function": {"name": "python", "arguments": "{\"code\": \"# replace YOUR_API_KEY below\\nsend('user@example.com', template='{{invoice}}')\"}"}}]}, {"role": "tool", "tool_call_id": "c2", "content": "sent"}]}
@@ -43,7 +51,14 @@ from auditor.findings import Severity, Violation, excerpt, on_call
 from auditor.model import Message
 from auditor.replay import Exchange, Replay
 from auditor.rules import _placeholders
-from auditor.rules._values import comment_free, strings
+from auditor.rules._values import (
+    FILE_CONTENT_KEYS,
+    WRITTEN_KEYS,
+    comment_free,
+    heredocs,
+    strings,
+    writes_file,
+)
 
 CODE = "FB005"
 NAME = "placeholder-argument"
@@ -65,8 +80,8 @@ def check(replay: Replay, options: None) -> Iterator[Violation]:
     read_to = 0
     reported: set[str] = set()
     for exchange in replay.exchanges:
-        if exchange.result is None:
-            continue
+        if exchange.result is None or exchange.turn == 0:
+            continue  # never ran, or the task as posed: no agent chose its values
         found = [(k, v, t) for k, v, t in _placeholders_of(exchange) if _key(v) not in reported]
         if not found:
             continue
@@ -83,10 +98,20 @@ def _placeholders_of(exchange: Exchange) -> Iterator[tuple[str, str, str]]:
     """(key, placeholder, the text it sits in) for each placeholder in the call's values."""
     if not _hinted(exchange):
         return  # the arguments as logged hold no hint of one: no need to walk them
+    saves = writes_file(exchange.call.arguments)
     for key, value, code in strings(exchange.call):
+        if saves and key in FILE_CONTENT_KEYS:
+            continue  # a file saved for later: a placeholder in it is for a person to fill in
         text = comment_free(value) if code else value
+        written = ""
+        if key.lower() in WRITTEN_KEYS:
+            text, written = "", text
+        elif code:
+            text, written = heredocs(text)
         for placeholder in _placeholders.find(text, code):
             yield key, placeholder, text
+        for placeholder in _placeholders.find(written, code, written=True):
+            yield key, placeholder, written
 
 
 def _hinted(exchange: Exchange) -> bool:

@@ -25,7 +25,10 @@ repeated content in the model's output for the same reason.
 ```
 
 ## Does not fire on
-- short acknowledgements ("OK", "Done.", "Thank you!") of fewer than five words;
+- replies carrying fenced code that changed between them (a programmer resending a whole file
+  with the reviewer's fix in it reads as a rewording of the last one);
+- short acknowledgements ("OK", "Done.", "Thank you!") of fewer than five words, and the
+  answers to a user turn that only greets ("hi", "thanks"): a greeting answers a greeting;
 - progress reports that differ only in their numbers ("12 of 40 files copied", "24 of 40 files
   copied"), and requests that differ in a name ("… using FedEx", "… using DHL");
 - the same words reporting on different work, with a successful tool call between them;
@@ -45,9 +48,11 @@ the log does not record as calls (mini-swe-agent 1.x writes its bash commands in
 ```
 """
 
+import hashlib
+import re
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from auditor.findings import Severity, Violation, excerpt
 from auditor.model import Message
@@ -82,15 +87,36 @@ def _words(replay: Replay) -> tuple[list[frozenset[str]], list[list[str]]]:
 
 
 def _replies(replay: Replay) -> list[tuple[Message, str]]:
-    """The assistant's replies long enough to count, with their words joined by one space."""
+    """The assistant's replies long enough to count, with their words joined by one space;
+    not the replies to a user turn that only greets (a greeting answers a greeting)."""
+    greeted = _greeted(replay.conversation.messages)
     replies = []
     for turn in replay.turns:
-        if turn.message.tool_calls or private(turn.message.name):
+        if turn.message.tool_calls or private(turn.message.name) or turn.message.index in greeted:
             continue
         words = turn.message.text.split()
         if len(words) >= MIN_WORDS:
             replies.append((turn.message, " ".join(words)))
     return replies
+
+
+_GREETING = re.compile(
+    r"\W*(?:hi|hello|hey|hiya|yo|howdy|good (?:morning|afternoon|evening)|thanks|thank you)"
+    r"(?: there| again)?\W*",
+    re.I,
+)
+
+
+def _greeted(messages: Sequence[Message]) -> set[int]:
+    """The turns of assistant messages answering a user turn that is only a greeting."""
+    greeted: set[int] = set()
+    greeting = False
+    for message in messages:
+        if message.role == "user":
+            greeting = len(message.text) <= 40 and _GREETING.fullmatch(message.text) is not None
+        elif message.role == "assistant" and greeting:
+            greeted.add(message.index)
+    return greeted
 
 
 def _keyed(replay: Replay) -> list[tuple[Message, str]]:
@@ -101,8 +127,22 @@ def _keyed(replay: Replay) -> list[tuple[Message, str]]:
     keyed = []
     for (message, said), found, tokens in zip(replies, words, split, strict=True):
         numbers = numbers_in(tokens) if has_digit(said) else ()
-        keyed.append((message, keys.key(said, (found.difference(numbers), numbers))))
+        key = keys.key(said, (found.difference(numbers), numbers))
+        code = _code(message.text)
+        keyed.append((message, f"{key}\x1f{code}" if code else key))
     return keyed
+
+
+_FENCED = re.compile(r"```[^\n]*\n(.*?)```", re.S)
+
+
+def _code(text: str) -> str:
+    """The fenced code a reply carries, whitespace runs collapsed: replies whose code differs
+    are different messages however alike their words (a file resent with a fix in it)."""
+    if "```" not in text:
+        return ""
+    code = " ".join(" ".join(m.group(1).split()) for m in _FENCED.finditer(text))
+    return hashlib.blake2b(code.encode(), digest_size=8).hexdigest() if code else ""
 
 
 def check(replay: Replay, options: Options) -> Iterator[Violation]:

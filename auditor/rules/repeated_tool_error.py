@@ -129,8 +129,8 @@ def _cause_changed(run: list[Exchange]) -> bool:
     if any(v in t for values in sets.values() for v, t in zip(values, errors, strict=True)):
         return False  # the error quotes what was sent: it says what to change
     for path, values in sets.items():
-        if len(set(values)) < len(values):
-            continue
+        if len(set(values)) < len(values) or not all(map(_identifier, values)):
+            continue  # the same value twice, or prose and code: its words are anything's
         key = path.rpartition(".")[2].split("[")[0].lower()
         named = {*_WORD.findall(key), *_WORD.findall(values[0])} - _VAGUE
         if named & words:
@@ -139,6 +139,14 @@ def _cause_changed(run: list[Exchange]) -> bool:
 
 
 _WORD = re.compile(r"[a-z0-9]{3,}")
+_IDENTIFIER = re.compile(r"[^\s]{1,64}")
+
+
+def _identifier(value: str) -> bool:
+    """A value that names one thing (`gift_card_7480005`, `HAT136`), not a text or a program."""
+    return _IDENTIFIER.fullmatch(value) is not None
+
+
 _VAGUE = frozenset(("the", "and", "for", "with", "value", "type", "name", "data"))
 
 

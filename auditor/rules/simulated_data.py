@@ -31,6 +31,8 @@ dataset…").
 - made-up data announced in a message about reproducing a bug or writing a test ("I will
   create a reproduction script … and some dummy data"): the data is the toy input of the
   script. A figure such a script computes and the agent then reports as an answer is missed.
+- a number in a comparison after a result word ("the same result for the <= 1 case"): a
+  condition, not a figure.
 
 It misses invented data that is never announced as such (a figure simply stated), and
 announcements in other words ("I'll estimate the prices").
@@ -77,10 +79,12 @@ _ASKED = re.compile(
     rf"(?i)\b(?:please|can you|could you|give me|show me|make up|invent|imagine|suppose|"
     rf"create|generate|let's|i want|i need)\b[^.!?\n]{{0,80}}\b(?:{_MADE_UP}|example)\b"
 )
+# A number right after a comparison (`the <= 1 case`) is a condition, not a figure reported.
+_FIGURE = r"(?<![<>=!]=\s)(?<![<>=!]=)(?<![<>]\s)(?<![<>])\d"
 _REPORT = re.compile(
     r"(?i)\b(?:answer|result|total|probability|likelihood|percentage|count|number of|prices?|"
     r"costs?|population|difference|average|mean|median|sum|savings|share|rate|output)\b"
-    r"[^.!?\n]{0,80}?\d"
+    rf"[^.!?\n]{{0,80}}?{_FIGURE}"
     r"|FINAL ANSWER|\bTERMINATE\b"
 )
 _CAVEAT = re.compile(

@@ -12,9 +12,19 @@ or with a mangled opening tag such as `<name>task`), Kimi K2 `<|tool_call_begin|
 functions.NAME:0<|tool_call_argument_begin|>{…}` (also with a `call_0` id, or arguments cut
 off), harmony `to=functions.NAME … <|call|>`, and a ReAct `Action:` with no `Observation:`
 after it. Fires when nothing executed the call: the next message is not a tool
-result (nor a message that starts with `Observation:` or `<tool_response>`), or the transcript
-ends on it. One finding per message: it shows the first recovered call as `name(arguments)`
-and counts the others; malformed JSON is read with json-repair to show what the model meant.
+result (nor a message that starts with `Observation:`, `<tool_response>` or OpenHands'
+`EXECUTION RESULT of [`), or the transcript ends on it. One finding per message: it shows the
+first recovered call as `name(arguments)` and counts the others; malformed JSON is read with
+json-repair to show what the model meant.
+
+Also fires on actions a format reads from the text of a framework that runs them (SWE-agent's
+text mode, mini-swe-agent's ```` ```bash ```` blocks, OpenHands' `<function=…>` text calls)
+when the harness refused to run them: its reply rejects the turn ("Please always provide
+EXACTLY ONE action in triple backticks, found 2 actions.", SWE-agent's "Your proposed edit has
+introduced new syntax error(s) … Your changes have NOT been applied"), so none of them ran.
+The finding quotes the harness's reason. (This rule, not EX001, because the call exists only
+as text: EX001 reads structured calls, and a structured call the harness refuses gets the
+refusal as its result, an error the model is shown.)
 
 ## Why is this bad?
 The parser expected a structured call and got text: it drops it silently, no tool runs, and
@@ -30,7 +40,7 @@ parse the action).
 
 ## Does not fire on
 - a turn that also has structured calls (any origin: formats that execute text actions, such
-  as SWE-agent's, turn them into calls with their results);
+  as SWE-agent's, turn them into calls with their results), unless the harness refused them;
 - a call whose result follows: a tool message, or a next message that starts with
   `Observation:` (ReAct frameworks) or `<tool_response>`;
 - a ReAct `Action:` whose `Observation:` the model wrote itself in the same message (FB001);
@@ -56,9 +66,9 @@ parse the action).
 from collections.abc import Iterator
 
 from auditor.dialects import TextCall, marked_turns, read_turns
-from auditor.findings import Severity, Violation, describe_call
+from auditor.findings import Severity, Violation, describe_call, excerpt
 from auditor.model import Conversation, Message, ToolCall
-from auditor.replay import Replay
+from auditor.replay import Exchange, Replay
 
 CODE = "EX003"
 NAME = "tool-call-in-text"
@@ -68,15 +78,19 @@ SEVERITY = Severity.ERROR
 # snapshot, where a client could still parse the text itself, these mean the parser failed.
 SPECIAL_TOKEN_DIALECTS = frozenset(("harmony", "mistral", "python-tag", "kimi"))
 # How a framework hands back the result of an action it parsed from text.
-RESULT_OPENINGS = ("Observation", "<tool_response>", "<|start|>functions.")
+RESULT_OPENINGS = ("Observation", "<tool_response>", "<|start|>functions.", "EXECUTION RESULT of [")
 
 
 def screen(replay: Replay, options: None) -> bool:
-    """A message without a structured call holds a marker the dialect reader looks for."""
-    return any(not m.tool_calls for m in marked_turns(replay))
+    """A message without a structured call holds a marker the dialect reader looks for, or the
+    harness refused an action written as text."""
+    return any(not m.tool_calls for m in marked_turns(replay)) or any(
+        map(_refused, replay.exchanges)
+    )
 
 
 def check(replay: Replay, options: None) -> Iterator[Violation]:
+    yield from _refusals(replay)
     conversation = replay.conversation
     for message, reading in read_turns(replay):
         if message.tool_calls:
@@ -100,6 +114,34 @@ def check(replay: Replay, options: None) -> Iterator[Violation]:
 
 
 _ENDS = ("the transcript ends on", "")
+
+
+def _refused(exchange: Exchange) -> bool:
+    result = exchange.result
+    return result is not None and result.ran is False and exchange.call.origin == "text"
+
+
+def _refusals(replay: Replay) -> Iterator[Violation]:
+    """One finding per message whose text actions the harness refused to run."""
+    by_turn: dict[int, list[Exchange]] = {}
+    for exchange in replay.exchanges:
+        if _refused(exchange):
+            by_turn.setdefault(exchange.turn, []).append(exchange)
+    for turn, refused in by_turn.items():
+        first = refused[0]
+        what = f"`{first.call.name}` call"
+        if len(refused) > 1:
+            what += f" and {len(refused) - 1} more"
+        them = "them" if len(refused) > 1 else "it"
+        reason = excerpt(first.result.text.strip().split("\n", 1)[0], 160)  # type: ignore[union-attr]
+        yield Violation(
+            f"{what} written as text; the harness refused to run {them}: `{reason}`",
+            turn,
+            first.call.location or replay.conversation.messages[turn].location,
+            tool=first.call.name,
+            call_id=first.call.id,
+            evidence=describe_call(first.call),
+        )
 
 
 def _fate(conversation: Conversation, message: Message) -> tuple[str, str] | None:

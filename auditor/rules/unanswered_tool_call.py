@@ -18,6 +18,8 @@ ends on a call is an agent that crashed or timed out mid-task.
 
 ## Does not fire on
 - calls answered by a result with their id, in any order, before the next assistant turn;
+- parallel calls written one assistant message per call (the later ones holding only calls),
+  each answered before the assistant next speaks in text: one batch;
 - the trailing call of a gateway snapshot (`exchange` format), which is normal there;
 - calls written into message text: those are EX003.
 ```jsonl

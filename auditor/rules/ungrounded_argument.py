@@ -39,6 +39,8 @@ the wrong record or fails, and in the worst case succeeds on someone else's acco
   time together (`2026-04-06 15:00:00` is no phone number `2026040615`), an amount written
   with spaces (`$1 250 000`, `1 250 000 EUR`), numbers in JSON (a computed total), short codes
   (`A4`, `gpt-4o`, `utf8`);
+- calls made after a call whose outcome the log does not keep (a browser agent that records its
+  actions, not the pages it saw): the value may have been on the page;
 - calls made by a simulated user (tau2); file paths in logs without a system prompt (the working
   directory the agent was told is not in them), and logs that hold no user or system turn at all
   (a lone API response).
@@ -114,6 +116,11 @@ def check(replay: Replay, options: None) -> Iterator[Violation]:
         return  # a lone response: what the agent was given is not in the log
     # Without its system prompt the log hides the working directory the agent was told.
     paths = any(m.role in ("system", "developer") for m in conversation.messages)
+    # After a call whose outcome the log does not keep (a browser agent's screenshots), the
+    # value may have been on the page: what the agent saw is not in the log.
+    blind = next((m.index for m in conversation.messages if m.result and m.result.unrecorded), None)
+    if blind is not None:
+        wanted = [(e, found) for e, found in wanted if e.turn < blind]
     # Phone numbers written with spaces are looked for only when a call passes one.
     phones = any(
         sort == "phone number" or token.isdigit() for _, f in wanted for _, token, sort in f

@@ -3,29 +3,31 @@ came from).
 
 - `kinds`: the types this stage hands on (a leaf);
 - `walk`: discovery, the paths walked into sources (`discover`, `Exclude`);
-- `framing`: the bytes of one source cut into records (`read`), a JSON Lines file cut into
-  spans for `--jobs` (`split`);
+- `framing`: the bytes of one source cut into records (`read`); `spans`: a JSON Lines file
+  cut into spans of whole lines for `--jobs` (`split`);
 - `archives`: Inspect `.eval` zips, member by member; `gitignore`: the walk's `.gitignore`
   rules; `remote`: URLs, read through fsspec (only when one is named).
 """
 
 from auditor.sources.framing import (
     bounded_lines,
-    cuts,
     getsize,
+    head,
     open_binary,
+    opens_json,
     parse_document,
     read,
     read_lines,
     read_only,
-    split,
     too_large,
 )
 from auditor.sources.kinds import (
     ARCHIVE_SUFFIXES,
     DOCUMENT_SUFFIXES,
+    HEAD_BYTES,
     JSONL_SUFFIXES,
     MAX_RECORD_BYTES,
+    SNIFF_SUFFIXES,
     STDIN,
     TEXT_SUFFIXES,
     Excluded,
@@ -41,14 +43,18 @@ from auditor.sources.kinds import (
     is_url,
     kind_of,
     os_reason,
+    walked_kind,
 )
+from auditor.sources.spans import cuts, split
 from auditor.sources.walk import Exclude, discover
 
 __all__ = [
     "ARCHIVE_SUFFIXES",
     "DOCUMENT_SUFFIXES",
+    "HEAD_BYTES",
     "JSONL_SUFFIXES",
     "MAX_RECORD_BYTES",
+    "SNIFF_SUFFIXES",
     "STDIN",
     "TEXT_SUFFIXES",
     "Exclude",
@@ -66,9 +72,11 @@ __all__ = [
     "cuts",
     "discover",
     "getsize",
+    "head",
     "is_url",
     "kind_of",
     "open_binary",
+    "opens_json",
     "os_reason",
     "parse_document",
     "read",
@@ -76,4 +84,5 @@ __all__ = [
     "read_only",
     "split",
     "too_large",
+    "walked_kind",
 ]

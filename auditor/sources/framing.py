@@ -10,16 +10,18 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import re
 import sys
 import zlib
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import replace
 from typing import IO, cast
 
 import orjson
 
 from auditor.model import Location
+from auditor.sources.events import grouped
 from auditor.sources.kinds import (
+    HEAD_BYTES,
     MAX_RECORD_BYTES,
     InvalidRecord,
     Kind,
@@ -30,7 +32,7 @@ from auditor.sources.kinds import (
 )
 from auditor.text import cut
 
-_GZIP_MAGIC = b"\x1f\x8b"
+GZIP_MAGIC = b"\x1f\x8b"
 _ZIP_MAGIC = b"PK\x03\x04"
 _BOM = b"\xef\xbb\xbf"
 # What a broken or truncated .gz raises part-way through a read.
@@ -38,6 +40,30 @@ _STREAM_ERRORS = (OSError, EOFError, zlib.error)
 _DRAIN = 1024 * 1024
 _BUFFER = 1024 * 1024
 """Read buffer of a file: lines of several KB cost a system call each with the default 8 KB."""
+
+
+def head(source: Source, size: int = HEAD_BYTES) -> bytes:
+    """The first `size` bytes of a file (of its content, for a .gz), without a BOM. Raises
+    OSError when it cannot be read."""
+    with open_binary(source.path) as raw:
+        start = raw.read(2)
+        if source.compressed or start == GZIP_MAGIC:
+            raw.seek(0)
+            try:
+                data = gzip.GzipFile(fileobj=raw, mode="rb").read(size)
+            except _STREAM_ERRORS:
+                return b""
+        else:
+            data = start + raw.read(size - 2)
+    return data.removeprefix(_BOM)
+
+
+def opens_json(head: bytes) -> bool:
+    """The first bytes open a JSON value (`{`, `[`), not a log line with a bracketed tag."""
+    stripped = head.lstrip()
+    if stripped[:1] not in (b"{", b"["):
+        return False
+    return _TAGGED_LINE.match(stripped.split(b"\n", 1)[0].strip()) is None
 
 
 def open_binary(path: str) -> io.BufferedReader:
@@ -77,6 +103,9 @@ def read(
             lines = _span_lines(raw, source.span, limit)
             yield from read_lines(source.path, lines, source.span.first_line)
         return
+    if source.kind == "events":
+        yield from _read_events(source.path, limit)
+        return
     if source.path == "-":
         yield from _read_stream(source, sys.stdin.buffer, source.kind, limit)
         return
@@ -87,6 +116,21 @@ def read(
             yield from _read_archive(source.path, raw, limit)
             return
         yield from _read_stream(source, raw, source.kind, limit)
+
+
+def _read_events(directory: str, limit: int) -> Iterator[Record | InvalidRecord]:
+    """A folder of one event per file: each file's document, in event order."""
+    url = is_url(directory)
+    if url:
+        from auditor.sources import remote
+
+        listed = remote.names(directory)
+    else:
+        listed = os.listdir(directory)
+    for name in grouped(listed):
+        path = f"{directory.rstrip('/')}/{name}" if url else os.path.join(directory, name)
+        with open_binary(path) as fp:
+            yield from _read_whole(path, fp, limit, parse_document)
 
 
 def _read_archive(path: str, fp: IO[bytes], limit: int) -> Iterator[Record | InvalidRecord]:
@@ -122,7 +166,7 @@ def _read_stream(
 ) -> Iterator[Record | InvalidRecord]:
     head = raw.peek(2)[:2] if hasattr(raw, "peek") else b""
     fp: IO[bytes] = raw
-    if source.compressed or head == _GZIP_MAGIC:
+    if source.compressed or head == GZIP_MAGIC:
         fp = gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[assignment]
     if kind == "sniff":
         yield from _read_sniffed(source.name, fp, limit)
@@ -174,64 +218,6 @@ def _span_lines(fp: IO[bytes], span: Span, limit: int) -> Iterator[bytes]:
             return
         position += line.size if isinstance(line, Overlong) else len(line)
         yield line
-
-
-SPLIT_AT_LEAST = 4 * 1024 * 1024
-"""A JSON Lines file is split for `--jobs` only when each part would hold this much."""
-_BLOCK = 1024 * 1024
-"""Counting lines in blocks of 1 MB: a 16 MB block costs twice as much in fresh memory."""
-
-
-def split(source: Source, parts: int) -> list[Source]:
-    """An uncompressed JSON Lines file cut into about `parts` spans of whole lines.
-
-    One pass over the file counts its lines, so each span knows the number of its first line
-    and findings keep the line numbers a sequential run gives them.
-    """
-    if source.path == "-" or source.kind != "jsonl" or source.compressed or parts < 2:
-        return [source]
-    try:
-        size = getsize(source.path)
-        parts = min(parts, size // SPLIT_AT_LEAST)
-        if parts < 2:
-            return [source]
-        with open_binary(source.path) as fp:
-            if fp.read(2) == _GZIP_MAGIC:
-                return [source]  # compressed after all: read as one stream
-            fp.seek(0)
-            targets = [size * k // parts for k in range(1, parts)]
-            found = None
-            if is_url(source.path):  # counted where it lies when it can be (`remote.cuts`)
-                from auditor.sources import remote
-
-                found = remote.cuts(source.path, targets, size)
-            starts = found if found is not None else cuts(fp, targets)
-    except OSError:
-        return [source]  # reading it whole reports the error
-    spans = []
-    for (start, first_line), (end, _) in zip(starts, [*starts[1:], (size, 0)], strict=True):
-        if end > start:
-            spans.append(replace(source, span=Span(start, end, first_line)))
-    return spans or [source]
-
-
-def cuts(fp: IO[bytes], targets: list[int]) -> list[tuple[int, int]]:
-    """(offset, line number) where each span starts: just after the first newline at or past
-    each target offset."""
-    cuts = [(0, 1)]
-    lines = offset = 0
-    for block in iter(lambda: fp.read(_BLOCK), b""):
-        while targets:
-            at = max(targets[0] - offset, 0)
-            newline = block.find(b"\n", at)
-            if newline < 0:
-                break  # the line goes on in the next block
-            end = offset + newline + 1
-            cuts.append((end, lines + block.count(b"\n", 0, newline + 1) + 1))
-            targets = [t for t in targets if t >= end]
-        lines += block.count(b"\n")
-        offset += len(block)
-    return cuts
 
 
 def read_lines(
@@ -405,7 +391,8 @@ def _read_sniffed(path: str, fp: IO[bytes], limit: int) -> Iterator[Record | Inv
         yield _corrupt(path, 1, exc)
         return
     stripped = first.removeprefix(_BOM).strip()
-    opens_json = stripped[:1] in (b"{", b"[")
+    # `[2023-15-10 22:07:03 INFO] …`: a log line that opens with a bracketed tag, not JSON.
+    opens_json = stripped[:1] in (b"{", b"[") and _TAGGED_LINE.match(stripped) is None
     if not first or (opens_json and _is_json(stripped)):
         yield from read_lines(path, _chain([*leading, first], lines))
         return
@@ -434,6 +421,9 @@ def _read_sniffed(path: str, fp: IO[bytes], limit: int) -> Iterator[Record | Inv
         yield from read_lines(path, data.splitlines(keepends=True))
         return
     yield from _text(path, data)
+
+
+_TAGGED_LINE = re.compile(rb"\[[^\[\]{}\"]*\][ \t]*[^\s,\]}]")
 
 
 def _is_json(data: bytes) -> bool:

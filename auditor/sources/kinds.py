@@ -10,7 +10,8 @@ from typing import Any, Literal
 
 from auditor.model import Location
 
-Kind = Literal["jsonl", "document", "text", "sniff", "archive"]
+Kind = Literal["jsonl", "document", "text", "sniff", "archive", "events"]
+"""`events`: a folder of one event per file, read as one source (`auditor.sources.events`)."""
 STDIN = "<stdin>"
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
@@ -18,6 +19,12 @@ DOCUMENT_SUFFIXES = (".json", ".traj")
 TEXT_SUFFIXES = (".txt",)
 ARCHIVE_SUFFIXES = (".eval",)
 """Inspect logs: zip archives of JSON members (`auditor.sources.archives`)."""
+SNIFF_SUFFIXES = (".log", ".md", ".markdown", ".af", ".out")
+"""Names a walk reads by their first bytes (as it does files without a suffix): text logs
+(ChatDev `.log`, aider `.md`), agent files (Letta `.af`) and event files. A walk reads only
+the first `HEAD_BYTES` of such a file unless they look like a log (`auditor.engine.source`)."""
+HEAD_BYTES = 16 * 1024
+"""What a walk reads of a file it decides on by its first bytes."""
 MAX_RECORD_BYTES = 128 * 1024 * 1024
 """The default bound on one line or one document (`max-record-mb`): past it a record is IN001
 and is never held in memory, so a 4 MB .gz expanding to one 4 GiB line cannot exhaust it."""
@@ -97,9 +104,12 @@ class Ignored:
 
 @dataclass(frozen=True, slots=True)
 class Skipped:
-    """A file a directory walk found whose name promises no log (`notes.md`, `plot.png`)."""
+    """A file a directory walk found whose name promises no log (`plot.png`), or a hidden
+    directory it did not enter."""
 
     path: str
+    reason: str = "type"
+    """`type` (the name promises no log) or `hidden` (a hidden directory: name it to read it)."""
 
 
 Found = Source | PathError | Excluded | Ignored | Skipped
@@ -120,6 +130,39 @@ def kind_of(path: str) -> tuple[Kind, bool]:
     if name.endswith(TEXT_SUFFIXES):
         return "text", compressed
     return "sniff", compressed
+
+
+def walked_kind(name: str) -> tuple[Kind, bool] | None:
+    """The kind a walk reads a file of this name as, or None when its name promises no log.
+
+    Known suffixes keep their kind; `SNIFF_SUFFIXES` and names without a suffix (`LICENSE`,
+    an event file) are sniffed; anything else (`plot.png`, `setup.py`) is not read. A hidden
+    file is read only when its suffix names a log kind (`.aider.chat.history.md`), never for
+    `.gitignore` or `.env`.
+    """
+    kind, compressed = kind_of(name)
+    if kind != "sniff":
+        return kind, compressed
+    base = name.rsplit("/", 1)[-1].lower().removesuffix(".gz")
+    stem, dot, suffix = base.rpartition(".")
+    if not dot or not stem:  # no suffix, or a hidden name without one (`.env`)
+        return None if base.startswith(".") else (kind, compressed)
+    return (kind, compressed) if f".{suffix}" in SNIFF_SUFFIXES else None
+
+
+# Hidden directories a walk passes over without a word: version control, environments,
+# caches and editor settings. Any other hidden directory (`.pr/`, `.openhands/`) is reported
+# as skipped: named on the command line, it is read.
+TOOL_DIRECTORIES = frozenset(
+    {
+        ".git", ".hg", ".svn", ".bzr", ".jj",
+        ".venv", ".tox", ".nox", ".direnv", ".pyenv", ".conda", ".eggs",
+        ".cache", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".pytype", ".ipynb_checkpoints",
+        ".idea", ".vscode", ".vs", ".github", ".gitlab", ".circleci", ".devcontainer",
+        ".npm", ".yarn", ".pnpm-store", ".next", ".nuxt", ".turbo", ".parcel-cache",
+        ".gradle", ".m2", ".cargo", ".rustup", ".terraform", ".serverless", ".docker",
+    }
+)  # fmt: skip
 
 
 # Directories that hold installed software, never agent logs: not entered by a walk. A

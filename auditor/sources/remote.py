@@ -28,6 +28,7 @@ import itertools
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from auditor.sources.events import EVENT_FILE
 from auditor.sources.kinds import (
     PACKAGE_DIRECTORIES,
     Excluded,
@@ -36,6 +37,7 @@ from auditor.sources.kinds import (
     Skipped,
     Source,
     kind_of,
+    walked_kind,
 )
 
 Exclude = Callable[[str], bool]
@@ -89,14 +91,21 @@ def _walk(fs: Any, root: str, exclude: Exclude) -> Iterator[Found]:
         yield PathError(fs.unstrip_protocol(root), reason(exc))
         return
     base = root.rstrip("/") + "/"
+    folders: set[str] = set()  # folders of event files, each one source (`sources.events`)
     for name, info in sorted(found.items(), key=lambda item: _order(item[0])):
         parts = name[len(base) :].split("/") if name.startswith(base) else [name]
         if any(p.startswith(".") or p in PACKAGE_DIRECTORIES for p in parts):
             continue
         url = fs.unstrip_protocol(name)
+        folder, _, leaf = name.rpartition("/")
+        if EVENT_FILE.fullmatch(leaf):
+            if folder not in folders and not exclude(fs.unstrip_protocol(folder)):
+                folders.add(folder)
+                yield Source(fs.unstrip_protocol(folder), "events", False, False)
+            continue
         if exclude(url):
             yield Excluded(url)
-        elif kind_of(name)[0] == "sniff":
+        elif walked_kind(name) is None:
             yield Skipped(url)
         else:
             yield _source(url, info, explicit=False)
@@ -124,6 +133,17 @@ def open_binary(url: str) -> io.BufferedReader:
     except Exception as exc:
         raise OSError(errno.EIO, reason(exc)) from exc
     return io.BufferedReader(raw, buffer_size=_BUFFER)
+
+
+def names(url: str) -> list[str]:
+    """The names of the files in the folder at `url`. Raises OSError."""
+    try:
+        fs, path = _filesystem(url)
+        return [entry.rstrip("/").rsplit("/", 1)[-1] for entry in fs.ls(path, detail=False)]
+    except OSError as exc:
+        raise _os_error(exc) from exc
+    except Exception as exc:
+        raise OSError(errno.EIO, reason(exc)) from exc
 
 
 def size(url: str) -> int:
@@ -154,7 +174,7 @@ def counting_with(map_: Map) -> Iterator[None]:
 
 
 def cuts(url: str, targets: list[int], size: int) -> list[tuple[int, int]] | None:
-    """`framing.cuts` for the file at `url`: where each span starts, and its first line's
+    """`spans.cuts` for the file at `url`: where each span starts, and its first line's
     number. With a map given (`counting_with`), the stretches between two targets are read
     where the file lies, one task each, so that this process does not read the whole file
     just to number its lines; else None: the caller reads the file itself."""
@@ -183,7 +203,7 @@ def count_newlines(url: str, start: int, end: int) -> tuple[int, int | None]:
 
 
 def joined(counted: list[tuple[int, int | None]]) -> list[tuple[int, int]]:
-    """The cuts `framing.cuts` finds, from what `count_newlines` says of each stretch: a
+    """The cuts `spans.cuts` finds, from what `count_newlines` says of each stretch: a
     stretch starts at a target, and its first newline ends the line that target falls in
     (or, with none, a later stretch's first newline does)."""
     found = [(0, 1)]

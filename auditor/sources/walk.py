@@ -1,7 +1,10 @@
 """Discovery: the paths a user names, walked into the sources to read (`discover`).
 
-A directory is walked recursively in sorted order; what a walk leaves out (hidden names,
-installed software, `exclude` globs, `.gitignore`) is reported, never dropped silently.
+A directory is walked recursively in sorted order; what a walk leaves out (hidden directories,
+installed software, `exclude` globs, `.gitignore`) is reported, never dropped silently, but for
+version control, environments and caches (`TOOL_DIRECTORIES`) and hidden files that are no log
+(`.gitignore`, `.env`). Files whose name promises nothing (`.log`, `.md`, no suffix) are sniffed
+by their first bytes when read (`auditor.engine.source`).
 """
 
 from __future__ import annotations
@@ -12,9 +15,11 @@ from collections.abc import Iterable, Iterator
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING
 
+from auditor.sources.events import grouped
 from auditor.sources.kinds import (
     ENVIRONMENT_MARKERS,
     PACKAGE_DIRECTORIES,
+    TOOL_DIRECTORIES,
     Excluded,
     Found,
     Ignored,
@@ -24,6 +29,7 @@ from auditor.sources.kinds import (
     is_url,
     kind_of,
     os_reason,
+    walked_kind,
 )
 
 if TYPE_CHECKING:
@@ -84,20 +90,18 @@ def _excluded(path: str, root: str, names: list[str], paths: list[str]) -> bool:
     return any(fnmatchcase(p, glob) for p in prefixes for glob in paths)
 
 
-def _walkable(name: str) -> bool:
-    return kind_of(name)[0] != "sniff"
-
-
 def discover(
     paths: Iterable[str], exclude: Exclude | None = None, gitignore: bool = True
 ) -> Iterator[Found]:
     """Sources for the given paths, directories walked recursively in sorted order.
 
     A directory reached twice (through a symlink, or a symlink loop) is walked once. Hidden
-    files and directories (`.git`, `.venv`), virtualenvs, conda environments and
-    `node_modules` are not entered unless named, nor what a .gitignore lists (with
-    `gitignore`; see `auditor.sources.gitignore`). Paths that `exclude` matches, named or
-    walked, are not read. A walked file whose name promises no log is reported as Skipped.
+    directories (`.git`, `.pr`), virtualenvs, conda environments and `node_modules` are not
+    entered unless named, nor what a .gitignore lists (with `gitignore`; see
+    `auditor.sources.gitignore`); a hidden file is read when its suffix names a log
+    (`.aider.chat.history.md`). Paths that `exclude` matches, named or walked, are not read.
+    A walked file whose name promises no log is reported as Skipped, and so is a hidden
+    directory other than the tools' own (`TOOL_DIRECTORIES`).
     """
     from auditor.sources.gitignore import Ignore
 
@@ -153,8 +157,16 @@ def _walk(
         return
     if ignore is not None:
         ignore = ignore.below(directory, names)
+    events = set(grouped(names))  # one conversation, an event a file: one source
+    first = min(events, default=None)
     for entry in entries:
-        if entry.name.startswith("."):
+        if entry.name in events:
+            if entry.name == first:  # the folder, where its first event file sorts
+                size = sum(e.stat().st_size for e in entries if e.name in events)
+                yield Source(directory, "events", False, named, size=size)
+            continue
+        hidden = entry.name.startswith(".")
+        if hidden and entry.name in TOOL_DIRECTORIES:
             continue
         path = os.path.join(directory, entry.name)
         try:
@@ -172,12 +184,13 @@ def _walk(
             yield Ignored(path)
         elif exclude(path):
             yield Excluded(path)
+        elif is_dir and hidden:
+            yield Skipped(path, "hidden")
         elif is_dir:
             yield from _walk(path, entry_stat, seen, exclude, ignore)
-        elif _walkable(entry.name):
-            kind, compressed = kind_of(entry.name)
-            yield Source(path, kind, compressed, False, size=entry_stat.st_size)
-        else:
+        elif (found := walked_kind(entry.name)) is not None:
+            yield Source(path, *found, False, size=entry_stat.st_size)
+        elif not hidden:
             yield Skipped(path)
 
 

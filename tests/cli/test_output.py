@@ -316,15 +316,22 @@ def test_show_files_names_each_file_and_its_format(tmp_path):
     (tmp_path / "logs" / "package.json").write_text('{"name": "x"}')
     (tmp_path / "logs" / "cut.jsonl").write_text('{"messages": [\n')
     (tmp_path / "logs" / "notes.md").write_text("x")
+    (tmp_path / "logs" / "plot.png").write_bytes(b"\x89PNG")
     proc = audit_process("logs", "--show-files", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.decode().splitlines() == [
         "logs/a.jsonl\topenai",
         "logs/cut.jsonl\tunreadable: not valid JSON: the text ends before the JSON value does "
         "(truncated?) at column 15",
-        "logs/notes.md\tskipped: not a log file type",
-        "logs/package.json\tno log shape",
+        "logs/notes.md\tskipped: no transcript: text in no known transcript format",
+        "logs/package.json\tskipped: no log shape: JSON object of no known log format (keys: name)",
+        "logs/plot.png\tskipped: not a log file type (*.png)",
         "logs/tau2-bench-excerpt.json\ttau",
+    ]
+    # Named, a file is read whatever its first bytes: its records get IN002.
+    named = audit_process("logs/package.json", "--show-files", cwd=tmp_path)
+    assert named.stdout.decode().splitlines() == [
+        "logs/package.json\tread, but JSON object of no known log format (keys: name)"
     ]
 
 

@@ -12,14 +12,14 @@ import pytest
 from auditor import config, engine, sources
 from auditor.report import Context
 from auditor.reporters import REPORTERS, writer
-from auditor.sources import framing
+from auditor.sources import spans
 from tests.helpers import FIXTURES, audit_process
 
 
 @pytest.fixture
 def logs(tmp_path, monkeypatch):
     """Every fixture, plus a JSON Lines file big enough to be cut into spans."""
-    monkeypatch.setattr(framing, "SPLIT_AT_LEAST", 2_000)  # workers are forked: they see it
+    monkeypatch.setattr(spans, "SPLIT_AT_LEAST", 2_000)  # workers are forked: they see it
     shutil.copytree(FIXTURES, tmp_path / "fixtures")
     lines = []
     demo = (FIXTURES / "demo" / "agent-runs.jsonl").read_text().splitlines()
@@ -57,7 +57,7 @@ def test_reports_are_byte_identical(logs):
 
 def test_grouped_formats_are_not_cut(tmp_path, monkeypatch):
     # A session stream interleaves conversations: cutting it would split them.
-    monkeypatch.setattr(framing, "SPLIT_AT_LEAST", 500)
+    monkeypatch.setattr(spans, "SPLIT_AT_LEAST", 500)
     stream = FIXTURES / "formats" / "stream"
     files = sorted(stream.glob("*.jsonl"))
     assert files

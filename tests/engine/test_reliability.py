@@ -15,7 +15,7 @@ import pytest
 
 from auditor import config, engine, sources
 from auditor.formats import openai
-from auditor.sources import framing
+from auditor.sources import spans
 from tests.helpers import FIXTURES, audit
 
 GOOD = {"id": "good", "messages": [{"role": "user", "content": "hi"}]}
@@ -110,7 +110,7 @@ def test_deep_arguments_in_a_stream_cost_nothing_after_them(tmp_path):
 # stream among chat records was cut at a span border (a false EX001 + EX002).
 @pytest.fixture
 def small_spans(monkeypatch):
-    monkeypatch.setattr(framing, "SPLIT_AT_LEAST", 256)
+    monkeypatch.setattr(spans, "SPLIT_AT_LEAST", 256)
 
 
 def _call_line(session: str, call_id: str) -> dict:

@@ -24,7 +24,7 @@ from auditor.engine import dask as scaleout
 from auditor.errors import AuditorError
 from auditor.report import Context
 from auditor.reporters import REPORTERS, writer
-from auditor.sources import framing, remote
+from auditor.sources import remote, spans
 from tests.helpers import FIXTURES, FUZZ, REALDATA, ROOT, audit_process, requires_realdata
 
 distributed = pytest.importorskip("distributed")
@@ -146,7 +146,7 @@ def _line_at(path: Path, number: int) -> str:
 @pytest.fixture
 def logs(tmp_path, monkeypatch, client):
     """Every fixture, a large chat log, a session stream and a mixed log, all cut in spans."""
-    monkeypatch.setattr(framing, "SPLIT_AT_LEAST", 2_000)
+    monkeypatch.setattr(spans, "SPLIT_AT_LEAST", 2_000)
     shutil.copytree(FIXTURES, tmp_path / "fixtures")
     (tmp_path / "big.jsonl").write_text(big_log())
     (tmp_path / "stream.jsonl").write_text(session_stream())
@@ -204,8 +204,8 @@ def test_counted_stretches_cut_as_one_pass_does(data, parts, block):
     targets = [size * k // parts for k in range(1, parts) if size * k // parts > 0]
     targets = sorted(set(targets))
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(framing, "_BLOCK", block)
-        one_pass = framing.cuts(io.BytesIO(data), targets)
+        patch.setattr(spans, "_BLOCK", block)
+        one_pass = spans.cuts(io.BytesIO(data), targets)
     with remote.counting_with(lambda function, calls: [function(*c) for c in calls]):
         counted = remote.cuts("memory://cut/log.jsonl", targets, size)
     assert counted == one_pass
@@ -231,7 +231,7 @@ def test_memory_filesystem_reads_as_local_files(logs, client, memory):
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(remote, "count_newlines", spy)
-        patch.setattr(framing, "cuts", one_pass)
+        patch.setattr(spans, "cuts", one_pass)
         report = on_dask(client, [url])
     counted = {name.split("/")[-1].replace("|", "/") for name in fs.ls("/counted", detail=False)}
     size = len(big_log().encode())
@@ -372,7 +372,7 @@ def test_local_runs_import_no_dask():
 
 @requires_realdata
 def test_realdata_gives_the_same_report(client, monkeypatch):
-    monkeypatch.setattr(framing, "SPLIT_AT_LEAST", 32 * 1024)  # its JSON Lines cut in spans too
+    monkeypatch.setattr(spans, "SPLIT_AT_LEAST", 32 * 1024)  # its JSON Lines cut in spans too
     one = on_one_core([str(REALDATA)])
     dask = on_dask(client, [str(REALDATA)])
     assert one.findings

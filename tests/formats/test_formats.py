@@ -18,7 +18,10 @@ from auditor.model import Conversation, Location
 from tests.helpers import FORMAT_DIR, FUZZ, SNAPSHOTS, UPDATE, audit, normalise
 
 CASES = sorted(
-    p for p in FORMAT_DIR.glob("*/*") if p.suffix in (".json", ".jsonl", ".traj", ".txt", ".eval")
+    p
+    for p in FORMAT_DIR.glob("*/*")
+    if p.suffix in (".json", ".jsonl", ".traj", ".txt", ".eval", ".log", ".af", ".md")
+    and p.name != "NOTICE.md"
 )
 
 

@@ -201,9 +201,9 @@ def test_jobs_give_the_same_page_when_spans_defer_a_session(tmp_path, monkeypatc
     import json
 
     from auditor import sources
-    from auditor.sources import framing
+    from auditor.sources import spans
 
-    monkeypatch.setattr(framing, "SPLIT_AT_LEAST", 2_000)  # workers are forked: they see it
+    monkeypatch.setattr(spans, "SPLIT_AT_LEAST", 2_000)  # workers are forked: they see it
     demo = (DEMO / "agent-runs.jsonl").read_text().splitlines()
     call = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
     session = [

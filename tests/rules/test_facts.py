@@ -59,7 +59,11 @@ def test_answers_after_an_unrecorded_outcome_state_what_the_pages_may_have_shown
         Message(0, "user", "Find a vet near 75228.", HERE),
         Message(1, "assistant", "Clicking.", HERE, (call,)),
         Message(
-            2, "tool", UNRECORDED, HERE, result=ToolResult("a0", UNRECORDED, None, "click", True)
+            2,
+            "tool",
+            UNRECORDED,
+            HERE,
+            result=ToolResult("a0", UNRECORDED, None, "click", unrecorded=True),
         ),
         Message(3, "assistant", "Call them at +1 (214) 555-0142.", HERE),
     )

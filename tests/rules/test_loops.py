@@ -106,7 +106,7 @@ def _browser(*actions: tuple[str, dict], user_at: int | None = None) -> Conversa
         at = len(messages)
         call = ToolCall(f"a{i}", name, arguments, origin="text", location=HERE.child("a", i))
         messages.append(Message(at, "assistant", f"thought {i}", HERE, (call,)))
-        result = ToolResult(f"a{i}", UNRECORDED, None, name, True)
+        result = ToolResult(f"a{i}", UNRECORDED, None, name, unrecorded=True)
         messages.append(Message(at + 1, "tool", UNRECORDED, HERE, result=result))
     return Conversation("browser", "browser-result", HERE, tuple(messages))
 

@@ -110,14 +110,24 @@ def test_discover_walks_sorted_recursive_and_filters_suffixes(tmp_path):
     (tmp_path / ".hidden").mkdir()
     (tmp_path / ".hidden" / "x.jsonl").write_bytes(line())
     (tmp_path / ".hidden.jsonl").write_bytes(line())
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "x.jsonl").write_bytes(line())
+    (tmp_path / ".env").write_text("KEY=1\n")
+    (tmp_path / "b" / "plot.png").write_bytes(b"\x89PNG")
     found = [(type(s).__name__, s.path) for s in sources.discover([str(tmp_path)])]
     rel = [(kind, os.path.relpath(p, tmp_path)) for kind, p in found]
     assert rel == [
+        ("Skipped", ".hidden"),  # a hidden directory is named, not entered
+        ("Source", ".hidden.jsonl"),  # a hidden file whose name promises a log is read
         ("Source", "a.jsonl"),
         ("Source", os.path.join("b", "c.json")),
         ("Source", os.path.join("b", "d.ndjson.gz")),
-        ("Skipped", os.path.join("b", "notes.md")),  # listed, so that the summary can say so
-    ]
+        ("Source", os.path.join("b", "notes.md")),  # sniffed by its first bytes when read
+        ("Skipped", os.path.join("b", "plot.png")),  # listed, so that the summary can say so
+    ]  # `.git` and `.env`: not a word
+    walked = sources.discover([str(tmp_path)])
+    kinds = {os.path.basename(s.path): s.kind for s in walked if isinstance(s, sources.Source)}
+    assert kinds["notes.md"] == "sniff" and kinds["a.jsonl"] == "jsonl"
 
 
 def test_symlink_loop_is_walked_once(tmp_path):

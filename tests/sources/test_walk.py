@@ -171,17 +171,26 @@ def test_side_car_json_in_a_walk_is_skipped_and_named_not_in002(tmp_path):
     doc = json.loads(proc.stdout)
     assert doc["findings"] == []
     assert doc["summary"]["files"] == 1 and doc["summary"]["skipped_files"] == 5
+    prose = "text in no known transcript format"
     assert doc["coverage"]["skipped_files"] == [
-        {"path": "logs/notes.md", "reason": "type"},
-        {"path": "logs/package.json", "reason": "no log shape"},
+        {"path": "logs/notes.md", "reason": "no transcript", "detail": prose},
+        {
+            "path": "logs/package.json",
+            "reason": "no log shape",
+            "detail": "JSON object of no known log format (keys: name, version)",
+        },
         {"path": "logs/plot.png", "reason": "type"},
-        {"path": "logs/readme.txt", "reason": "no transcript"},
-        {"path": "logs/tools.json", "reason": "no log shape"},
+        {"path": "logs/readme.txt", "reason": "no transcript", "detail": prose},
+        {
+            "path": "logs/tools.json",
+            "reason": "no log shape",
+            "detail": "JSON array of no known log format (1 items)",
+        },
     ]
     # Listed once, grouped, in every human output.
     note = (
         "skipped 5 files: 2 JSON of no log shape (logs/package.json, logs/tools.json), "
-        "1 *.md, 1 *.png, 1 text of no transcript (logs/readme.txt)"
+        "2 text of no transcript (logs/notes.md, logs/readme.txt), 1 *.png"
     )
     concise = audit_process("logs", cwd=tmp_path)
     assert f"audit: {note}" in concise.stderr.decode().splitlines()
@@ -237,7 +246,7 @@ def test_an_unreadable_record_is_reported_whatever_the_selection(tmp_path, selec
         (
             lambda d: ((d / "logs").mkdir(), (d / "logs" / "notes.md").write_text("x")),
             ("logs",),
-            "0 files read; skipped 1 file: 1 *.md",
+            "0 files read; skipped 1 file: 1 text of no transcript (logs/notes.md)",
         ),
         (
             lambda d: (

@@ -6,7 +6,9 @@
 - A *decision* is the user's answer, or an instruction the user gives unasked: `yes`, `no`
   (a plain refusal), a `choice` (an option picked by its number, "the first one", or by a
   value only it has: "the Visa ending in 6437"), an `instruction` ("please cancel all of
-  these", "could you also add 2 checked bags"), or unclear (a question, a detail).
+  these", "could you also add 2 checked bags"), or unclear (a question, a detail). A no that
+  answers nothing (no question open, no words of the assistant since its last calls: "don't
+  modify `send_with_retries`" to a coding agent) is a constraint, not a decision.
 - The decision *covers* the calls of gated tools the assistant makes next, until the user
   speaks again after one of them succeeded: a retry after a failure is still covered, and an
   unclear answer does not undo a decision. An instruction covers only the tools that do what
@@ -229,6 +231,10 @@ class _Walk:
             if self.proposal is None:
                 return decision
             return self._made("unclear", m, None, own, listing)
+        if said is False and self.proposal is None and not self.said:
+            # "don't modify `send_with_retries`" after the assistant made its calls, with
+            # nothing proposed since: a constraint on what comes next, not a denial of it.
+            return decision
         if said is False:
             made = self._made("no", m, False, own, listing)
             self.proposal = None

@@ -1,0 +1,236 @@
+"""Formats declared in the configuration: a JSON shape mapped onto the model with JMESPath.
+
+```toml
+[tool.auditor.formats.acme-runs]
+detect = "schema == 'acme.run/2'"       # a record this makes truthy is of this format
+conversations = "runs"                   # the conversation objects in a record (default `@`)
+id = "run_id"                            # a conversation's own id
+messages = "steps"                       # a conversation's messages or events, in order
+role = "actor"                           # a message's role, mapped through `roles`
+roles = { human = "user", bot = "assistant", runtime = "tool" }
+text = "say"                             # a message's text (a string or a list of parts)
+calls = "invoke"                         # a message's calls: a list, or one object
+call-name = "fn"
+call-arguments = "input"                 # an object, or a JSON string
+call-id = "ref"
+result-id = "answers"                    # a message holding this answers that call
+result-error = "failed"                  # truthy when that result is an error
+tools = "catalog"                        # the tools a conversation declares
+```
+
+Every expression but `detect` and `conversations` is evaluated on one object: a conversation
+(`id`, `messages`, `tools`), a message (`role`, `text`, `calls`, `result-id`,
+`result-error`) or a call. A record is one JSON document or one JSON Lines line; a format
+whose conversation spans lines is a plugin's job (`auditor.formats` entry points). The
+`jmespath` package is imported only when a configuration declares a format.
+
+A mapping is checked when the configuration is read: an unknown key, a missing `detect`,
+`messages` or `role`, or an expression JMESPath cannot parse is a ConfigError naming the table
+and the key. A record that `detect` takes but in which `messages` finds no list in any
+conversation is a mapping that matches nothing: a ConfigError naming the file, raised while
+reading (a conversation of several whose messages are missing is that conversation's IN002).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from auditor.errors import ConfigError
+from auditor.formats._common import (
+    MessageDraft,
+    Problem,
+    conversation,
+    excerpt_json,
+    freeze,
+    result_draft,
+    text_of,
+    tool_call,
+    tool_specs,
+)
+from auditor.model import Conversation, Location
+from auditor.sources import Record
+
+REQUIRED = ("detect", "messages", "role")
+EXPRESSIONS = (
+    *REQUIRED,
+    "conversations",
+    "id",
+    "text",
+    "calls",
+    "call-name",
+    "call-arguments",
+    "call-id",
+    "result-id",
+    "result-error",
+    "tools",
+)
+ROLES = ("user", "assistant", "system", "tool", "developer")
+
+
+class MappingMatchesNothing(ConfigError):
+    """A declared format took a record in which its `messages` found nothing."""
+
+
+class MappedFormat:
+    """A format declared in `[tool.auditor.formats.NAME]`: the FileReader reads it as it reads
+    a built-in format module (`NAME`, `detect`, `parse`)."""
+
+    def __init__(self, name: str, expressions: dict[str, str], roles: dict[str, str], where: str):
+        self.NAME = name
+        self.expressions = expressions
+        self.roles = roles
+        self.where = where
+        """Where it was declared, as errors open: `invalid config in pyproject.toml:
+        [tool.auditor.formats.acme]`."""
+        self._compiled: dict[str, Any] = {}
+
+    def __getstate__(self) -> dict[str, Any]:  # compiled expressions are rebuilt where used
+        return {k: v for k, v in self.__dict__.items() if k != "_compiled"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state, _compiled={})
+
+    def __repr__(self) -> str:
+        return f"MappedFormat({self.NAME!r})"
+
+    def _search(self, key: str, value: Any) -> Any:
+        compiled = self._compiled.get(key)
+        if compiled is None:
+            if key not in self.expressions:
+                return None
+            import jmespath
+
+            compiled = self._compiled[key] = jmespath.compile(self.expressions[key])
+        return compiled.search(value)
+
+    def detect(self, record: Record) -> bool:
+        return record.kind == "json" and bool(self._search("detect", record.value))
+
+    def parse(self, record: Record) -> Iterator[Conversation | Problem]:
+        value, location = record.value, record.location
+        found = (
+            self._search("conversations", value) if "conversations" in self.expressions else value
+        )
+        units = found if isinstance(found, list) else [found]
+        read = [(unit, self._search("messages", unit)) for unit in units if isinstance(unit, dict)]
+        if not any(isinstance(messages, list) for _, messages in read):
+            raise MappingMatchesNothing(
+                f"{self.where} `messages` = `{self.expressions['messages']}` matches nothing in "
+                f"{location.path}{'' if location.line is None else f':{location.line}'}, a "
+                "record its `detect` takes: check the expression against the record"
+            )
+        listed = isinstance(found, list)
+        at = _tokens(self.expressions.get("conversations", "@"))
+        for index, (unit, messages) in enumerate(read):
+            here = location.child(*at, index) if listed and at is not None else location
+            yield from self._conversation(unit, messages, here, index if listed else None)
+
+    def _conversation(
+        self, unit: dict, messages: Any, location: Location, index: int | None
+    ) -> Iterator[Conversation | Problem]:
+        problems: list[Problem] = []
+        if not isinstance(messages, list):
+            problems.append(Problem(location, f"`messages` found no list here ({self.NAME})"))
+            messages = []
+        drafts = []
+        at = _tokens(self.expressions["messages"])
+        for i, item in enumerate(messages):
+            draft = self._message(
+                item, location.child(*at, i) if at is not None else location, problems
+            )
+            if draft is not None:
+                drafts.append(draft)
+        key = self._search("id", unit)
+        tools = tool_specs(self._search("tools", unit))
+        owner = {"id": key} if isinstance(key, str | int) else {}
+        yield from conversation(
+            self.NAME, owner, location, freeze(drafts), problems, index, tools=tools
+        )
+
+    def _message(self, item: Any, here: Location, problems: list[Problem]) -> MessageDraft | None:
+        role = self._search("role", item)
+        if not isinstance(role, str):
+            problems.append(
+                Problem(
+                    here, f"`role` found no string here ({self.NAME})", evidence=excerpt_json(item)
+                )
+            )
+            return None
+        role = self.roles.get(role, role)
+        text = text_of(self._search("text", item))
+        answered = self._search("result-id", item)
+        if answered is not None:
+            failed = self._search("result-error", item)
+            return result_draft(answered, text, here, bool(failed) if failed is not None else None)
+        draft = MessageDraft(role, here, [text])
+        calls = self._search("calls", item)
+        for call in calls if isinstance(calls, list) else [] if calls is None else [calls]:
+            draft.calls.append(
+                tool_call(
+                    self._search("call-id", call),
+                    self._search("call-name", call),
+                    self._search("call-arguments", call),
+                    here,
+                )
+            )
+        return draft
+
+
+def declare(name: str, table: Any, where: str) -> MappedFormat:
+    """The format a `[tool.auditor.formats.NAME]` table declares. Raises ConfigError, opening
+    with `where` (the file and the table), at the first thing wrong with it."""
+
+    def error(message: str) -> ConfigError:
+        return ConfigError(f"{where} {message}")
+
+    if not isinstance(table, dict):
+        raise error("must be a table of JMESPath expressions")
+    for key in table:
+        if key not in (*EXPRESSIONS, "roles"):
+            hint = difflib.get_close_matches(key, [*EXPRESSIONS, "roles"], n=1)
+            also = f" (did you mean `{hint[0]}`?)" if hint else ""
+            raise error(f"unknown key `{key}`{also}; the keys are {', '.join(EXPRESSIONS)}, roles")
+    missing = [key for key in REQUIRED if key not in table]
+    if missing:
+        raise error(f"`{missing[0]}` is required: a JMESPath expression")
+    try:
+        import jmespath
+        from jmespath.exceptions import JMESPathError
+    except ImportError as exc:
+        raise error("needs the jmespath package (`pip install jmespath`)") from exc
+    expressions: dict[str, str] = {}
+    for key in EXPRESSIONS:
+        if key not in table:
+            continue
+        text = table[key]
+        if not isinstance(text, str) or not text.strip():
+            raise error(
+                f"`{key}` must be a JMESPath expression (a string), got {excerpt_json(text)}"
+            )
+        try:
+            jmespath.compile(text)
+        except JMESPathError as exc:
+            reason = " ".join(str(exc).split())
+            raise error(f"`{key}` = `{text}` is not a JMESPath expression: {reason}") from None
+        expressions[key] = text
+    roles = table.get("roles", {})
+    if not isinstance(roles, dict) or not all(isinstance(v, str) for v in roles.values()):
+        raise error('`roles` must map roles as logged to roles (`{ bot = "assistant" }`)')
+    unknown = sorted(set(roles.values()) - set(ROLES))
+    if unknown:
+        raise error(f"`roles` maps to `{unknown[0]}`; map to one of {', '.join(ROLES)}")
+    return MappedFormat(name, expressions, dict(roles), where)
+
+
+_PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+
+
+def _tokens(expression: str) -> list[str] | None:
+    """The JSON pointer tokens of an expression that is a plain path (`steps`, `body.items`),
+    so that findings point into the file; `@` is the object itself; None for any other."""
+    if expression.strip() == "@":
+        return []
+    return expression.split(".") if _PATH.fullmatch(expression.strip()) else None

@@ -1,0 +1,293 @@
+"""Aider chat history (`.aider.chat.history.md`): markdown, one conversation per session.
+
+`# aider chat started at YYYY-MM-DD hh:mm:ss` starts a session (text before the first such line,
+when it holds a user turn, is a session too); a session the model never answered (aider
+started and quit, commands only) is no conversation. In a session, lines starting `#### ` are the
+user's input (a run of them is one turn; slash commands such as `/add` and `/undo` included),
+lines starting `> ` are aider's own console output, and every other line is the model's reply
+(its `<thinking-content-…>` or `<think>` blocks are its reasoning).
+
+Edits written in a reply are calls of origin `text`, id `edit-<line>`: in the `diff` formats
+each SEARCH/REPLACE block (`<<<<<<< SEARCH` … `=======` … `>>>>>>> REPLACE`, its file named on
+a line just before it or by the block before) is an `edit` call `{path, search, replace}`; in
+the `whole` format a file named before a fenced block is a `write` call `{path, content}` when
+the console says aider applied or failed to apply an edit to that file. A reply to an `/ask`
+question edits nothing. The console lines after a reply answer its edits: `Applied edit to
+<path>` is a success; a `SearchReplaceNoExactMatch` section quoting a block's SEARCH text, or
+`The LLM did not conform to the edit format` with no section naming the block, makes that
+block's result an error carrying the section, unless the console adds that the other blocks
+were applied; an edit the console says nothing about (the
+session was interrupted, the user declined) is answered by a result whose outcome is not
+recorded. Shell commands aider offers to run, lint and test output stay console text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from auditor.formats._common import (
+    MessageDraft,
+    Problem,
+    conversation,
+    freeze,
+    result_draft,
+    unrecorded_draft,
+)
+from auditor.model import Conversation, Location, ToolCall
+from auditor.sources import Record
+
+NAME = "aider"
+
+_STARTED = re.compile(rb"(?m)^# aider chat started at \d{4}-\d\d-\d\d")
+_SESSION = re.compile(r"^# aider chat started at (.*)$", re.M)
+_MARKED = re.compile(r"^(####|>)(?: ([^\n]*)|[ \t]*)$", re.M)
+"""A user line (`#### …`) or a console line (`> …`), not `>>>>>>> REPLACE`."""
+_LAST_LINE = re.compile(r"^[^\n]*\S  $", re.M)
+_CONSOLE_RUN = re.compile(r"(?:^>(?: [^\n]*)?  (?:\n|\Z))+", re.M)
+"""Consecutive console lines that each end a message (two trailing spaces)."""
+_SEARCH = re.compile(r"^<{5,9} SEARCH[^\n]*\n", re.M)
+_DIVIDER = re.compile(r"^={5,9}[ \t]*\n", re.M)
+_REPLACE = re.compile(r"^>{5,9} REPLACE[^\n]*$", re.M)
+_FENCE = re.compile(r"^(?:```|~~~|</?source)")
+_APPLIED = re.compile(r"^Applied edit to (.+?)\s*$", re.M)
+_NO_MATCH = re.compile(
+    r"^## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in (.+)$"
+    r"\n<{5,9} SEARCH\n(.*?)^={5,9}",
+    re.M | re.S,
+)
+_THINKING = re.compile(r"<(thinking-content-\w+|think)>(.*?)</\1>", re.S)
+_NOT_CONFORMED = "The LLM did not conform to the edit format."
+_OTHERS = re.compile(r"The other \d+ SEARCH/REPLACE blocks? (?:were|was) applied successfully\.")
+_WHOLE = re.compile(
+    r"^([^\n`]{1,200})\n(?:```|<source>)[^\n]*\n(.*?)^(?:```|</source>)[ \t]*$", re.M | re.S
+)
+
+
+def sniff(head: bytes) -> bool:
+    """The first bytes of a file are an aider chat history's."""
+    return _STARTED.search(head) is not None
+
+
+def detect(record: Record) -> bool:
+    value = record.value
+    return record.kind == "text" and sniff(value[:16384].encode("utf-8", "replace"))
+
+
+def parse(record: Record) -> Iterator[Conversation | Problem]:
+    text, path = record.value, record.location.path
+    starts = [m.start() for m in _SESSION.finditer(text)]
+    if not starts or "\n#### " in text[: starts[0]] or text.startswith("#### "):
+        starts.insert(0, 0)
+    line = 1
+    previous = 0
+    for start, end in zip(starts, [*starts[1:], len(text)], strict=True):
+        line += text.count("\n", previous, start)
+        previous = start
+        location = Location(path, line)
+        drafts = _session(text[start:end], location)
+        if any(d.role == "assistant" for d in drafts):  # not a session the model never answered
+            yield from conversation(NAME, {}, location, freeze(drafts), [])
+
+
+def _session(text: str, location: Location) -> list[MessageDraft]:
+    drafts: list[MessageDraft] = []
+    reply: tuple[MessageDraft, list[tuple[ToolCall, str]]] | None = None
+    asked = False
+    for kind, body, first in _blocks(text):
+        if not body.strip():
+            continue  # a session header alone
+        here = Location(location.path, location.line + first)  # type: ignore[operator]
+        body = body.strip("\n")
+        if kind == "user":
+            if reply is not None:
+                drafts.extend(_answers(reply[1], "", here))
+                reply = None
+            asked = body.startswith("/ask")
+            drafts.append(MessageDraft("user", here, [_sent(body)]))
+        elif kind == "reply":
+            if reply is not None:
+                drafts.extend(_answers(reply[1], "", here))
+            thinking = [m.group(2).strip() for m in _THINKING.finditer(body)]
+            body = _THINKING.sub("", body).strip() if thinking else body
+            turn = MessageDraft("assistant", here, [body], reasoning=thinking)
+            edits = [] if asked else _edits(body, here)
+            turn.calls.extend(call for call, _ in edits)
+            drafts.append(turn)
+            reply = (turn, edits)
+        elif reply is not None:  # console output after a reply: its edits' outcome
+            turn, edits = reply
+            edits.extend(_whole_edits(turn, body, here, {c.arguments["path"] for c, _ in edits}))
+            drafts.extend(_answers(edits, body, here))
+            reply = None
+    if reply is not None:
+        drafts.extend(_answers(reply[1], "", location))
+    return drafts
+
+
+def _sent(body: str) -> str:
+    """What a user turn sent the model: after a command that takes a message (`/ask hi`),
+    aider logs the message it sent again (` hi`); a bare command stays as typed."""
+    lines = body.split("\n")
+    said = [line for line in lines if not line.startswith("/")]
+    if any(line.strip() for line in said) and len(said) < len(lines):
+        return "\n".join(said).strip()
+    return body
+
+
+def _blocks(text: str) -> Iterator[tuple[str, str, int]]:
+    """(kind, text, index of its first line) of each run of user, console or reply lines,
+    user and console lines without their marks.
+
+    Aider marks a console message with `> ` on its first line and two trailing spaces on its
+    last: the lines of a message that runs over several lines (`--show-repo`, a `Tokens:` line
+    wrapped before `Cost:`) are console lines until that last one. The text is searched for
+    marks, and runs of one-line console messages and the model's replies between marks (most
+    of a history) are sliced, not visited line by line.
+    """
+    kind, first = "", 0
+    parts: list[str] = []
+    pos = line = 0  # text before `pos` is classified; `line` is the index of pos's line
+    if text.startswith("# aider chat started at "):
+        pos, line = text.find("\n") + 1 or len(text), 1
+    while (m := _MARKED.search(text, pos)) is not None:
+        start = m.start()
+        gap = text[pos:start]
+        at = line  # the line `pos` is on
+        line += gap.count("\n")  # the line this mark is on
+        here = "user" if m.group(1) == "####" else "console"
+        end = m.end()
+        if here == "console" and m.group(0).endswith("  "):
+            run = _CONSOLE_RUN.match(text, start)
+            assert run is not None  # the mark itself is one
+            end = run.end() - 1 if run.group(0).endswith("\n") else run.end()
+            body = "\n".join([x[2:].rstrip() for x in text[start:end].split("\n")])
+        elif here == "console":
+            body = (m.group(2) or "").rstrip()
+            last = _LAST_LINE.search(text, end)  # the message ends where aider ended it
+            stop = last.end() if last is not None else len(text)
+            body = "\n".join(x.rstrip() for x in [body, *text[end + 1 : stop].split("\n")])
+            end = stop
+        else:
+            body = (m.group(2) or "").rstrip()
+        if gap.strip():  # the model's reply, as written
+            reply = gap.strip("\n")
+            if kind:
+                yield kind, "\n".join(parts), first
+            kind, parts, first = "", [], 0
+            yield "reply", reply, at + gap[: gap.index(reply[0])].count("\n")
+        elif kind == here:
+            parts.extend([""] * gap.count("\n"))  # blank lines inside a run
+        if here != kind:
+            if kind:
+                yield kind, "\n".join(parts), first
+            kind, parts, first = here, [], line
+        parts.append(body)
+        line += text.count("\n", start, end) + 1  # past the newline that ends it
+        pos = end + 1
+    rest = text[pos:]
+    if kind:
+        yield kind, "\n".join(parts), first
+    if rest.strip():
+        reply = rest.strip("\n")
+        yield "reply", reply, line + rest[: rest.index(reply[0])].count("\n")
+
+
+def _edits(reply: str, here: Location) -> list[tuple[ToolCall, str]]:
+    """(call, its SEARCH text) for each SEARCH/REPLACE block of a reply; a block that does not
+    close (`>>>>>>> REPLACE` missing) is an edit too, with what it holds after `=======`."""
+    if "SEARCH" not in reply:
+        return []
+    found = []
+    path = ""
+    for at, search, replace in _blocks_in(reply):
+        path = _file_before(reply, at) or path
+        line = here.line + reply.count("\n", 0, at)  # type: ignore[operator]
+        call = ToolCall(
+            f"edit-{line}",
+            "edit",
+            {"path": path, "search": search, "replace": replace},
+            origin="text",
+            location=Location(here.path, line),
+        )
+        found.append((call, search))
+    return found
+
+
+def _blocks_in(reply: str) -> Iterator[tuple[int, str, str]]:
+    """(where it starts, SEARCH text, REPLACE text) of each block of a reply: from a `<<<<<<<
+    SEARCH` line to the next one, split at `=======` and ended at `>>>>>>> REPLACE` if any."""
+    opened = list(_SEARCH.finditer(reply))
+    for k, m in enumerate(opened):
+        end = opened[k + 1].start() if k + 1 < len(opened) else len(reply)
+        divider = _DIVIDER.search(reply, m.end(), end)
+        middle = divider.start() if divider is not None else end
+        close = _REPLACE.search(reply, divider.end() if divider else m.end(), end)
+        search = reply[m.end() : close.start() if close and not divider else middle]
+        replace = reply[divider.end() : close.start() if close else end] if divider else ""
+        yield m.start(), search.rstrip("\n"), replace.rstrip("\n")
+
+
+def _file_before(reply: str, at: int) -> str:
+    """The file a block edits, named on one of the three lines before it (aider's rule)."""
+    before = reply[max(0, at - 1000) : at].split("\n")[-4:-1]
+    for line in reversed(before):
+        name = line.strip().strip("*`#:").strip()
+        if name and not _FENCE.match(line.strip()) and " " not in name:
+            return name
+    return ""
+
+
+def _whole_edits(
+    turn: MessageDraft, console: str, here: Location, named: set[str]
+) -> list[tuple[ToolCall, str]]:
+    """`write` calls for the files the console says were edited that no block names (the
+    whole-file format: a file name, then the file in a fence)."""
+    found: list[tuple[ToolCall, str]] = []
+    edited = [m.group(1) for m in _APPLIED.finditer(console)]
+    for path in dict.fromkeys(edited):
+        if path in named:
+            continue
+        content = next(
+            (m.group(2) for m in _WHOLE.finditer(turn.text) if m.group(1).strip("*`# ") == path), ""
+        )
+        call = ToolCall(
+            f"write-{here.line}-{len(found)}",
+            "write",
+            {"path": path, "content": content},
+            origin="text",
+        )
+        turn.calls.append(call)
+        found.append((call, ""))
+    return found
+
+
+def _answers(edits: list[tuple[ToolCall, str]], console: str, here: Location) -> list[MessageDraft]:
+    """The results of a reply's edits, from the console lines that follow it."""
+    if not edits:
+        return []
+    applied = {m.group(1) for m in _APPLIED.finditer(console)}
+    failed = {_squeeze(m.group(2)): m for m in _NO_MATCH.finditer(console)}
+    nonconforming = _NOT_CONFORMED in console
+    others = _OTHERS.search(console)
+    drafts = []
+    for call, search in edits:
+        path = call.arguments["path"]
+        section = failed.get(_squeeze(search)) if search else None
+        if section is not None:
+            text = console[section.start() : section.end()].rstrip("=").strip()
+            drafts.append(result_draft(call.id, text, here, True, call.name))
+        elif path in applied:
+            drafts.append(result_draft(call.id, f"Applied edit to {path}", here, False, call.name))
+        elif others is not None and failed:
+            drafts.append(result_draft(call.id, others.group(0), here, False, call.name))
+        elif nonconforming:
+            drafts.append(result_draft(call.id, _NOT_CONFORMED, here, True, call.name))
+        else:
+            drafts.append(unrecorded_draft(call.id, here, call.name))
+    return drafts
+
+
+def _squeeze(text: str) -> str:
+    """A SEARCH text as the console quotes it and as the reply wrote it, compared alike."""
+    return "\n".join(line.rstrip() for line in text.strip("\n").split("\n"))

@@ -1,0 +1,148 @@
+"""Plain chat messages, one per line: `{role, content, tool_calls?}` with no conversation id.
+
+A JSON Lines file of bare messages (OpenAI's shape, or Anthropic's content blocks) is a
+conversation, not a heap of records: its lines are read in order as the messages of one
+conversation, named by its first line (`path:line`), each message keeping its own line. A new
+conversation starts at a `system` message that follows other messages, and at a user message
+that asks again, word for word, what the conversation's first user message asked, after the
+assistant gave a final answer (a text reply, no call waiting): the same task run again. Lines
+with a session key (`session_id`, `thread_id`, …) are the session stream's (`stream`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from auditor.formats import anthropic, exchange, openai, stream
+from auditor.formats._common import (
+    Problem,
+    as_id,
+    attach,
+    collected,
+    fallback_id,
+    read_each,
+    text_of,
+)
+from auditor.model import Conversation, Location, Message
+from auditor.sources import Record
+
+NAME = "message-lines"
+
+
+# Keys that make a record another format's: a session stream's line, or a container of messages
+# or items (a conversation, an exchange, a trajectory).
+_OTHERS = frozenset(
+    (
+        *stream.KEYS,
+        "messages",
+        "input",
+        "output",
+        "conversations",
+        "history",
+        "chat_history",
+        "request",
+        "response",
+        "trajectory_format",
+        "payload",
+    )
+)
+
+
+def detect(record: Record) -> bool:
+    value = record.value
+    if record.kind != "json" or type(value) is not dict or type(value.get("role")) is not str:
+        return False
+    return (
+        ("content" in value or "tool_calls" in value or "function_call" in value)
+        and (_OTHERS.isdisjoint(value) or not _claimed(value))
+        and not exchange.is_response(value)
+    )
+
+
+def _claimed(value: dict) -> bool:
+    """A container key holds a container, or a session key an id: another format's record."""
+    return any(k in value and as_id(value[k]) for k in stream.KEYS) or any(
+        isinstance(value.get(k), list | dict) for k in _OTHERS.difference(stream.KEYS)
+    )
+
+
+def parse(record: Record) -> Iterator[Conversation | Problem]:
+    return collected(Collector(), record)
+
+
+class Collector:
+    """The conversations of one file's message lines, one at a time."""
+
+    def __init__(self) -> None:
+        self._current: _Lines | None = None
+
+    def add(self, record: Record) -> Iterator[Conversation | Problem]:
+        value, location = record.value, record.location
+        current = self._current
+        if current is not None and current.restarts(value):
+            yield from self.finish()
+            current = None
+        if current is None:
+            current = self._current = _Lines(location)
+        current.add(value, location)
+        if record.document is not None:  # a document is the whole file: nothing can follow
+            yield from self.finish()
+
+    def finish(self) -> Iterator[Conversation | Problem]:
+        current, self._current = self._current, None
+        if current is not None:
+            yield from read_each([(current, current.location)], _Lines.close)
+
+
+class _Lines:
+    """One conversation as its lines arrive."""
+
+    def __init__(self, location: Location) -> None:
+        self.id = fallback_id(location)
+        self.location = location
+        self.problems: list[Problem] = []
+        self.messages: list[Message] = []
+        self.task: str | None = None  # the first user message
+        self.waiting: set[str] = set()  # calls without a result yet
+        self.answered = False  # the last assistant turn is a final answer
+
+    def restarts(self, value: dict) -> bool:
+        """The line starts another conversation: a system prompt after messages, or the first
+        user message again after a final answer."""
+        role = value["role"]
+        if role == "system":
+            return any(m.role != "system" for m in self.messages)
+        if role != "user" or not self.answered or self.task is None:
+            return False
+        return _same(text_of(value.get("content")), self.task)
+
+    def add(self, value: dict, here: Location) -> None:
+        content = value.get("content")
+        if content is None or type(content) is str:  # most lines: OpenAI's, without drafts
+            message = openai.message(value, len(self.messages), here, self.problems)
+            if message.text.isspace():
+                message.text = ""  # as a draft leaves it
+            read = [message]
+        else:
+            drafts = anthropic.read_message(value, here, self.problems)
+            read = [d.freeze(len(self.messages) + i) for i, d in enumerate(drafts)]
+        for message in read:
+            if message.role == "user" and message.result is None and self.task is None:
+                self.task = message.text
+            if message.result is not None and message.result.call_id is not None:
+                self.waiting.discard(message.result.call_id)
+            for call in message.tool_calls:
+                if call.id is not None:
+                    self.waiting.add(call.id)
+            if message.role == "assistant":
+                self.answered = bool(message.text) and not message.tool_calls and not self.waiting
+            self.messages.append(message)
+
+    def close(self, _: Location) -> Iterator[Conversation | Problem]:
+        yield from attach(self.problems, self.id)
+        if self.messages:
+            yield Conversation(self.id, NAME, self.location, tuple(self.messages))
+
+
+def _same(a: str, b: str) -> bool:
+    return " ".join(a.split()) == " ".join(b.split())

@@ -1,0 +1,119 @@
+"""smolagents decentralized teams: the message bus, one message per line (`messages.jsonl`).
+
+A line is `{id, timestamp, sender, type, content, recipients, thread_id, reply_to}`; the file is
+one run of the team, read as one conversation in line order whatever the thread. `task` (sent
+by `system`) is the user's request; every agent's `channel_message`, `private_message`, `poll`
+(a proposed final answer: its `proposal`), `vote` (`YES`/`NO`, confidence and rationale) is an
+assistant turn named by its sender; `final_answer` is the coordinator's verdict, the team's
+answer. A poll posted again with a poll id already seen is the bus updating its status, not a
+new message; `channel_created` lines are bookkeeping. The members' own steps (their tool calls)
+are not on the bus: a run has no tool calls here.
+
+The run's `run.log` (events with message previews) and the benchmark's `results_*.jsonl`
+(answers only) hold no transcript: see `_companions`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from auditor.formats._common import (
+    MessageDraft,
+    Problem,
+    as_id,
+    attach,
+    collected,
+    fallback_id,
+    freeze,
+    json_text,
+)
+from auditor.model import Conversation, Location
+from auditor.sources import Record
+
+NAME = "smolagents"
+TYPES = frozenset(
+    (
+        "task",
+        "channel_message",
+        "private_message",
+        "poll",
+        "vote",
+        "final_answer",
+        "channel_created",
+    )
+)
+
+
+def detect(record: Record) -> bool:
+    value = record.value
+    return (
+        record.kind == "json"
+        and isinstance(value, dict)
+        and isinstance(value.get("sender"), str)
+        and value.get("type") in TYPES
+        and "recipients" in value
+    )
+
+
+def parse(record: Record) -> Iterator[Conversation | Problem]:
+    return collected(Collector(), record)
+
+
+class Collector:
+    """The lines of one run, read as they come."""
+
+    def __init__(self) -> None:
+        self._drafts: list[MessageDraft] = []
+        self._polls: set[str] = set()
+        self._location: Location | None = None
+        self._problems: list[Problem] = []
+
+    def add(self, record: Record) -> Iterator[Conversation | Problem]:
+        value, location = record.value, record.location
+        if self._location is None:
+            self._location = location
+        draft = self._turn(value, location)
+        if draft is not None:
+            self._drafts.append(draft)
+        return iter(())
+
+    def _turn(self, value: dict, location: Location) -> MessageDraft | None:
+        kind, sender, content = value["type"], value["sender"], value.get("content")
+        if kind == "task":
+            return MessageDraft("user", location, [_text(content)])
+        if kind == "channel_created":
+            return None
+        body = content if isinstance(content, dict) else {}
+        if kind == "poll":
+            poll = as_id(body.get("poll_id"))
+            if poll is not None and poll in self._polls:
+                return None  # the bus re-posting a poll with its new status
+            if poll is not None:
+                self._polls.add(poll)
+            text = f"{body.get('question', '')}\n{_text(body.get('proposal'))}".strip()
+        elif kind == "vote":
+            text = (
+                f"{body.get('vote', '')} (confidence {body.get('confidence', '?')}): "
+                f"{_text(body.get('rationale'))}"
+            )
+        elif kind == "final_answer":
+            text = _text(body.get("answer")) if body else _text(content)
+        else:
+            text = _text(content)
+        return MessageDraft("assistant", location, [text], name=sender)
+
+    def finish(self) -> Iterator[Conversation | Problem]:
+        drafts, self._drafts = self._drafts, []
+        self._polls = set()
+        location, self._location = self._location, None
+        if location is None:
+            return
+        cid = fallback_id(Location(location.path))
+        yield from attach(self._problems, cid)
+        yield Conversation(cid, NAME, location, freeze(drafts))
+
+
+def _text(value: object) -> str:
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else json_text(value)
