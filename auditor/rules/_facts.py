@@ -52,6 +52,8 @@ _COMPUTED_BEFORE = re.compile(
     re.I,
 )
 _COMPUTED_AFTER = re.compile(r"\s{0,2}[(\[][^)\]\n]{0,60}?[+×*/]|\s{0,2}[(\[][^)\]\n]{0,60}?\sx\s")
+_COUNT = re.compile(r"\d+(?:[.,]\d+)?[a-z]{1,2}\+?|\d+[a-z]?-[a-z]+", re.I)
+"""A count or a size (`100k+`, `24-hour`), not a reference."""
 _HINTS = ("@", "/", "$", "€", "£", "usd", "eur", "gbp", "dollar", "euro", "pound", "[", "#")
 SORTS = ("e-mail address", "URL", "phone number")
 
@@ -91,7 +93,9 @@ def facts(text: str) -> list[Fact]:
             continue
         if sort in SORTS:
             found.append(Fact(sort, token))
-        elif token.startswith("#") or _REFERS.search(text, max(0, at - 40), at):
+        elif token.startswith("#") or (
+            _REFERS.search(text, max(0, at - 40), at) and not _COUNT.fullmatch(token)
+        ):
             found.append(Fact("reference", token))
     for written, _ in _identifiers.phone_numbers(text):
         if not _offered(text, text.find(written), slots):

@@ -28,7 +28,7 @@ returned nothing. Nothing in the answer says it was made up.
 
 ## Example
 ```jsonl
-{"id": "invented-number", "tools": [{"type": "function", "function": {"name": "get_hotel", "parameters": {"type": "object"}}}], "messages": [{"role": "user", "content": "What is the phone number of the Grand Hotel in Oslo?"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "get_hotel", "arguments": "{\"name\": \"Grand Hotel Oslo\"}"}}]}, {"role": "tool", "tool_call_id": "c1", "content": "{\"name\": \"Grand Hotel\", \"city\": \"Oslo\", \"rating\": 4.5}"}, {"role": "assistant", "content": "You can reach the Grand Hotel at +47 23 21 20 00 or book at https://grandhotel.no/rooms/book."}]}
+{"id": "invented-number", "tools": [{"type": "function", "function": {"name": "get_hotel", "parameters": {"type": "object"}}}], "messages": [{"role": "system", "content": "You are a travel assistant."}, {"role": "user", "content": "What is the phone number of the Grand Hotel in Oslo?"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "get_hotel", "arguments": "{\"name\": \"Grand Hotel Oslo\"}"}}]}, {"role": "tool", "tool_call_id": "c1", "content": "{\"name\": \"Grand Hotel\", \"city\": \"Oslo\", \"rating\": 4.5}"}, {"role": "assistant", "content": "You can reach the Grand Hotel at +47 23 21 20 00 or book at https://grandhotel.no/rooms/book."}]}
 ```
 
 ## Does not fire on
@@ -40,6 +40,8 @@ returned nothing. Nothing in the answer says it was made up.
   a template or made-up data;
 - a site's home page (`https://www.udi.no/`), ids not written as a reference (`24-hour`),
   dates, times, counts and amounts without a currency;
+- logs without a system prompt or policy: what the agent was given is not all in them (aider's
+  chat history keeps no file the user added, a lone API response no request);
 - conversations where several agents talk (what one tells another is not an answer to the
   user), chats without tools (no tool declared, called or written as text), and answers
   after a call whose outcome the log does not keep (a browser agent's pages: the fact may
@@ -48,7 +50,7 @@ It misses facts with no digit, `@` or `/` (a street address, a name), a fact giv
 thing and pinned on another (one agency's address on another), and prices made up of three or
 more given amounts that are not listed just before them.
 ```jsonl
-{"id": "grounded", "tools": [{"type": "function", "function": {"name": "get_hotel", "parameters": {"type": "object"}}}], "messages": [{"role": "user", "content": "What is the phone number of the Grand Hotel in Oslo? Two rooms, two nights."}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "get_hotel", "arguments": "{\"name\": \"Grand Hotel Oslo\"}"}}]}, {"role": "tool", "tool_call_id": "c1", "content": "{\"name\": \"Grand Hotel\", \"phone\": \"+4723212000\", \"url\": \"https://grandhotel.no/rooms/book\", \"price_per_night\": 150}"}, {"role": "assistant", "content": "Call +47 23 21 20 00 or book at grandhotel.no/rooms/book: two rooms for two nights come to $600 ($150 x 4). Your booking reference will look like `GH-XXXX`."}]}
+{"id": "grounded", "tools": [{"type": "function", "function": {"name": "get_hotel", "parameters": {"type": "object"}}}], "messages": [{"role": "system", "content": "You are a travel assistant."}, {"role": "user", "content": "What is the phone number of the Grand Hotel in Oslo? Two rooms, two nights."}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "get_hotel", "arguments": "{\"name\": \"Grand Hotel Oslo\"}"}}]}, {"role": "tool", "tool_call_id": "c1", "content": "{\"name\": \"Grand Hotel\", \"phone\": \"+4723212000\", \"url\": \"https://grandhotel.no/rooms/book\", \"price_per_night\": 150}"}, {"role": "assistant", "content": "Call +47 23 21 20 00 or book at grandhotel.no/rooms/book: two rooms for two nights come to $600 ($150 x 4). Your booking reference will look like `GH-XXXX`."}]}
 ```
 """
 
@@ -73,8 +75,10 @@ _SHOWN = 3
 
 def check(replay: Replay, options: None) -> Iterator[Violation]:
     conversation = replay.conversation
-    if not any(m.role in _grounding.GIVERS for m in conversation.messages):
-        return  # a lone response: what the agent was given is not in the log
+    if not conversation.instructions and not any(
+        m.role in ("system", "developer") for m in conversation.messages
+    ):
+        return  # no prompt: what the agent was given is not all in the log (added files)
     if conversation.tools is None and not replay.exchanges and not _writes_calls(replay):
         return  # a chat without tools: its answers come from what the model knows
     if len({speaker(t.message.name) for t in replay.turns} - {None}) > 1:

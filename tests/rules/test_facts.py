@@ -53,25 +53,28 @@ def test_a_price_adds_up_from_what_was_given_or_worked_out():
     assert not adds_up(Decimal(240), given, worked, [])
 
 
-def test_answers_after_an_unrecorded_outcome_state_what_the_pages_may_have_shown():
-    call = ToolCall("a0", "click", {"x": 1, "y": 2}, origin="text")
-    messages = (
-        Message(0, "user", "Find a vet near 75228.", HERE),
-        Message(1, "assistant", "Clicking.", HERE, (call,)),
-        Message(
-            2,
-            "tool",
-            UNRECORDED,
-            HERE,
-            result=ToolResult("a0", UNRECORDED, None, "click", unrecorded=True),
-        ),
-        Message(3, "assistant", "Call them at +1 (214) 555-0142.", HERE),
+def _conversation(*parts: tuple[str, str, tuple, ToolResult | None]) -> Conversation:
+    messages = tuple(
+        Message(i, role, text, HERE, calls, result=result)
+        for i, (role, text, calls, result) in enumerate(parts)
     )
-    conversation = Conversation("b", "browser-result", HERE, messages)
-    assert list(ungrounded_answer_fact.check(replay(conversation), None)) == []
-    told = Conversation("b", "openai", HERE, (messages[0], messages[3]), tools=())
-    (violation,) = ungrounded_answer_fact.check(replay(told), None)
+    return Conversation("b", "browser-result", HERE, messages, tools=())
+
+
+def test_answers_after_an_unrecorded_outcome_state_what_the_pages_may_have_shown():
+    prompt = ("system", "You browse the web for the user.", (), None)
+    asked = ("user", "Find a vet near 75228.", (), None)
+    call = ToolCall("a0", "click", {"x": 1, "y": 2}, origin="text")
+    clicked = ("assistant", "Clicking.", (call,), None)
+    blind = ToolResult("a0", UNRECORDED, None, "click", unrecorded=True)
+    outcome = ("tool", UNRECORDED, (), blind)
+    answer = ("assistant", "Call them at +1 (214) 555-0142.", (), None)
+    after = _conversation(prompt, asked, clicked, outcome, answer)
+    assert list(ungrounded_answer_fact.check(replay(after), None)) == []
+    (violation,) = ungrounded_answer_fact.check(replay(_conversation(prompt, asked, answer)), None)
     assert violation.message == (
         "the assistant tells the user the phone number `+1 (214) 555-0142`, which no user turn, "
         "system prompt, tool declaration or tool result of the conversation gave"
     )
+    # without a prompt, what the agent was given is not all in the log
+    assert list(ungrounded_answer_fact.check(replay(_conversation(asked, answer)), None)) == []
