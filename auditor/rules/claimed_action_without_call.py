@@ -16,7 +16,9 @@ successfully since the user last asked for that action (the last user message th
 verb), or in the whole conversation when no user message does; when a matching call failed,
 the finding names it and its error.
 
-The tools are the ones the log declares, else those given with `--tools`, else those inferred:
+The tools are the ones the log declares, else those given with `--tools`, else the ones the
+conversation calls or writes calls of as text (EX003's: `{"action": "cancel_reservation", …}`
+that nothing ran is still a tool the agent has), else those inferred:
 every tool some conversation of the same input file (or, failing that, of the run's other logs
 of that format) called and got a result from that was not an error. Inferred tools only extend
 a conversation whose own calls cannot say: one that called a tool of the claim's family is
@@ -63,6 +65,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from auditor.actions import tools_for
+from auditor.dialects import marked_turns, read_turns
 from auditor.findings import Severity, Violation, excerpt
 from auditor.model import Message
 from auditor.replay import Exchange, Replay
@@ -96,7 +99,9 @@ def check(replay: Replay, options: None) -> Iterator[Violation]:
         return  # most conversations claim nothing: skip reading every user and tool message
     declared = replay.conversation.tools
     called = tuple(sorted({e.call.name for e in replay.exchanges if e.caller == "assistant"}))
-    names = [t.name for t in declared] if declared is not None else list(called)
+    # Tools the agent wrote calls of as text (EX003's) are its tools too, though nothing ran them.
+    written = _written(replay) if declared is None else set()
+    names = [t.name for t in declared] if declared is not None else [*called, *sorted(written)]
     turns = {turn.message.index: turn for turn in replay.turns}
     asks = requests(replay)
     done: dict[str, int] = {}  # a tool -> the turn of its last call that did not fail
@@ -126,12 +131,13 @@ def check(replay: Replay, options: None) -> Iterator[Violation]:
             since = f"since the user asked at turn {asked}" if asked >= 0 else "before this turn"
             matching = list(dict.fromkeys((*own, *matching)))
             failure = _failure(matching, failed, asked)
-            if failure is None and declared is None and not own:
+            text_only = [n for n in matching if n in written and n not in called]
+            if failure is None and declared is None and not own and not text_only:
                 unmatched.append((claim, since))
                 continue
             if not matching:
                 continue
-            yield _violation(claim, message, matching, since, failure)
+            yield _violation(claim, message, matching, since, failure, bool(text_only))
             break  # one finding per message
         else:
             if unmatched:
@@ -146,12 +152,24 @@ def resolve(
     for verb, subject, clause, since in deferred.claims:
         matching = tools_for(verb, subject, known)
         if matching:
-            return _message(clause, matching, since, where), matching[0]
+            return _message(clause, matching, since, f"called in {where}"), matching[0]
     return None
 
 
+def _written(replay: Replay) -> set[str]:
+    """The tools the assistant wrote calls of as text in this conversation (`dialects`)."""
+    if not marked_turns(replay):
+        return set()
+    return {c.name for _, reading in read_turns(replay) for c in reading.calls}
+
+
 def _violation(
-    claim: Claim, message: Message, matching: list[str], since: str, failure: Exchange | None
+    claim: Claim,
+    message: Message,
+    matching: list[str],
+    since: str,
+    failure: Exchange | None,
+    as_text: bool = False,
 ) -> Violation:
     if failure is not None:
         error = excerpt(failure.result.text if failure.result else "", 80).replace("`", "'")
@@ -162,7 +180,8 @@ def _violation(
         )
         tool = failure.call.name
     else:
-        text, tool = _message(claim.clause, matching, since, ""), matching[0]
+        where = "written only as text in this conversation" if as_text else ""
+        text, tool = _message(claim.clause, matching, since, where), matching[0]
     return Violation(
         text, message.index, message.location, tool=tool, evidence=excerpt(claim.sentence)
     )
@@ -176,7 +195,7 @@ def _deferred(
         tuple((c.verb, tuple(c.subject), c.clause, when) for c, when in unmatched), called
     )
     return Violation(
-        _message(first.clause, [], since, "this file"),
+        _message(first.clause, [], since, "called in this file"),
         message.index,
         message.location,
         evidence=excerpt(first.sentence),
@@ -185,9 +204,9 @@ def _deferred(
 
 
 def _message(clause: str, matching: list[str], since: str, inferred: str) -> str:
-    """The finding; `inferred` says where the tools were called when the log declares none."""
+    """The finding; `inferred` says where the tools were seen when the log declares none."""
     names = ", ".join(f"`{n}`" for n in matching[:3])
-    where = f", called in {inferred}" if inferred else ""
+    where = f", {inferred}" if inferred else ""
     return (
         f"the assistant says {quoted(clause)}, but no matching tool ({names}{where}) was "
         f"called successfully {since}"

@@ -119,8 +119,8 @@ def test_claims_of_changes_no_call_made_are_found_with_inferred_tools():
     found = {(f.conversation, f.turn): f.message for f in report.findings}
     assert found[("9f98912e-3305-458a-b431-d5f654b4eeb0", 12)] == (
         "the assistant says “I've successfully processed the cancellation for reservation "
-        "H9ZU1C.”, but no matching tool (`cancel_reservation`, called in another tau log of "
-        "this run) was called successfully since the user asked at turn 11"
+        "H9ZU1C.”, but no matching tool (`cancel_reservation`, written only as text in this "
+        "conversation) was called successfully since the user asked at turn 11"
     )
     assert report.coverage()["tool_sets"]["inferred"] > 500
 
