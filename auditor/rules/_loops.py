@@ -219,11 +219,22 @@ def cycles(replay: Replay, options: Options) -> list[Cycle]:
     LP001 leaves their calls to it)."""
     made = calls(replay, options)
     steps = [(e.caller, call_key(e.call), outcome(e)) for e in made]
+    return _cycles_in(made, steps, options.min_repeats)
+
+
+def _cycles_in(
+    made: list[Exchange],
+    steps: list[tuple],
+    min_passes: int,
+    skip: Callable[[list[Exchange]], bool] | None = None,
+) -> list[Cycle]:
+    """The cycles of `made` (as `steps` compare them), left to right; a cycle whose first pass
+    `skip` rejects is not one."""
     found = []
     start = 0
     while start < len(made):
-        cycle = _cycle(steps, start, options.min_repeats)
-        if cycle is None:
+        cycle = _cycle(steps, start, min_passes)
+        if cycle is None or (skip is not None and skip(made[start : start + cycle[0]])):
             start += 1
             continue
         period, passes = cycle
@@ -320,16 +331,12 @@ def blind_cycles(replay: Replay, options: Options) -> list[Cycle]:
     found = []
     for stretch in blind_stretches(replay, options):
         steps = [(e.caller, call_key(e.call), "") for e in stretch]
-        start = 0
-        while start < len(stretch):
-            cycle = _cycle(steps, start, options.min_repeats)
-            if cycle is None or any(moves(e.call) for e in stretch[start : start + cycle[0]]):
-                start += 1
-                continue
-            period, passes = cycle
-            found.append(Cycle(stretch[start : start + period * passes], period, passes))
-            start += period * passes
+        found += _cycles_in(stretch, steps, options.min_repeats, _moving)
     return found
+
+
+def _moving(calls: list[Exchange]) -> bool:
+    return any(moves(e.call) for e in calls)
 
 
 def blind_runs(replay: Replay, options: Options) -> list[list[Exchange]]:
