@@ -298,13 +298,14 @@ def _selection(
         # As in ruff, the command line's --select starts the selection over.
         enabled = _codes(cli_select)
     else:
-        enabled = _codes(file_select or ["ALL"]) - _codes(file_ignore)
-    enabled = (enabled | _codes(added)) - _codes(removed)
+        enabled = _codes(file_select or ["ALL"]) - _codes(file_ignore, preview=True)
+    enabled = (enabled | _codes(added)) - _codes(removed, preview=True)
     return registry.select(sorted(enabled))
 
 
-def _codes(selectors: Iterable[str]) -> set[str]:
-    return {rule.code for selector in selectors for rule in registry.matching(selector)}
+def _codes(selectors: Iterable[str], preview: bool = False) -> set[str]:
+    """The codes the selectors name; rules in preview only by code or name, unless `preview`."""
+    return {r.code for selector in selectors for r in registry.matching(selector, preview)}
 
 
 def _in_file(file: FileConfig, key: str, check: Any, *args: Any, sub: str | None = None) -> Any:
@@ -333,7 +334,9 @@ def _per_file_ignores(file: FileConfig) -> tuple[tuple[str, frozenset[str]], ...
         codes: set[str] = set()
         for selector in selectors:
             _in_file(file, glob, registry.check_ignorable, selector, sub="per-file-ignores")
-            matched = _in_file(file, glob, registry.matching, selector, sub="per-file-ignores")
+            matched = _in_file(
+                file, glob, registry.matching, selector, True, sub="per-file-ignores"
+            )
             codes.update(rule.code for rule in matched)
         entries.append((glob, frozenset(codes)))
     return tuple(entries)
