@@ -108,7 +108,13 @@ def _session(text: str, location: Location) -> list[MessageDraft]:
     drafts: list[MessageDraft] = []
     reply: tuple[MessageDraft, list[tuple[ToolCall, str]]] | None = None
     asked = False
-    for kind, body, first in _blocks(text):
+    for kind, block, first in _blocks(text):
+        if isinstance(block, _Console):
+            if reply is None:
+                continue  # console output that answers no reply: nothing reads it
+            body = block.text()
+        else:
+            body = block
         if not body.strip():
             continue  # a session header alone
         here = Location(location.path, location.line + first)  # type: ignore[operator]
@@ -147,6 +153,8 @@ def _session(text: str, location: Location) -> list[MessageDraft]:
 def _sent(body: str) -> str:
     """What a user turn sent the model: after a command that takes a message (`/ask hi`),
     aider logs the message it sent again (` hi`); a bare command stays as typed."""
+    if not body.startswith("/") and "\n/" not in body:
+        return body  # no command: the turn as typed
     lines = body.split("\n")
     said = [line for line in lines if not line.startswith("/")]
     if any(line.strip() for line in said) and len(said) < len(lines):
@@ -154,9 +162,9 @@ def _sent(body: str) -> str:
     return body
 
 
-def _blocks(text: str) -> Iterator[tuple[str, str, int]]:
+def _blocks(text: str) -> Iterator[tuple[str, str | _Console, int]]:
     """(kind, text, index of its first line) of each run of user, console or reply lines,
-    user and console lines without their marks.
+    user and console lines without their marks (a console block's text is made when read).
 
     Aider marks a console message with `> ` on its first line and two trailing spaces on its
     last: the lines of a message that runs over several lines (`--show-repo`, a `Tokens:` line
@@ -165,7 +173,7 @@ def _blocks(text: str) -> Iterator[tuple[str, str, int]]:
     of a history) are sliced, not visited line by line.
     """
     kind, first = "", 0
-    parts: list[str] = []
+    parts: list[str | tuple[int, int, bool]] = []
     pos = line = 0  # text before `pos` is classified; `line` is the index of pos's line
     if text.startswith("# aider chat started at "):
         pos, line = text.find("\n") + 1 or len(text), 1
@@ -181,11 +189,10 @@ def _blocks(text: str) -> Iterator[tuple[str, str, int]]:
             run = _CONSOLE_RUN.match(text, start)
             assert run is not None  # the mark itself is one
             end = run.end() - 1 if run.group(0).endswith("\n") else run.end()
-            body = "\n".join([x[2:].rstrip() for x in text[start:end].split("\n")])
+            body: str | tuple[int, int, bool] = (start, end, True)
         elif here == "console":
-            body = (m.group(2) or "").rstrip()
             stop = _message_end(text, end)  # the message ends where aider ended it
-            body = "\n".join([x.rstrip() for x in [body, *text[end + 1 : stop].split("\n")]])
+            body = (start, stop, False) if end < len(text) else (m.group(2) or "").rstrip() + "\n"
             end = stop
         else:  # a user line, and the user lines right after it
             run = _USER_RUN.match(text, start)
@@ -195,24 +202,60 @@ def _blocks(text: str) -> Iterator[tuple[str, str, int]]:
         if gap.strip():  # the model's reply, as written
             reply = gap.strip("\n")
             if kind:
-                yield kind, "\n".join(parts), first
+                yield kind, _block(text, parts), first
             kind, parts, first = "", [], 0
             yield "reply", reply, at + gap[: gap.index(reply[0])].count("\n")
         elif kind == here:
             parts.extend([""] * gap.count("\n"))  # blank lines inside a run
         if here != kind:
             if kind:
-                yield kind, "\n".join(parts), first
+                yield kind, _block(text, parts), first
             kind, parts, first = here, [], line
         parts.append(body)
         line += text.count("\n", start, end) + 1  # past the newline that ends it
         pos = end + 1
     rest = text[pos:]
     if kind:
-        yield kind, "\n".join(parts), first
+        yield kind, _block(text, parts), first
     if rest.strip():
         reply = rest.strip("\n")
         yield "reply", reply, line + rest[: rest.index(reply[0])].count("\n")
+
+
+def _block(text: str, parts: list[str | tuple[int, int, bool]]) -> str | _Console:
+    """A user block's text, or a console block to be made into text when read."""
+    if any(type(part) is tuple for part in parts):
+        return _Console(text, parts)
+    return "\n".join(parts)  # type: ignore[arg-type]
+
+
+class _Console:
+    """The lines of a console block, made into its text only when read: most console output
+    answers no reply, and nothing reads it."""
+
+    __slots__ = ("parts", "source")
+
+    def __init__(self, source: str, parts: list[str | tuple[int, int, bool]]) -> None:
+        self.source = source
+        self.parts = parts
+        """Lines, as text or as (start, end, all): the source's lines from start to end without
+        their trailing spaces, and without their console mark (`> `): all of them, or the
+        first (a message that runs over several lines)."""
+
+    def text(self) -> str:
+        lines = []
+        for part in self.parts:
+            if isinstance(part, str):
+                lines.append(part)
+                continue
+            start, end, every = part
+            logged = self.source[start:end].split("\n")
+            if every:
+                lines.extend([x[2:].rstrip() for x in logged])
+            else:
+                lines.append(logged[0][2:].rstrip())
+                lines.extend([x.rstrip() for x in logged[1:]])
+        return "\n".join(lines)
 
 
 def _message_end(text: str, pos: int) -> int:
