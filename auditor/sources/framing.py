@@ -260,7 +260,8 @@ def read_lines(
                 Location(path, line), _reason(exc.__cause__, in_line=True), _excerpt(exc.line)
             )
             continue
-        yield from guarded.skipped(path, offset)
+        if guarded.overlong:  # rare: no generator per line for it
+            yield from guarded.skipped(path, offset)
         yield Record(Location(path, guarded.lineno + offset), value)
     if guarded.error is not None:
         yield _corrupt(path, guarded.lineno + offset + 1, guarded.error)
