@@ -25,7 +25,6 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import orjson
@@ -158,16 +157,6 @@ def _kept(item: object, keep: list[Conversation] | None) -> int:
     return 1
 
 
-def _best(run: Callable[[], object]) -> float:
-    """CPU seconds of the fastest of RUNS runs (CPU time: the machine may be shared)."""
-    times = []
-    for _ in range(RUNS):
-        start = time.process_time()
-        run()
-        times.append(time.process_time() - start)
-    return min(times)
-
-
 def _twin(path: Path, conversations: list[Conversation]) -> Path:
     """The conversations written as OpenAI chat, one a line (`coding_readers.as_openai`)."""
     twin = path.with_name(f"{path.stem}{path.suffix.replace('.', '-')}-as-openai.jsonl")
@@ -185,14 +174,23 @@ def _decode(path: Path) -> None:
         pass
 
 
-def _cost(path: Path, settings: config.Settings) -> tuple[float, float, float]:
-    """CPU seconds to decode the file into records, to read it (decoding, detection and the
-    reader), and to audit it."""
-    return (
-        _best(lambda: _decode(path)),
-        _best(lambda: _read(path)),
-        _best(lambda: engine.audit([str(path)], settings)),
-    )
+def _costs(paths: list[Path], settings: config.Settings) -> dict[Path, tuple[float, ...]]:
+    """CPU seconds to decode each file into records, to read it (decoding, detection and the
+    reader), and to audit it: the fastest of RUNS runs, the files' runs taken in turn so that
+    a machine shared with others slows them alike (CPU time: waiting is not counted)."""
+    best: dict[Path, list[float]] = {p: [float("inf")] * 3 for p in paths}
+    for _ in range(RUNS):
+        for path in paths:
+            for k in range(3):
+                start = time.process_time()
+                if k == 0:
+                    _decode(path)
+                elif k == 1:
+                    _read(path)
+                else:
+                    engine.audit([str(path)], settings)
+                best[path][k] = min(best[path][k], time.process_time() - start)
+    return {p: tuple(t) for p, t in best.items()}
 
 
 def _cut(openai_log: Path, mb: int) -> Path:
@@ -228,7 +226,7 @@ def main(openai_log: Path) -> None:
         f"  {'format':<24}{'seed':<10}{'msgs/MB':>8}{'decode':>8}{'read':>8}{'x/MB':>7}"
         f"{'x same':>8}{'audit':>9}{'x/MB':>7}{'x same':>8}"
     )
-    base: tuple[float, float, float] | None = None
+    openai = rows[0][2]
     above: list[str] = []  # readers that cost more than OpenAI's per MB and on the same transcripts
     per_mb = same_transcripts = 0
     for name, origin, path in rows:
@@ -236,29 +234,31 @@ def main(openai_log: Path) -> None:
         kept: list[Conversation] = []
         _read(path, kept)
         messages = sum(len(c.messages) for c in kept) / size
-        decode, read, audit = _cost(path, settings)
-        if base is None:
-            base = (decode / size, read / size, audit / size)
-            same = (1.0, 1.0)
-        else:
-            _, twin_read, twin_audit = _cost(_twin(path, kept), settings)
-            same = (read / twin_read, audit / twin_audit)
-            if name not in BASELINES:
-                per_mb += read / size <= base[1]
-                same_transcripts += same[0] <= 1.0
-                if read / size > base[1] and same[0] > 1.0:
-                    above.append(f"{name} ({read / size / base[1]:.2f}x, {same[0]:.2f}x)")
+        twin = _twin(path, kept) if path != openai else openai
         del kept
+        # Each reader is timed with the OpenAI chat log and its own twin, in turn: the ratios
+        # are of times taken under the same load.
+        costs = _costs(list(dict.fromkeys((path, openai, twin))), settings)
+        decode, read, audit = (t / size for t in costs[path])
+        base_size = openai.stat().st_size / (1024 * 1024)
+        base = [t / base_size for t in costs[openai]]
+        same = (costs[path][1] / costs[twin][1], costs[path][2] / costs[twin][2])
+        if name not in BASELINES and path != openai:
+            per_mb += read <= base[1]
+            same_transcripts += same[0] <= 1.0
+            if read > base[1] and same[0] > 1.0:
+                above.append(f"{name} ({read / base[1]:.2f}x, {same[0]:.2f}x)")
         print(
-            f"  {name:<24}{origin:<10}{messages:8,.0f}{decode / size * 1000:8.1f}"
-            f"{read / size * 1000:8.1f}{read / size / base[1]:7.2f}{same[0]:8.2f}"
-            f"{audit / size * 1000:9.1f}{audit / size / base[2]:7.2f}{same[1]:8.2f}"
+            f"  {name:<24}{origin:<10}{messages:8,.0f}{decode * 1000:8.1f}"
+            f"{read * 1000:8.1f}{read / base[1]:7.2f}{same[0]:8.2f}"
+            f"{audit * 1000:9.1f}{audit / base[2]:7.2f}{same[1]:8.2f}"
         )
     readers = len([r for r in rows[1:] if r[0] not in BASELINES])
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     print(
         f"  reading costs at most the OpenAI chat log's per MB for {per_mb} of {readers} "
         f"readers, at most the OpenAI reader's on the same transcripts for {same_transcripts}; "
-        f"more on both: {', '.join(above) or 'none'}"
+        f"more on both: {', '.join(above) or 'none'}; load average at the end {load}"
     )
 
 
