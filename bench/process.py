@@ -1,0 +1,96 @@
+"""`audit` as a user runs it: one process (tree), its wall time and peak resident memory.
+
+Every process runs this checkout's `auditor` (PYTHONPATH is set to it), whatever is installed.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+
+def command(*arguments: str) -> list[str]:
+    return [sys.executable, "-m", "auditor", *arguments]
+
+
+def _tree_rss_kb(pid: int) -> int:
+    """Resident memory of a process and all its descendants, from /proc."""
+    total = 0
+    stack = [pid]
+    while stack:
+        p = stack.pop()
+        try:
+            with open(f"/proc/{p}/status") as f:
+                for line in f:
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1])
+            for task in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{task}/children") as f:
+                    stack.extend(int(c) for c in f.read().split())
+        except OSError:
+            continue
+    return total
+
+
+def audit_run(
+    path: Path,
+    jobs: int | str | None,
+    options: tuple[str, ...] = (),
+    output: str = os.devnull,
+    others: tuple[int, ...] = (),
+) -> tuple[float, float]:
+    """Wall time and peak resident memory (MB) of one `audit -f json` process tree, with
+    `options` added, the report written to `output`, and the process trees of `others` (a
+    Dask cluster's, `engine/dask.py`) counted in the memory. `jobs` None leaves `--jobs` to
+    the default."""
+    arguments = [str(path), "-f", "json", "--no-progress", "--exit-zero", "-o", output, *options]
+    if jobs is not None:
+        arguments += ["--jobs", str(jobs)]
+    start = time.perf_counter()
+    child = subprocess.Popen(command(*arguments), env=ENV)
+    peak = 0
+    done = threading.Event()
+
+    def sample() -> None:
+        nonlocal peak
+        while not done.is_set():
+            peak = max(peak, sum(_tree_rss_kb(p) for p in (child.pid, *others)))
+            time.sleep(0.02)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    child.wait()
+    elapsed = time.perf_counter() - start
+    done.set()
+    sampler.join()
+    if child.returncode != 0:
+        raise SystemExit(f"audit exited {child.returncode}")
+    return elapsed, peak / 1024
+
+
+def has_jobs() -> bool:
+    help_text = subprocess.run(command("--help"), capture_output=True, text=True, env=ENV).stdout
+    return "--jobs" in help_text
+
+
+def startup(*arguments: str, times: int = 7) -> float:
+    """The median wall time of `audit ARGUMENTS` (its exit status is not looked at)."""
+    seconds = []
+    for _ in range(times):
+        start = time.perf_counter()
+        subprocess.run(command(*arguments), capture_output=True, env=ENV)
+        seconds.append(time.perf_counter() - start)
+    return statistics.median(seconds)
+
+
+def load() -> str:
+    """The machine's load average over 1, 5 and 15 minutes."""
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
