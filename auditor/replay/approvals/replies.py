@@ -171,19 +171,20 @@ _MOST_OPTIONS = 60
 """A message listing more items is a report, not a choice to make."""
 
 
-def listed(text: str) -> tuple[list[list[Value]], list[Value]]:
-    """The values of each numbered (else bulleted) item of a message, and the values outside
-    any item. An item runs to the next one at its indentation; the last one ends where text
-    at that indentation follows a blank line."""
+def items(text: str) -> tuple[list[str], str] | None:
+    """The text of each numbered (else bulleted) item of a message, and the text outside any
+    item; None when it lists fewer than two items or more than `_MOST_OPTIONS`. An item runs
+    to the next one at its indentation; the last one ends where text at that indentation
+    follows a blank line. Nothing is read for values here."""
     lines = text[: values.TEXT_LIMIT].splitlines()
-    items = [(i, m) for i, line in enumerate(lines) if (m := _ITEM.match(line))]
-    numbered = [item for item in items if item[1]["n"]]
-    marked = [i for i, _ in (numbered if len(numbered) >= 2 else items)]
+    found = [(i, m) for i, line in enumerate(lines) if (m := _ITEM.match(line))]
+    numbered = [item for item in found if item[1]["n"]]
+    marked = [i for i, _ in (numbered if len(numbered) >= 2 else found)]
     top = min((_indent(lines[i]) for i in marked), default=0)
     starts = [i for i in marked if _indent(lines[i]) == top]
     if not 2 <= len(starts) <= _MOST_OPTIONS:
-        return [], values.in_text(text)
-    options, common = [], lines[: starts[0]]
+        return None
+    pieces, common = [], lines[: starts[0]]
     for k, start in enumerate(starts):
         end = starts[k + 1] if k + 1 < len(starts) else len(lines)
         if k + 1 == len(starts):
@@ -192,8 +193,8 @@ def listed(text: str) -> tuple[list[list[Value]], list[Value]]:
                     common += lines[j:end]
                     end = j
                     break
-        options.append(values.in_text("\n".join(lines[start:end])))
-    return options, values.in_text("\n".join(common))
+        pieces.append("\n".join(lines[start:end]))
+    return pieces, "\n".join(common)
 
 
 def _indent(line: str) -> int:

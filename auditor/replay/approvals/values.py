@@ -154,26 +154,38 @@ class Argument:
 def in_text(text: str) -> list[Value]:
     """The values a message names, in order of kind."""
     text = text[:TEXT_LIMIT]
+    digits = _DIGIT.search(text) is not None
     found: list[Value] = []
     found += money_in(text)
-    found += _dates_in(text)
+    found += _dates_in(text, digits)
     payments = payments_in(text)
     found += payments
     flights = _flights_in(text)
     found += [Value("flight", f, f) for f in flights]
-    found += [Value("email", m.group().lower(), m.group()) for m in _EMAIL.finditer(text)]
+    if "@" in text:
+        found += [Value("email", m.group().lower(), m.group()) for m in _EMAIL.finditer(text)]
     numbers = {v.key.rpartition(":")[2] for v in payments}
-    for v in _ids_in(text):
+    for v in _ids_in(text, digits):
         if v.key in numbers or v.key in flights:
             continue
         # `BOH180` may be a flight or a booking: it can match either, and decides neither
         found.append(Value("code", v.key, v.text) if _FLIGHT.fullmatch(v.key) else v)
-    for m in _QUANTITY.finditer(text):
-        n = m["n"].lower()
-        count = NUMBERS.get(n)
-        number = count if count is not None else int(n)
-        found.append(Value("quantity", f"{_noun(m['noun'])}:{number}", m.group()))
+    if digits or _may_count(text):
+        for m in _QUANTITY.finditer(text):
+            n = m["n"].lower()
+            count = NUMBERS.get(n)
+            number = count if count is not None else int(n)
+            found.append(Value("quantity", f"{_noun(m['noun'])}:{number}", m.group()))
     return found
+
+
+def _may_count(text: str) -> bool:
+    """A text without digits may hold a quantity only by a number word (on ASCII text, where
+    `re.I` is plain ASCII case folding; elsewhere it may, and is read)."""
+    if not text.isascii():
+        return True
+    lowered = text.lower()
+    return any(word in lowered for word in NUMBERS)
 
 
 def in_arguments(arguments: Any) -> list[Argument]:
@@ -240,10 +252,13 @@ def decimal_key(value: Decimal) -> str:
     return f"{normal:f}"
 
 
-def _dates_in(text: str) -> Iterator[Value]:
+def _dates_in(text: str, digits: bool = True) -> Iterator[Value]:
+    """The dates a text names; `digits` False says it holds none (spares the patterns of
+    digits only)."""
     lowered = text.lower()
     named = not lowered.isascii() or any(month in lowered for month in _MONTH_HINTS)
-    for pattern in _DATES if named else _DATES_IN_DIGITS:
+    patterns = _DATES if named else _DATES_IN_DIGITS
+    for pattern in patterns if digits else [p for p in patterns if p not in _DATES_IN_DIGITS]:
         for m in pattern.finditer(text):
             before = lowered[max(0, m.start() - 30) : m.start()]
             birth = any(w in before for w in _BIRTH_WORDS)
@@ -355,15 +370,16 @@ def _flights_in(text: str) -> list[str]:
     return list(dict.fromkeys(m.group() for m in codes if m.group().rstrip("0123456789") in named))
 
 
-def _ids_in(text: str) -> Iterator[Value]:
-    if _DIGIT.search(text) is None:
+def _ids_in(text: str, digits: bool) -> Iterator[Value]:
+    if not digits:
         return  # each kind of id holds a digit
     for m in _CODE.finditer(text):
         code = m.group().lstrip("#")
         yield Value("id", code.upper(), m.group())
-    for m in _PREFIXED.finditer(text):
-        if _PAYMENT_ID.fullmatch(m.group()) is None:
-            yield Value("handle", m.group().lower(), m.group())
+    if "_" in text:  # every handle has one
+        for m in _PREFIXED.finditer(text):
+            if _PAYMENT_ID.fullmatch(m.group()) is None:
+                yield Value("handle", m.group().lower(), m.group())
     for m in _NUMBER_ID.finditer(text):
         yield Value("id", m.group(), m.group())
 
