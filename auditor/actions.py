@@ -9,9 +9,10 @@ words name what changed (`bags … added` -> `update_reservation_baggages`).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from functools import lru_cache
+
+from auditor.patterns import lazy
 
 # Participles of actions that change something, by the verb a tool's name would use.
 VERBS = {
@@ -97,7 +98,7 @@ FAMILY = {verb: frozenset(f.split()) for f in _FAMILIES for verb in f.split()}
 added" is done by `create_calendar_event`, "I have sent the invitation" by
 `invite_user_to_slack`."""
 
-_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_WORDS = lazy(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 
 
 @lru_cache(maxsize=4096)  # a log calls a handful of tools, many times each

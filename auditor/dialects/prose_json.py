@@ -8,12 +8,12 @@ language are quotations; a fence that says JSON (or nothing) is a dialect.
 from __future__ import annotations
 
 import bisect
-import re
 
 from auditor.dialects._reading import TextCall
 from auditor.dialects._scan import MAX_CANDIDATES, TextScanner, json_fence
+from auditor.patterns import lazy
 
-_JSON_START = re.compile(r"""[\[{]\s*+["'{\[]""")
+_JSON_START = lazy(r"""[\[{]\s*+["'{\[]""")
 
 
 def calls(scan: TextScanner) -> list[TextCall]:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import re
 from collections.abc import Collection, Iterable
 from dataclasses import replace
 
@@ -18,6 +17,7 @@ from auditor.errors import ConfigError
 from auditor.findings import Finding, Severity, Violation, excerpt, fingerprint, identity
 from auditor.formats import Problem, unreadable
 from auditor.model import Conversation, validate
+from auditor.patterns import lazy
 from auditor.replay import ApprovalOptions, Replay, replay
 from auditor.report import Counts, RunError
 from auditor.rules import BY_CODE, REQUIREMENTS, Rule
@@ -259,7 +259,7 @@ def conversation_key(conversation: Conversation) -> str:
     return "sha256:" + digest.hexdigest()[:20]
 
 
-_INDEX = re.compile(r"/\d+(?=/|$)")
+_INDEX = lazy(r"/\d+(?=/|$)")
 
 
 def _unindexed(pointer: str) -> str:

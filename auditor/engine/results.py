@@ -5,7 +5,6 @@ engine tells a progress display. A leaf of the engine package.
 
 from __future__ import annotations
 
-import re
 from bisect import insort
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
@@ -13,6 +12,7 @@ from typing import IO, Any, Protocol
 
 from auditor import timeline
 from auditor.findings import Finding, fingerprint, identity
+from auditor.patterns import lazy
 from auditor.report import Counts, RunError, Unread
 from auditor.sources import Source
 
@@ -62,7 +62,7 @@ class SourceResult:
 UNREAD_SHOWN = 20
 """IN findings of one kind listed one by one per file; the rest are counted in one finding."""
 UNREAD_SAMPLE = 5
-_NUMBERS = re.compile(r"\d+")
+_NUMBERS = lazy(r"\d+")
 
 
 def shape(message: str) -> str:

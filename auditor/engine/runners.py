@@ -7,9 +7,7 @@ report is the same, byte for byte, whichever runs.
 
 from __future__ import annotations
 
-import multiprocessing
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
 from typing import Protocol
 
 from auditor import sources
@@ -61,6 +59,9 @@ class ProcessPool:
     def results(
         self, planned: Iterator[Planned], settings: Settings, progress: Progress | None
     ) -> Results:
+        import multiprocessing  # here: a run of one job never pays for it
+        from concurrent.futures import ProcessPoolExecutor
+
         items = list(planned)
         parallel = [i for i in items if isinstance(i, sources.Source) and i.path != "-"]
         context = multiprocessing.get_context(

@@ -35,31 +35,32 @@ from auditor.formats._common import (
     unrecorded_draft,
 )
 from auditor.model import Conversation, Location, ToolCall
+from auditor.patterns import lazy
 from auditor.sources import Record
 
 NAME = "aider"
 
-_STARTED = re.compile(rb"(?m)^# aider chat started at \d{4}-\d\d-\d\d")
-_SESSION = re.compile(r"^# aider chat started at (.*)$", re.M)
-_MARKED = re.compile(r"^(####|>)(?: ([^\n]*)|[ \t]*)$", re.M)
+_STARTED = lazy(rb"(?m)^# aider chat started at \d{4}-\d\d-\d\d")
+_SESSION = lazy(r"^# aider chat started at (.*)$", re.M)
+_MARKED = lazy(r"^(####|>)(?: ([^\n]*)|[ \t]*)$", re.M)
 """A user line (`#### …`) or a console line (`> …`), not `>>>>>>> REPLACE`."""
-_LAST_LINE = re.compile(r"^[^\n]*\S  $", re.M)
-_CONSOLE_RUN = re.compile(r"(?:^>(?: [^\n]*)?  (?:\n|\Z))+", re.M)
+_LAST_LINE = lazy(r"^[^\n]*\S  $", re.M)
+_CONSOLE_RUN = lazy(r"(?:^>(?: [^\n]*)?  (?:\n|\Z))+", re.M)
 """Consecutive console lines that each end a message (two trailing spaces)."""
-_SEARCH = re.compile(r"^<{5,9} SEARCH[^\n]*\n", re.M)
-_DIVIDER = re.compile(r"^={5,9}[ \t]*\n", re.M)
-_REPLACE = re.compile(r"^>{5,9} REPLACE[^\n]*$", re.M)
-_FENCE = re.compile(r"^(?:```|~~~|</?source)")
-_APPLIED = re.compile(r"^Applied edit to (.+?)\s*$", re.M)
-_NO_MATCH = re.compile(
+_SEARCH = lazy(r"^<{5,9} SEARCH[^\n]*\n", re.M)
+_DIVIDER = lazy(r"^={5,9}[ \t]*\n", re.M)
+_REPLACE = lazy(r"^>{5,9} REPLACE[^\n]*$", re.M)
+_FENCE = lazy(r"^(?:```|~~~|</?source)")
+_APPLIED = lazy(r"^Applied edit to (.+?)\s*$", re.M)
+_NO_MATCH = lazy(
     r"^## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in (.+)$"
     r"\n<{5,9} SEARCH\n(.*?)^={5,9}",
     re.M | re.S,
 )
-_THINKING = re.compile(r"<(thinking-content-\w+|think)>(.*?)</\1>", re.S)
+_THINKING = lazy(r"<(thinking-content-\w+|think)>(.*?)</\1>", re.S)
 _NOT_CONFORMED = "The LLM did not conform to the edit format."
-_OTHERS = re.compile(r"The other \d+ SEARCH/REPLACE blocks? (?:were|was) applied successfully\.")
-_WHOLE = re.compile(
+_OTHERS = lazy(r"The other \d+ SEARCH/REPLACE blocks? (?:were|was) applied successfully\.")
+_WHOLE = lazy(
     r"^([^\n`]{1,200})\n(?:```|<source>)[^\n]*\n(.*?)^(?:```|</source>)[ \t]*$", re.M | re.S
 )
 

@@ -34,6 +34,7 @@ from auditor.formats._common import (
     unrecorded_draft,
 )
 from auditor.model import Conversation, Location, ToolCall
+from auditor.patterns import lazy
 from auditor.sources import Record
 
 NAME = "cline"
@@ -60,10 +61,10 @@ _SHOWN_OUTPUT = frozenset(
         "webFetch",
     )
 )
-_SECTION = re.compile(r"^\[(\w+)(?: for '(?:[^\n]*)')?\] Result:\n", re.M)
+_SECTION = lazy(r"^\[(\w+)(?: for '(?:[^\n]*)')?\] Result:\n", re.M)
 _END = "\n<environment_details>"
-_FAILED = re.compile(r"The tool execution failed|<error>|The user denied this operation")
-_CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
+_FAILED = lazy(r"The tool execution failed|<error>|The user denied this operation")
+_CAMEL = lazy(r"(?<!^)(?=[A-Z])")
 
 
 def detect(record: Record) -> bool:

@@ -18,13 +18,13 @@ converted back to `tool_calls` there; `raw_response` holds its text form.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from auditor.formats import anthropic, openai
 from auditor.formats._common import MessageDraft, Problem, conversation, freeze, tool_specs
 from auditor.formats._text_actions import TextProtocol, exit_status, function_tags, pair
 from auditor.model import Conversation
+from auditor.patterns import lazy
 from auditor.sources import Record
 
 NAME = "litellm"
@@ -34,7 +34,7 @@ LOG_KEYS = ("kwargs", "context_window", "latency_sec", "cost")
 TEXT_ACTIONS = TextProtocol(
     actions=function_tags,
     runs="first",
-    opening=re.compile(r"EXECUTION RESULT of \[[^\]\n]{1,64}\]:\n?"),
+    opening=lazy(r"EXECUTION RESULT of \[[^\]\n]{1,64}\]:\n?"),
     failed=exit_status(r"\[(?:Command finished|The command completed) with exit code (-?\d+)", 300),
     issued=True,
 )

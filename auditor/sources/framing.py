@@ -10,7 +10,6 @@ from __future__ import annotations
 import gzip
 import io
 import os
-import re
 import sys
 import zlib
 from collections.abc import Callable, Iterable, Iterator
@@ -19,6 +18,7 @@ from typing import IO, cast
 import orjson
 
 from auditor.model import Location
+from auditor.patterns import lazy
 from auditor.sources.events import grouped
 from auditor.sources.kinds import (
     BINARY_HEAD,
@@ -433,7 +433,7 @@ def _read_sniffed(path: str, fp: IO[bytes], limit: int) -> Iterator[Record | Inv
     yield from _text(path, data)
 
 
-_TAGGED_LINE = re.compile(rb"\[[^\[\]{}\"]*\][ \t]*[^\s,\]}]")
+_TAGGED_LINE = lazy(rb"\[[^\[\]{}\"]*\][ \t]*[^\s,\]}]")
 
 
 def _is_json(data: bytes) -> bool:

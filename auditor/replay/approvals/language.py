@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 
 from auditor import actions
 from auditor.model import Conversation, Message
+from auditor.patterns import lazy
 from auditor.replay.approvals import records, replies, values
 from auditor.replay.approvals.drafts import ApprovalDraft, Calls
 from auditor.replay.approvals.options import ApprovalOptions
@@ -43,7 +44,7 @@ if TYPE_CHECKING:
 
 # Without `require_approval`, the tools whose calls a plain-language decision covers.
 
-_MUTATING = re.compile(
+_MUTATING = lazy(
     r"(?:book|cancel|update|modify|change|delete|remove|create|send|pay|refund|purchase|buy"
     r"|order|submit|charge|issue|upgrade|downgrade|edit|exchange|return|reserve)(?:_|$)",
     re.I,
@@ -56,7 +57,7 @@ _VAGUE_NOUNS = frozenset(
 )
 # A question about how to pay ("Which payment method would you like to use?", "how would you
 # like to pay?"): where it was asked, no payment goes without saying.
-_ASKS_PAYMENT = re.compile(
+_ASKS_PAYMENT = lazy(
     r"\b(?:which|what|how|provide|specify|choose|select)\b[^.?!\n]{0,80}"
     r"\b(?:pay|paying|payment|refund(?:ed)?\s+to)\b",
     re.I,

@@ -23,15 +23,16 @@ from typing import Any
 
 import orjson
 
+from auditor.patterns import lazy
 from auditor.replay.approvals.values import Value, payment_id
 
 _LIMIT = 100_000
 """Longer tool results are not read: a record a decision is about is a lookup's answer."""
 _NODES = 20_000
 """JSON containers visited in one result, at most."""
-_ID_KEY = re.compile(r"(?:^|_)id$", re.I)
+_ID_KEY = lazy(r"(?:^|_)id$", re.I)
 _NAME_KEYS = ("name", "title", "product_name")
-_TOKEN = re.compile(r"[a-z0-9]{2,}")
+_TOKEN = lazy(r"[a-z0-9]{2,}")
 
 
 def tokens(text: str) -> frozenset[str]:
