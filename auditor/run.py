@@ -128,14 +128,18 @@ class Outcome:
 
 def audit(invocation: Invocation, chosen: Settings) -> Outcome:
     """Run the engine over the paths, write the baseline if asked, then apply the one given."""
-    from auditor import baseline, engine, sources
+    from auditor import engine, sources
     from auditor.progress import Bar
 
     if invocation.engine == "dask":
         from auditor.engine import dask
 
         dask.require()
-    accepted = baseline.load(invocation.baseline_file) if invocation.baseline_file else None
+    accepted = None
+    if invocation.baseline_file:
+        from auditor import baseline  # here, and below: most runs keep no baseline
+
+        accepted = baseline.load(invocation.baseline_file)
     started = time.perf_counter()
     planned = list(engine.plan(invocation.paths, chosen))
     refuse_to_overwrite(invocation, planned)
@@ -151,11 +155,15 @@ def audit(invocation: Invocation, chosen: Settings) -> Outcome:
         for line in verbose_lines(report):
             stderr(f"audit: {line}")
     if invocation.write_baseline:
+        from auditor import baseline
+
         baseline.write(invocation.write_baseline, report.findings)
         if not invocation.quiet:
             found = plural(len(report.findings), "finding")
             stderr(f"audit: wrote {found} to {invocation.write_baseline}")
     if accepted is not None:
+        from auditor import baseline
+
         report = baseline.apply(report, accepted)
     return Outcome(report, elapsed)
 

@@ -54,7 +54,7 @@ import readers
 import real
 import shapes
 import stages
-from process import audit_run, has_jobs, load, startup
+from process import LAZY, audit_run, has_jobs, imports, load, startup
 
 OUT = Path(__file__).resolve().parent / "out"
 ROOT = Path(__file__).resolve().parent.parent
@@ -361,6 +361,14 @@ def main() -> None:
     print(
         f"start-up: audit EMPTY-FILE {startup(str(empty), '--allow-empty') * 1000:4.0f} ms, "
         f"audit --version {startup('--version') * 1000:4.0f} ms (median of 7)"
+    )
+    by_package, loaded = imports(str(empty), "--allow-empty")
+    top = sorted(by_package.items(), key=lambda kv: -kv[1])[:6]
+    print(
+        f"imports of EMPTY-FILE (python -X importtime, own time by package): "
+        f"{sum(by_package.values()):.0f} ms; "
+        + ", ".join(f"{name} {ms:.0f}" for name, ms in top)
+        + f"; of {', '.join(LAZY)}: {', '.join(loaded) or 'none'} imported"
     )
     print(f"load average at the end: {load()}")
     print(

@@ -94,3 +94,30 @@ def startup(*arguments: str, times: int = 7) -> float:
 def load() -> str:
     """The machine's load average over 1, 5 and 15 minutes."""
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+LAZY = ("typer", "jsonlines", "fsspec", "dask", "distributed", "importlib.metadata", "rich")
+"""Modules an audit of an empty file should not import."""
+
+
+def imports(*arguments: str) -> tuple[dict[str, float], list[str]]:
+    """`python -X importtime -m auditor ARGUMENTS`: the import time (ms, each module's own,
+    summed by top-level package) and which of `LAZY` it imported."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "auditor", *arguments],
+        capture_output=True,
+        text=True,
+        env=ENV,
+    )
+    by_package: dict[str, float] = {}
+    loaded = []
+    for line in done.stderr.splitlines():
+        if not line.startswith("import time:") or "self [us]" in line:
+            continue
+        own, _, name = line[len("import time:") :].split("|")
+        module = name.strip()
+        top = module.split(".")[0]
+        by_package[top] = by_package.get(top, 0.0) + int(own) / 1000
+        if any(module == m or module.startswith(m + ".") for m in LAZY):
+            loaded.append(module)
+    return by_package, sorted({m for m in LAZY for x in loaded if x == m or x.startswith(m + ".")})

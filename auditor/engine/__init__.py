@@ -24,8 +24,9 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
-from auditor import sources, timeline
+from auditor import sources
 from auditor.config import Settings
 from auditor.engine.checker import ConversationChecker, conversation_key
 from auditor.engine.merge import FileMerge, decide, gaps, shown, summarise
@@ -35,6 +36,9 @@ from auditor.engine.runners import Runner, local
 from auditor.engine.source import audit_source
 from auditor.findings import Finding, occurrence
 from auditor.report import Counts, FileSummary, Report, RunError, Unread
+
+if TYPE_CHECKING:
+    from auditor import timeline
 
 __all__ = [
     "UNREAD_SHOWN",

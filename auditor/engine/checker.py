@@ -10,7 +10,6 @@ import hashlib
 from collections.abc import Collection, Iterable
 from dataclasses import replace
 
-from auditor import timeline
 from auditor.config import Settings
 from auditor.engine.results import SourceResult, UnreadGroup, shape
 from auditor.errors import ConfigError
@@ -209,6 +208,8 @@ class ConversationChecker:
         hits = [(f.turn, f.evidence) for f in findings if f.code not in self.ignored]
         if not hits:
             return
+        from auditor import timeline  # here: only an HTML report asks for timelines
+
         # A page without this timeline (it says so) beats no page.
         with contextlib.suppress(Exception):
             self.result.timelines.append(timeline.build(conversation, hits))

@@ -8,13 +8,15 @@ from __future__ import annotations
 from bisect import insort
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
-from typing import IO, Any, Protocol
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
-from auditor import timeline
 from auditor.findings import Finding, fingerprint, identity
 from auditor.patterns import lazy
 from auditor.report import Counts, RunError, Unread
 from auditor.sources import Source
+
+if TYPE_CHECKING:
+    from auditor import timeline
 
 
 class Progress(Protocol):
