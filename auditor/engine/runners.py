@@ -7,6 +7,7 @@ report is the same, byte for byte, whichever runs.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import signal
@@ -86,18 +87,41 @@ class ProcessPool:
             initargs=(settings,),
         )
         try:
-            done = pool.map(_work, parallel)
+            # Futures of our own, not `pool.map`'s: closing its iterator cancels them, and a
+            # cancelled future that Python 3.11's pool then marks broken (the workers ended
+            # below) raises InvalidStateError in its manager thread, a traceback on stderr.
+            with _signals_held():  # a worker forked now starts with the parent's handlers
+                done = iter([pool.submit(_work, source) for source in parallel])
             for item in items:
                 if not isinstance(item, sources.Source):
                     yield item
                 elif item.path == "-":  # stdin belongs to this process
                     yield item, audit_source(item, settings, progress)
                 else:
-                    yield item, next(done)
+                    yield item, next(done).result()
         except BaseException:  # Terminated, KeyboardInterrupt, GeneratorExit: end the workers
             _terminate(pool)
             raise
         pool.shutdown(wait=True)
+
+
+_ENDING = {signal.SIGINT, signal.SIGTERM}
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM held back while workers are forked, delivered after. A child forked
+    with them held keeps them held until its initializer has set its own handlers: a SIGTERM
+    from `_terminate` in between would otherwise run the parent's handler in the child, and
+    its traceback would reach stderr."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _ENDING)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def _terminate(pool: ProcessPoolExecutor) -> None:
@@ -136,6 +160,8 @@ def _start_worker(settings: Settings) -> None:
     # handler the fork inherited, and a Ctrl-C meant for the run is the parent's to handle.
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):  # held by the parent while it forked (`_signals_held`)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _ENDING)
 
 
 def _work(source: sources.Source) -> SourceResult:
