@@ -31,13 +31,17 @@ from typing import Any
 import orjson
 
 from auditor import __version__
+from auditor.atomic import replaced
 from auditor.errors import ConfigError, InputError
 from auditor.findings import Finding, normal_path
 from auditor.report import Report, Stale
+from auditor.sources import os_reason, read_regular
 from auditor.text import dumps
 
 VERSION = 2
 READS = (1, 2)
+MAX_BYTES = 1024 * 1024 * 1024
+"""A baseline larger than this is not read: about three million entries."""
 
 
 def document(findings: Iterable[Finding]) -> dict[str, Any]:
@@ -74,7 +78,7 @@ def write(path: str, findings: Iterable[Finding]) -> dict[str, Any]:
     """Write the baseline of `findings` to `path`; returns what was written."""
     doc = document(findings)
     try:
-        with open(path, "wb") as out:
+        with replaced(path, "wb") as out:
             out.write(dumps(doc, indent=True).encode() + b"\n")
     except OSError as exc:
         reason = (exc.strerror or str(exc)).lower()
@@ -108,11 +112,9 @@ class Baseline:
 def load(path: str) -> Baseline:
     """The baseline at `path`."""
     try:
-        with open(path, "rb") as fp:
-            doc = orjson.loads(fp.read())
+        doc = orjson.loads(read_regular(path, MAX_BYTES))
     except OSError as exc:
-        reason = (exc.strerror or str(exc)).lower()
-        raise InputError(f"cannot read baseline {path}: {reason}") from exc
+        raise InputError(f"cannot read baseline {path}: {os_reason(exc)}") from exc
     except orjson.JSONDecodeError as exc:
         raise ConfigError(f"invalid baseline {path}: not valid JSON: {exc}") from exc
     version = doc.get("version") if isinstance(doc, dict) else None

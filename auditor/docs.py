@@ -44,7 +44,7 @@ PAGES = ("README.md", "docs/rules.md")
 def rule_table(page: str = "README.md") -> str:
     rows = ["| Code | Name | Severity | Reports |", "|---|---|---|---|"]
     for r in RULES:
-        summary = r.summary.replace("|", "\\|")
+        summary = ("*Preview.* " if r.preview else "") + r.summary.replace("|", "\\|")
         link = _relative(f"{RULE_PAGES}/{r.code}.md", page)
         rows.append(f"| [{r.code}]({link}) | `{r.name}` | {r.severity.value} | {summary} |")
     return "\n".join(rows)

@@ -92,6 +92,9 @@ class Violation:
     """Set when the finding holds only if the tools inferred from the whole input file agree:
     what the rule's `resolve(deferred, tools)` needs to decide it once every conversation of
     the file was read (picklable: a worker process may yield it)."""
+    not_examined: bool = False
+    """Not a finding: the rule could not examine part of the conversation, and `message` says
+    why; the engine counts it in the coverage notes (`Report.gaps`), once per conversation."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -62,6 +62,7 @@ def _rules(out: TextIO, as_json: bool, chosen: tuple[Rule, ...] = RULES) -> None
                 "family": r.family,
                 "summary": r.summary,
                 "requires": list(r.requires),
+                "preview": r.preview,
             }
             for r in chosen
         ]
@@ -69,7 +70,8 @@ def _rules(out: TextIO, as_json: bool, chosen: tuple[Rule, ...] = RULES) -> None
         return
     width = max((len(r.name) for r in chosen), default=0)
     for r in chosen:
-        out.write(f"{r.code}  {r.name:<{width}}  {r.severity.value:<7}  {r.summary}\n")
+        summary = f"(preview) {r.summary}" if r.preview else r.summary
+        out.write(f"{r.code}  {r.name:<{width}}  {r.severity.value:<7}  {summary}\n")
 
 
 def formats(out: TextIO) -> None:
@@ -215,6 +217,8 @@ def _unread(item: Unread) -> str:
     """Why a walk did not read a file, before reading it."""
     if item.reason == "hidden":
         return "a hidden directory: name it on the command line to read it"
+    if item.reason == "link":
+        return "a symbolic link out of the path named"
     return f"not a log file type ({item.kind})"
 
 

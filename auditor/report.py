@@ -50,6 +50,9 @@ class Counts:
         )
 
 
+LINK_KIND = "symlinked out of the path named"
+
+
 @dataclass(frozen=True)
 class Unread:
     """A file a directory walk found and did not audit."""
@@ -58,8 +61,9 @@ class Unread:
     reason: str
     """`type` (its name promises no log: `plot.png`), `no log shape` (JSON none of whose
     records is a log: `package.json`), `no transcript` (text of prose: a README), `not a
-    transcript` (a framework's file known to hold none: `detail` says which) or `hidden` (a
-    hidden directory, not entered)."""
+    transcript` (a framework's file known to hold none: `detail` says which) `hidden` (a
+    hidden directory, not entered) or `link` (a symbolic link out of the directory named,
+    not followed)."""
     detail: str = ""
     """What the file was found to be, in words (`--show-files` prints it)."""
 
@@ -75,6 +79,8 @@ class Unread:
             return "hidden directories (name one to read it)"
         if self.reason == "not a transcript":
             return f"{self.detail} (no transcript)"
+        if self.reason == "link":
+            return LINK_KIND
         return "text of no transcript" if self.reason == "no transcript" else "JSON of no log shape"
 
 
@@ -273,11 +279,14 @@ class Report:
         parts = []
         for kind, n in sorted(kinds.items(), key=lambda item: (-item[1], item[0])):
             part = f"{n:,} {kind}"
-            if not kind.startswith("*") and ("no " in kind or kind.startswith("hidden")):
+            if kind == LINK_KIND or (
+                not kind.startswith("*") and ("no " in kind or kind.startswith("hidden"))
+            ):
                 named = [u.path for u in self.unread if u.kind == kind]
                 part += f" ({', '.join(named[:3])}{', …' if len(named) > 3 else ''})"
             parts.append(part)
-        return f"skipped {plural(len(self.unread), 'file')}: {', '.join(parts)}"
+        advice = " (--follow-links follows links)" if LINK_KIND in kinds else ""
+        return f"skipped {plural(len(self.unread), 'file')}: {', '.join(parts)}{advice}"
 
     def coverage_notes(self, verbose: bool = True) -> list[str]:
         """Coverage in words, one line per reason a rule could not examine conversations

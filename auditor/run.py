@@ -16,7 +16,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, TextIO, cast
 
 from auditor.config import Settings
 from auditor.errors import AuditorError, ConfigError
@@ -57,6 +57,8 @@ class Invocation:
     respect_gitignore: bool | None = None
     force_exclude: bool = False
     """`--force-exclude`: named files are read only when a directory walk would read them."""
+    follow_links: bool = False
+    """`--follow-links`: walk symbolic links out of the directories named."""
     fail_on: str | None = None
     exit_zero: bool = False
     allow_empty: bool = False
@@ -115,6 +117,7 @@ def _build(invocation: Invocation, file: FileConfig | None) -> Settings:
         force_exclude=invocation.force_exclude,
         file=file,
         tools=invocation.tools,
+        follow_links=invocation.follow_links,
     )
 
 
@@ -191,7 +194,11 @@ def verbose_lines(report: Report) -> list[str]:
             f"{f.path}: {formats}; {plural(f.records, 'record')}, "
             f"{plural(f.conversations, 'conversation')}, {plural(f.findings, 'finding')}"
         )
-    why = {"type": "not a log file type", "no log shape": "JSON of no log shape"}
+    why = {
+        "type": "not a log file type",
+        "no log shape": "JSON of no log shape",
+        "link": "a symbolic link out of the path named, not followed (--follow-links)",
+    }
     lines.extend(f"{u.path}: skipped, {why.get(u.reason, u.reason)}" for u in report.unread)
     return lines
 
@@ -305,9 +312,11 @@ def emit(path: str | None, when: str, write_to: Callable[[TextIO, bool], None]) 
         except BrokenPipeError:  # `audit … | head`: the reader has what it wanted
             silence_stdout()
         return
+    from auditor.atomic import replaced
+
     try:
-        with open(path, "w", encoding="utf-8", newline="\n") as out:
-            write_to(out, when == "always")
+        with replaced(path) as file:
+            write_to(cast(TextIO, file), when == "always")
     except OSError as exc:
         raise AuditorError(f"cannot write {path}: {exc.strerror or exc}") from exc
 

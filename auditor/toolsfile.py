@@ -26,6 +26,7 @@ import orjson
 from auditor.errors import ConfigError
 from auditor.formats import tool_specs
 from auditor.model import ToolSpec
+from auditor.sources import os_reason, read_regular
 
 _LIMIT = 64 * 1024 * 1024
 """A tool declaration file is small; a larger one is not what the user meant to pass."""
@@ -35,12 +36,9 @@ def read(path: str | Path, origin: str = "--tools") -> tuple[ToolSpec, ...]:
     """The tools declared in `path`; ConfigError naming the file and what is wrong with it."""
     where = f"{origin} {path}"
     try:
-        with open(path, "rb") as fp:
-            data = fp.read(_LIMIT + 1)
+        data = read_regular(path, _LIMIT)
     except OSError as exc:
-        raise ConfigError(f"cannot read {where}: {(exc.strerror or str(exc)).lower()}") from exc
-    if len(data) > _LIMIT:
-        raise ConfigError(f"invalid {where}: larger than {_LIMIT // (1024 * 1024)} MiB")
+        raise ConfigError(f"cannot read {where}: {os_reason(exc)}") from exc
     found: dict[str, ToolSpec] = {}
     for value in _values(data, where):
         for spec in _declared(value):

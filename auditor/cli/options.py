@@ -142,6 +142,16 @@ NoGitignoreOption = Annotated[
         rich_help_panel=PANEL_FILES,
     ),
 ]
+FollowLinksOption = Annotated[
+    bool,
+    typer.Option(
+        "--follow-links",
+        metavar=FLAG,
+        help="Follow symbolic links whose target lies outside the directory named, and HTTP "
+        "redirects to another URL (never links into /proc, /sys or /dev).",
+        rich_help_panel=PANEL_FILES,
+    ),
+]
 ForceExcludeOption = Annotated[
     bool,
     typer.Option(

@@ -4,7 +4,6 @@ one, and the parsed options as the run's typed `Invocation`. Shared by the typer
 
 from __future__ import annotations
 
-import os
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
@@ -74,7 +73,9 @@ def parse_outputs(formats: list[str] | None, output: str | None) -> tuple[Output
 def parse_jobs(value: str) -> int:
     """`--jobs`: a number of processes, or `auto` for one per core."""
     if value.strip().lower() == "auto":
-        return os.cpu_count() or 1
+        from auditor.engine.runners import cpus
+
+        return cpus()
     try:
         jobs = int(value)
     except ValueError:
@@ -100,6 +101,7 @@ def invocation(o: dict[str, Any]) -> Invocation:
         extend_ignore=tuple(o["extend_ignore"] or ()),
         exclude=tuple(o["exclude"] or ()),
         respect_gitignore=False if o["no_respect_gitignore"] else None,
+        follow_links=o["follow_links"],
         force_exclude=o["force_exclude"],
         fail_on=o["fail_on"].value if o["fail_on"] is not None else None,
         exit_zero=o["exit_zero"],

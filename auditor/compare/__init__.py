@@ -16,6 +16,7 @@ without bound.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 from collections import Counter
@@ -29,6 +30,7 @@ from auditor import __version__
 from auditor import rules as registry
 from auditor.errors import ConfigError, InputError
 from auditor.report import Report
+from auditor.text import safe
 
 CONFIG_KEY = "fail-on-increase"
 
@@ -49,6 +51,20 @@ class Run:
     """The auditor version that wrote the report (None: unknown)."""
     per_conversation: bool = True
     """False for a `--statistics` report: counts per rule only."""
+    counted: Mapping[str, int] | None = None
+    """Findings per code, as a `--statistics` report states them (never one tuple each: a
+    count may say 300,000,000); None to count `findings`."""
+
+    @functools.cached_property
+    def tally(self) -> Counter[str]:
+        """Findings per code."""
+        if self.counted is not None:
+            return Counter(self.counted)
+        return Counter(code for code, _ in self.findings)
+
+    @property
+    def total(self) -> int:
+        return sum(self.tally.values())
 
 
 @dataclass(frozen=True)
@@ -141,24 +157,57 @@ def load(arg: str, audit: Callable[[str], Report]) -> Run:
     return from_document(arg, document)
 
 
+REPORT_BYTES = 1024 * 1024 * 1024
+"""A report larger than this is not read as one."""
+
+
 def _report_document(path: str) -> dict[str, Any] | None:
-    """The parsed report when `path` is an auditor JSON report, else None (a log to audit)."""
+    """The parsed report when `path` is an auditor JSON report, else None (a log to audit).
+    A document that says it is one (`tool.name`) must be one: InputError when it breaks the
+    report's schema (`auditor/report.schema.json`)."""
+    from auditor.sources import read_regular
+
     if path == "-" or not path.endswith(".json") or not os.path.isfile(path):
         return None
     try:
         with open(path, "rb") as fp:
             head = fp.read(4096)
-            if b'"auditor"' not in head:  # `tool.name` comes second in a report
-                return None  # a log: not worth parsing twice
-            data = orjson.loads(head + fp.read())
+        if b'"auditor"' not in head:  # `tool.name` comes second in a report
+            return None  # a log: not worth parsing twice
+        data = orjson.loads(read_regular(path, REPORT_BYTES))
     except (OSError, orjson.JSONDecodeError):
         return None
     tool = data.get("tool") if isinstance(data, dict) else None
     if not isinstance(tool, dict) or tool.get("name") != "auditor":
         return None
-    if not isinstance(data.get("findings", data.get("statistics")), list):
-        return None
+    problem = schema_problem(data)
+    if problem is not None:
+        raise InputError(f"{path}: not an auditor report: {problem}")
     return data
+
+
+SCHEMA = os.path.join(os.path.dirname(os.path.dirname(__file__)), "report.schema.json")
+"""The JSON Schema of `-f json` reports, published with the package."""
+
+
+@functools.cache
+def _validator() -> Any:
+    from jsonschema import Draft202012Validator
+
+    with open(SCHEMA, "rb") as fp:
+        return Draft202012Validator(orjson.loads(fp.read()))
+
+
+def schema_problem(document: Any) -> str | None:
+    """What makes `document` break the report schema, in one line; None when nothing does."""
+    from jsonschema.exceptions import best_match
+
+    error = best_match(_validator().iter_errors(document))
+    if error is None:
+        return None
+    where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
+    said = error.message if len(error.message) <= 120 else error.message[:119] + "…"
+    return f"{where.lstrip('.') or 'the document'}: {said}"
 
 
 def from_report(label: str, report: Report) -> Run:
@@ -180,24 +229,26 @@ def from_document(label: str, data: dict[str, Any]) -> Run:
         raise InputError(f"{label}: the report has no conversation count (summary.conversations)")
     names: dict[str, str] = {}
     findings: list[tuple[str, str | None]] = []
+    counted: Counter[str] | None = None
     per_conversation = isinstance(data.get("findings"), list)
     for item in data.get("findings") or data.get("statistics") or []:
         if not isinstance(item, dict) or not isinstance(item.get("code"), str):
             continue
-        code = item["code"]
+        code = safe(item["code"])  # every text of a report is escaped as it is read
         if isinstance(item.get("name"), str):
-            names.setdefault(code, item["name"])
+            names.setdefault(code, safe(item["name"]))
         if per_conversation:
             cid = item.get("conversation")
-            findings.append((code, cid if isinstance(cid, str) else None))
+            findings.append((code, safe(cid) if isinstance(cid, str) else None))
         else:
             count = item.get("count")
+            counted = counted if counted is not None else Counter()
             if isinstance(count, int) and count > 0:
-                findings.extend([(code, None)] * count)
+                counted[code] += count
     tool = data.get("tool") or {}
-    version = version if isinstance(version := tool.get("version"), str) else None
+    version = safe(tool["version"]) if isinstance(tool.get("version"), str) else None
     return Run(label, conversations, tuple(findings), _rules_of(data), names, version,
-               per_conversation)  # fmt: skip
+               per_conversation, counted)  # fmt: skip
 
 
 def _rules_of(data: dict[str, Any]) -> frozenset[str] | None:
@@ -211,6 +262,7 @@ def _rules_of(data: dict[str, Any]) -> frozenset[str] | None:
         for code in family.get("rules") or []
         if isinstance(code, str)
     ]
+    codes = [safe(code) for code in codes]
     return frozenset(codes)
 
 
@@ -226,7 +278,7 @@ def compare(base: Run, new: Run, limits: Mapping[str, float] | None = None) -> C
     elif known:
         common = known[0]
     else:
-        common = frozenset(c for c, _ in base.findings + new.findings)
+        common = frozenset(base.tally) | frozenset(new.tally)
     for run, name in ((base, "BASE"), (new, "NEW")):
         if run.rules is None:
             notes.append(f"{name} does not say which rules ran: its findings are taken as is")
@@ -238,14 +290,14 @@ def compare(base: Run, new: Run, limits: Mapping[str, float] | None = None) -> C
     only_base = tuple(sorted((base.rules or frozenset()) - common)) if base.rules else ()
     only_new = tuple(sorted((new.rules or frozenset()) - common)) if new.rules else ()
     left_out = (
-        sum(1 for c, _ in base.findings if c not in common),
-        sum(1 for c, _ in new.findings if c not in common),
+        sum(n for c, n in base.tally.items() if c not in common),
+        sum(n for c, n in new.tally.items() if c not in common),
     )
     rows, quiet = _rows(base, new, common)
     matched, changed = _conversations(base, new, common)
     if not (base.per_conversation and new.per_conversation):
         notes.append("a --statistics report has no conversations: only rates are compared")
-    elif changed and not matched and base.findings and new.findings:
+    elif changed and not matched and base.total and new.total:
         notes.append(
             "no conversation id has findings in both runs: if the two runs name the same "
             "conversations differently, the gained and lost lists pair nothing"
@@ -274,8 +326,8 @@ def _rate(count: int, conversations: int) -> float | None:
 
 
 def _rows(base: Run, new: Run, common: frozenset[str]) -> tuple[list[RuleRow], int]:
-    b = Counter(c for c, _ in base.findings if c in common)
-    n = Counter(c for c, _ in new.findings if c in common)
+    b = Counter({c: k for c, k in base.tally.items() if c in common})
+    n = Counter({c: k for c, k in new.tally.items() if c in common})
     codes = sorted(set(b) | set(n))
     rows = [
         RuleRow(
@@ -319,9 +371,7 @@ def _limits_by_code(
 ) -> dict[str, tuple[float, bool]]:
     """Selectors (codes, prefixes, names, ALL) -> (percent, named exactly) by code; the
     narrowest selector wins. A code of another auditor version's report counts as known."""
-    seen = (
-        {c for c, _ in base.findings + new.findings} | (base.rules or set()) | (new.rules or set())
-    )
+    seen = set(base.tally) | set(new.tally) | (base.rules or set()) | (new.rules or set())
     known = seen | set(registry.BY_CODE)
     chosen: list[tuple[int, str, float, bool]] = []
     for selector, percent in limits.items():

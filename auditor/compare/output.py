@@ -8,7 +8,7 @@ from typing import Any, TextIO
 
 from auditor import __version__
 from auditor.compare import Comparison, Limit, Run
-from auditor.text import plural
+from auditor.text import plural, safe
 
 SCHEMA_VERSION = 1
 
@@ -43,7 +43,7 @@ def document(c: Comparison) -> dict[str, Any]:
             "label": run.label,
             "auditor_version": run.version,
             "conversations": run.conversations,
-            "findings": len(run.findings),
+            "findings": run.total,
         }
 
     def rounded(value: float | None) -> float | None:
@@ -161,19 +161,18 @@ def _left_out_lines(c: Comparison) -> list[str]:
 
 
 def write_text(c: Comparison, out: TextIO, quiet: bool = False) -> None:
-    out.writelines(line.rstrip() + "\n" for line in text_lines(c, quiet))
+    # Every line escaped once more: what came from a report never reaches a terminal raw.
+    out.writelines(safe(line.rstrip()) + "\n" for line in text_lines(c, quiet))
 
 
 def text_lines(c: Comparison, quiet: bool = False) -> list[str]:
     """The comparison as aligned text; labels and ids from the reports are escaped."""
-    from auditor.text import safe
-
     lines = []
     if not quiet:
         for name, run in (("BASE", c.base), ("NEW ", c.new)):
             lines.append(
                 f"{name} {safe(run.label)}: {run.conversations:,} conversations, "
-                f"{plural(len(run.findings), 'finding')}"
+                f"{plural(run.total, 'finding')}"
                 + (f" (auditor {safe(run.version)})" if run.version else "")
             )
         lines.append("")

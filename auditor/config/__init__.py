@@ -81,6 +81,11 @@ class Settings:
     force_exclude: bool = False
     """Files named on the command line are read only when a directory walk would read them
     (`--force-exclude`, as ruff's: what the pre-commit hook passes)."""
+    read_timeout: float = 60.0
+    """Seconds an HTTP(S) server may stay silent before a URL is given up on (`read-timeout`)."""
+    follow_links: bool = False
+    """A walk follows symbolic links out of the directory named (`--follow-links`; never into
+    /proc, /sys or /dev)."""
     per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
     """(glob, rule codes) pairs: findings of those rules in matching files are dropped."""
     config_file: str | None = None
@@ -151,6 +156,7 @@ def build(
     force_exclude: bool = False,
     file: FileConfig | None = None,
     tools: str | None = None,
+    follow_links: bool = False,
 ) -> Settings:
     """Settings from the configuration file and the command line, which wins.
 
@@ -209,6 +215,8 @@ def build(
             for option in values.get(table, {}):
                 origins[f"{table}.{option}"] = file.name
     origin("tools", bool(tools))
+    origin("read-timeout", False)
+    origins["follow-links"] = "command line" if follow_links else "default"
     return Settings(
         rules=rules,
         fail_on=None if level == "never" else Severity(level),
@@ -220,10 +228,12 @@ def build(
         extend_exclude=tuple(e for e in exclude or () if e.strip()),
         respect_gitignore=gitignore if respect_gitignore is None else respect_gitignore,
         force_exclude=force_exclude,
+        follow_links=follow_links,
         per_file_ignores=_per_file_ignores(file) if file is not None else (),
         config_file=file.name if file is not None else None,
         origins=origins,
         max_record_bytes=_record_limit(file),
+        read_timeout=_read_timeout(file),
         tools=_tools(tools, file, values),
         formats=declared,
     )
@@ -288,13 +298,14 @@ def _selection(
         # As in ruff, the command line's --select starts the selection over.
         enabled = _codes(cli_select)
     else:
-        enabled = _codes(file_select or ["ALL"]) - _codes(file_ignore)
-    enabled = (enabled | _codes(added)) - _codes(removed)
+        enabled = _codes(file_select or ["ALL"]) - _codes(file_ignore, preview=True)
+    enabled = (enabled | _codes(added)) - _codes(removed, preview=True)
     return registry.select(sorted(enabled))
 
 
-def _codes(selectors: Iterable[str]) -> set[str]:
-    return {rule.code for selector in selectors for rule in registry.matching(selector)}
+def _codes(selectors: Iterable[str], preview: bool = False) -> set[str]:
+    """The codes the selectors name; rules in preview only by code or name, unless `preview`."""
+    return {r.code for selector in selectors for r in registry.matching(selector, preview)}
 
 
 def _in_file(file: FileConfig, key: str, check: Any, *args: Any, sub: str | None = None) -> Any:
@@ -323,19 +334,39 @@ def _per_file_ignores(file: FileConfig) -> tuple[tuple[str, frozenset[str]], ...
         codes: set[str] = set()
         for selector in selectors:
             _in_file(file, glob, registry.check_ignorable, selector, sub="per-file-ignores")
-            matched = _in_file(file, glob, registry.matching, selector, sub="per-file-ignores")
+            matched = _in_file(
+                file, glob, registry.matching, selector, True, sub="per-file-ignores"
+            )
             codes.update(rule.code for rule in matched)
         entries.append((glob, frozenset(codes)))
     return tuple(entries)
+
+
+MAX_RECORD_MB = 4096
+"""The most `max-record-mb` may raise the bound to: a read reserves that much memory at once,
+and 64 GiB already fails on a 24 GiB machine (2**63 overflowed)."""
 
 
 def _record_limit(file: FileConfig | None) -> int:
     value = file.values.get("max-record-mb") if file is not None else None
     if value is None:
         return MAX_RECORD_BYTES
-    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        raise file.error(f"max-record-mb must be an integer >= 1, got {shown_value(value)}")  # type: ignore[union-attr]
+    if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= MAX_RECORD_MB:
+        raise file.error(  # type: ignore[union-attr]
+            f"max-record-mb must be an integer from 1 to {MAX_RECORD_MB}, got {shown_value(value)}"
+        )
     return value * 1024 * 1024
+
+
+def _read_timeout(file: FileConfig | None) -> float:
+    if file is None or file.values.get("read-timeout") is None:
+        return Settings.read_timeout
+    value = file.values["read-timeout"]
+    if not isinstance(value, int | float) or isinstance(value, bool) or not 0 < value <= 86400:
+        raise file.error(
+            f"read-timeout must be seconds, above 0 and at most 86400: {shown_value(value)}"
+        )
+    return float(value)
 
 
 def _strings(file: FileConfig | None, values: Mapping[str, Any], key: str) -> list[str]:

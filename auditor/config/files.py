@@ -18,7 +18,7 @@ from typing import Any
 
 from auditor.errors import ConfigError
 from auditor.rules import FAMILIES
-from auditor.sources import is_url
+from auditor.sources import is_url, os_reason, read_regular
 
 PYPROJECT = "pyproject.toml"
 STANDALONE = (".auditor.toml", "auditor.toml")
@@ -35,6 +35,7 @@ KEYS = (
     "respect-gitignore",
     "max-record-mb",
     "tools",
+    "read-timeout",
     "fail-on-increase",
 )
 """`fail-on-increase` is read by `audit compare` (`auditor.compare.config_limits`)."""
@@ -124,15 +125,19 @@ def _tool_table(document: dict[str, Any]) -> Any:
     return tool.get("auditor") if isinstance(tool, dict) else None
 
 
+CONFIG_BYTES = 16 * 1024 * 1024
+"""A configuration file larger than this is not read (a pyproject.toml holds a few KB)."""
+
+
 def _parse(path: Path) -> dict[str, Any]:
     import tomllib  # here: a run without a configuration file never pays for it
 
     try:
-        with open(path, "rb") as fp:
-            return tomllib.load(fp)
+        return tomllib.loads(read_regular(path, CONFIG_BYTES).decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"invalid config in {shown(path)}: not valid UTF-8: {exc}") from exc
     except OSError as exc:
-        reason = (exc.strerror or str(exc)).lower()
-        raise ConfigError(f"cannot read config {path}: {reason}") from exc
+        raise ConfigError(f"cannot read config {path}: {os_reason(exc)}") from exc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"invalid config in {shown(path)}: not valid TOML: {exc}") from exc
     except RecursionError as exc:  # tomllib recurses once per level of nesting

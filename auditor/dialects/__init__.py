@@ -11,17 +11,18 @@ rules only decide. `read(text, tool_names)` returns a `Reading`:
   the span: JSON (`{"name", "arguments"}`, `{"function": {…}}`, flat `{"tool": NAME, …}`,
   `{"action", "action_input"}`, arrays and fenced blocks of those), Hermes/Qwen `<tool_call>`,
   Mistral `[TOOL_CALLS]`, Llama `<function=NAME>` and `<|python_tag|>`, harmony
-  `to=functions.NAME … <|call|>`, Kimi K2 `<|tool_call_begin|>`, and ReAct `Action:`. Where
-  tools are declared a name must be one of them; where none are, only strong structure counts
-  (a name with its arguments, or special tokens around it).
+  `to=functions.NAME … <|call|>`, Kimi K2 `<|tool_call_begin|>`, pythonic call lists
+  (`[get_x(a=1)]`, bare or after `<function-call>` or `<|python_start|>`), and ReAct
+  `Action:`. Where tools are declared a name must be one of them; where none are, only strong
+  structure counts (a name with its arguments, or special tokens around it).
 - `frames`: harmony frames (`<|start|>author<|channel|>…<|message|>body<|end|>`).
 - `tokens`: chat-template control tokens, each flagged when it sits inside backticks.
 - `blocks`: `<tool_call>` and `<tool_response>` blocks.
 
 Each dialect is one module of this package, read in this order (a later one skips what an
 earlier one took): `tokens`, `harmony`, `function_tag`, `hermes`, `mistral`, `python_tag`,
-`kimi`, `react`, `prose_json`; `_scan` is the scanner they share and `_reading` the data they
-return.
+`kimi`, `pythonic`, `react`, `prose_json`; `_scan` is the scanner they share and `_reading`
+the data they return.
 
 Whether something is a call is decided from structure: a strict JSON parse, or for malformed
 JSON a literal `"name": "…"` in the raw text. json-repair (imported lazily, handed at most
@@ -42,6 +43,7 @@ from auditor.dialects import (
     mistral,
     prose_json,
     python_tag,
+    pythonic,
     react,
     tokens,
 )
@@ -152,6 +154,7 @@ def read(text: str, names: frozenset[str] | None = None) -> Reading:
     calls += mistral.calls(scan, marks)
     calls += python_tag.calls(scan, marks)
     calls += kimi.calls(scan, marks)
+    calls += pythonic.calls(scan, marks)
     segments = react.segments(scan)
     steps = react.steps(segments)
     calls += react.calls(scan, steps)

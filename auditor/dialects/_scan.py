@@ -255,9 +255,9 @@ def _call_shape(
         return None  # a tool declaration quoted in the text, not a call
     if isinstance(item.get("tool"), str) or isinstance(item.get("tool_name"), str):
         key = "tool" if isinstance(item.get("tool"), str) else "tool_name"
-        if names is None and not strong:
-            return None  # a flat object names its tool only where tools are declared
         explicit = next((k for k in _ARG_KEYS if k in item), None)
+        if names is None and not strong and not isinstance(item.get(explicit or ""), dict):
+            return None  # a flat object names its tool only where tools are declared
         if explicit is not None:
             arguments = item[explicit]
         else:

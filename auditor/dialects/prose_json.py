@@ -2,18 +2,29 @@
 flat `{"tool": NAME, …}`, `{"action", "action_input"}`, and arrays of those.
 
 Read last, outside every span the other dialects took. Inline code and fences of another
-language are quotations; a fence that says JSON (or nothing) is a dialect.
+language are quotations; a fence that says JSON (or nothing) is a dialect. JSON that the words
+before it in its paragraph present as an example or a format ("for example", "the request
+looks like", "the payload is in this format:") is an explanation of an API, not a call.
 """
 
 from __future__ import annotations
 
 import bisect
+import re
 
 from auditor.dialects._reading import TextCall
 from auditor.dialects._scan import MAX_CANDIDATES, TextScanner, json_fence
 from auditor.patterns import lazy
 
 _JSON_START = lazy(r"""[\[{]\s*+["'{\[]""")
+_EXPLAINS = lazy(
+    r"\b(?:for example|for instance|e\.g\.|examples?|like this|looks? like|such as|formats?"
+    r"|formatted|schema|payload|request body|syntax|structure|would look|should look"
+    r"|you (?:can|could|would|should) (?:send|call|use|write|pass))\b",
+    re.I,
+)
+_LOOK_BACK = 200
+"""Characters before a JSON value read for words that present it as an example."""
 
 
 def calls(scan: TextScanner) -> list[TextCall]:
@@ -37,5 +48,13 @@ def calls(scan: TextScanner) -> list[TextCall]:
             resume = code[1]  # inline code, or a fence of another language
             continue
         found, resume = scan.json_calls(start, len(scan.text), False, None, "json")
+        if found and _explained(scan.text, start):
+            continue
         calls += found
     return calls
+
+
+def _explained(text: str, start: int) -> bool:
+    """The words before the JSON in its paragraph present it as an example or a format."""
+    since = max(start - _LOOK_BACK, text.rfind("\n\n", 0, start) + 1, 0)
+    return _EXPLAINS.search(text, since, start) is not None

@@ -21,6 +21,7 @@ conversation.
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import replace
@@ -129,24 +130,26 @@ def audit_plan(
         if rest is not None and file.source is not None:
             take(file.source, rest, True)
 
-    for item in runner.results(iter(planned), settings, progress):
-        if isinstance(item, RunError):
-            errors.append(item)
-            continue
-        if isinstance(item, Counts):
-            counts += item
-            continue
-        if isinstance(item, Unread):
-            unread.append(item)
-            continue
-        source, result = item
-        if source.path != file.path or source.span is None or source.span.start == 0:
-            close(file)
-            file = FileMerge(settings, source)
-        if progress is not None:
-            progress.finished(source, result.counts.conversations, len(result.findings))
-        file.add(result)
-        take(source, result, source.span is not None and source.span.start > 0)
+    # Closed however the loop ends, so a runner's workers end with it (`runners.ProcessPool`).
+    with contextlib.closing(runner.results(iter(planned), settings, progress)) as results:
+        for item in results:
+            if isinstance(item, RunError):
+                errors.append(item)
+                continue
+            if isinstance(item, Counts):
+                counts += item
+                continue
+            if isinstance(item, Unread):
+                unread.append(item)
+                continue
+            source, result = item
+            if source.path != file.path or source.span is None or source.span.start == 0:
+                close(file)
+                file = FileMerge(settings, source)
+            if progress is not None:
+                progress.finished(source, result.counts.conversations, len(result.findings))
+            file.add(result)
+            take(source, result, source.span is not None and source.span.start > 0)
     close(file)
     findings = decide(findings, tooled, skipped, settings)
     findings.sort(key=Finding.sort_key)

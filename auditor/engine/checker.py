@@ -181,7 +181,13 @@ class ConversationChecker:
             try:
                 if screen is not None and not screen(rep, options):
                     continue  # it cannot fire here: most conversations, most rules
+                gaps: set[str] = set()
                 for violation in rule.check(rep, options):  # type: ignore[misc]
+                    if violation.not_examined:
+                        if violation.message not in gaps:  # once per conversation
+                            gaps.add(violation.message)
+                            result.skipped[(rule.code, violation.message)] += 1
+                        continue
                     if key is None:
                         key = conversation_key(conversation)
                     finding = self._finding(rule, violation, conversation.id, key)

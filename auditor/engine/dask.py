@@ -42,7 +42,7 @@ from auditor import sources
 from auditor.config import Settings
 from auditor.engine.plan import Planned
 from auditor.engine.results import Progress, SourceResult
-from auditor.engine.runners import Results
+from auditor.engine.runners import Results, cpus
 from auditor.engine.source import audit_source
 from auditor.errors import AuditorError
 from auditor.progress import size_of as progress_size
@@ -90,7 +90,7 @@ def connect(scheduler: str | None, jobs: int) -> Iterator[Client]:
         with (
             dask.config.set(QUIET_WORKERS),
             LocalCluster(
-                n_workers=max(jobs, 1),
+                n_workers=max(min(jobs, cpus()), 1),  # `-j 1000` starts no 1,000 workers
                 threads_per_worker=1,
                 processes=True,
                 dashboard_address=":0",

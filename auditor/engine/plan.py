@@ -21,19 +21,45 @@ def plan(paths: Iterable[str], settings: Settings) -> Iterator[Planned]:
     excluded and gitignored ones, and the files of other types a walk found. Nothing is read
     yet."""
     exclude = settings.excluder()
-    for item in sources.discover(
-        paths, exclude, gitignore=settings.respect_gitignore, force_exclude=settings.force_exclude
-    ):
+    read_urls_as(settings)
+    found = sources.discover(
+        paths,
+        exclude,
+        gitignore=settings.respect_gitignore,
+        force_exclude=settings.force_exclude,
+        follow_links=settings.follow_links,
+    )
+    for item in found:
         if isinstance(item, sources.PathError):
-            yield RunError("path", f"{item.path}: {item.reason}", item.path)
+            yield RunError("path", f"{_shown(item.path)}: {item.reason}", item.path)
         elif isinstance(item, sources.Excluded):
             yield Counts(excluded=1)
         elif isinstance(item, sources.Ignored):
             yield Counts(gitignored=1)
         elif isinstance(item, sources.Skipped):
             yield Unread(item.path, item.reason)
+        elif isinstance(item, sources.Linked):
+            yield Unread(item.path, "link")
         else:
             yield item
+
+
+SHOWN_PATH = 240
+"""A path longer than this (a tree past PATH_MAX) is cut in the middle in an error line."""
+
+
+def _shown(path: str) -> str:
+    if len(path) <= SHOWN_PATH:
+        return path
+    half = SHOWN_PATH // 2
+    return f"{path[:half]}…{path[-half:]}"
+
+
+def read_urls_as(settings: Settings) -> None:
+    """URLs in this process are read as the settings say (`remote.configure`), when any is."""
+    from auditor.sources import remote
+
+    remote.configure(settings.read_timeout, settings.follow_links)
 
 
 def cut_for_jobs(planned: Iterable[Planned], settings: Settings, jobs: int) -> Iterator[Planned]:
@@ -54,7 +80,11 @@ def spans(source: sources.Source, settings: Settings, jobs: int) -> list[sources
         return parts
     reader = FileReader(settings.input_format, declared=settings.formats)
     for i, part in enumerate(parts):
-        first = next(iter(sources.read(part, limit=settings.max_record_bytes)), None)
+        try:
+            first = next(iter(sources.read(part, limit=settings.max_record_bytes)), None)
+        except OSError:
+            return [source]  # reading it whole reports the error
+
         if not isinstance(first, sources.Record):
             continue
         if grouped(reader, first):

@@ -7,8 +7,11 @@ report is the same, byte for byte, whichever runs.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Protocol
+import contextlib
+import os
+import signal
+from collections.abc import Generator, Iterator
+from typing import TYPE_CHECKING, Protocol
 
 from auditor import sources
 from auditor.config import Settings
@@ -17,8 +20,12 @@ from auditor.engine.results import Progress, SourceResult
 from auditor.engine.source import audit_source
 from auditor.report import Counts, RunError, Unread
 
-Results = Iterator[RunError | Counts | Unread | tuple[sources.Source, SourceResult]]
-"""Each planned item, and each source with what `audit_source` returns for it, in plan order."""
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
+
+Results = Generator[RunError | Counts | Unread | tuple[sources.Source, SourceResult], None, None]
+"""Each planned item, and each source with what `audit_source` returns for it, in plan order;
+closed by the engine however the run ends."""
 
 
 class Runner(Protocol):
@@ -50,8 +57,14 @@ class Sequential:
 
 
 class ProcessPool:
-    """Sources audited in `jobs` worker processes, forked where the platform can (the settings
-    and compiled patterns are inherited, not sent); standard input in this process."""
+    """Sources audited in worker processes, forked where the platform can (the settings and
+    compiled patterns are inherited, not sent); standard input in this process.
+
+    No more workers start than there are sources to audit (nor than `jobs`), and none for one
+    source. When the run ends early (SIGTERM or SIGINT raised in this process, or the results
+    abandoned), the workers are terminated before the exception goes on: none is left running,
+    holding this process's stderr, for a caller that reads it to its end.
+    """
 
     def __init__(self, jobs: int) -> None:
         self.jobs = jobs
@@ -59,32 +72,85 @@ class ProcessPool:
     def results(
         self, planned: Iterator[Planned], settings: Settings, progress: Progress | None
     ) -> Results:
+        items = list(planned)
+        parallel = [i for i in items if isinstance(i, sources.Source) and i.path != "-"]
+        workers = min(self.jobs, len(parallel))
+        if workers <= 1:
+            yield from Sequential().results(iter(items), settings, progress)
+            return
         import multiprocessing  # here: a run of one job never pays for it
         from concurrent.futures import ProcessPoolExecutor
 
-        items = list(planned)
-        parallel = [i for i in items if isinstance(i, sources.Source) and i.path != "-"]
         context = multiprocessing.get_context(
             "fork" if "fork" in multiprocessing.get_all_start_methods() else None
         )
-        with ProcessPoolExecutor(
-            max_workers=self.jobs,
+        pool = ProcessPoolExecutor(
+            max_workers=workers,
             mp_context=context,
             initializer=_start_worker,
             initargs=(settings,),
-        ) as pool:
-            done = pool.map(_work, parallel)
+        )
+        try:
+            # Futures of our own, not `pool.map`'s: closing its iterator cancels them, and a
+            # cancelled future that Python 3.11's pool then marks broken (the workers ended
+            # below) raises InvalidStateError in its manager thread, a traceback on stderr.
+            with _signals_held():  # a worker forked now starts with the parent's handlers
+                done = iter([pool.submit(_work, source) for source in parallel])
             for item in items:
                 if not isinstance(item, sources.Source):
                     yield item
                 elif item.path == "-":  # stdin belongs to this process
                     yield item, audit_source(item, settings, progress)
                 else:
-                    yield item, next(done)
+                    yield item, next(done).result()
+        except BaseException:  # Terminated, KeyboardInterrupt, GeneratorExit: end the workers
+            _terminate(pool)
+            raise
+        pool.shutdown(wait=True)
+
+
+_ENDING = {signal.SIGINT, signal.SIGTERM}
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM held back while workers are forked, delivered after. A child forked
+    with them held keeps them held until its initializer has set its own handlers: a SIGTERM
+    from `_terminate` in between would otherwise run the parent's handler in the child, and
+    its traceback would reach stderr."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _ENDING)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def _terminate(pool: ProcessPoolExecutor) -> None:
+    """Stop every worker of `pool` now, and whatever it was still to do."""
+    terminate = getattr(pool, "terminate_workers", None)  # Python 3.14
+    if terminate is not None:
+        terminate()
+        return
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        process.terminate()
+    # Not `cancel_futures`: Python 3.11's pool then fails setting BrokenProcessPool on them.
+    pool.shutdown(wait=False)
+
+
+def cpus() -> int:
+    """The processors this process may run on (a container's share, not the machine's)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
 
 def local(jobs: int) -> Runner:
-    """The runner for `--jobs N` on this machine."""
+    """The runner for `--jobs N` on this machine: no more processes than processors."""
+    jobs = min(jobs, cpus())
     return Sequential() if jobs <= 1 else ProcessPool(jobs)
 
 
@@ -94,6 +160,12 @@ _worker_settings: Settings | None = None
 def _start_worker(settings: Settings) -> None:
     global _worker_settings
     _worker_settings = settings
+    # The parent ends the workers (`_terminate`): SIGTERM kills a worker outright, whatever
+    # handler the fork inherited, and a Ctrl-C meant for the run is the parent's to handle.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):  # held by the parent while it forked (`_signals_held`)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _ENDING)
 
 
 def _work(source: sources.Source) -> SourceResult:

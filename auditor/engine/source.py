@@ -41,6 +41,10 @@ def audit_source(
     not read but deferred (`SourceResult.deferred`): the parent reads them all, in order, with
     `only`, once every span of the file is done.
     """
+    if sources.is_url(source.path):  # in a worker, on a Dask worker: as the settings say
+        from auditor.sources import remote
+
+        remote.configure(settings.read_timeout, settings.follow_links)
     result = SourceResult()
     dropped = settings.ignored_in(source.path) if settings.per_file_ignores else frozenset()
     auditor = ConversationChecker(settings, result, dropped)

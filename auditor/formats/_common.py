@@ -127,6 +127,49 @@ def as_object(value: Any) -> dict:
     return value if isinstance(value, dict) else {}
 
 
+PART_SKIPPED = "content part skipped"
+
+
+def part_problem(part: Any) -> str | None:
+    """Why a content part is of no readable shape (dropped from the text); None when it is
+    readable or simply not text (an image, a document)."""
+    if isinstance(part, str):
+        return None
+    if not isinstance(part, dict):
+        return "not an object or a string"
+    kind = part.get("type", "text")
+    if type(kind) is not str:
+        return "its `type` is not a string"
+    if kind in TEXT_PART_TYPES and "text" in part and not isinstance(part["text"], str):
+        return "its `text` is not a string"
+    return None
+
+
+def malformed_parts(parts: list[Any], location: Location, problems: list[Problem]) -> None:
+    """One Problem for the first content part of no readable shape in `parts` (the content
+    at `location`), unless the conversation whose problems these are already has one."""
+    for j, part in enumerate(parts):
+        if malformed_part(part, location.child("content", j), problems):
+            return
+
+
+def malformed_part(part: Any, where: Location, problems: list[Problem]) -> bool:
+    """Whether `part` is of no readable shape; if so, a Problem at `where`, once per
+    conversation (`problems` are the conversation's)."""
+    why = part_problem(part)
+    if why is None:
+        return False
+    if not any(p.reason.startswith(PART_SKIPPED) for p in problems):
+        problems.append(
+            Problem(
+                where,
+                f"{PART_SKIPPED}: {why} (said once per conversation)",
+                evidence=excerpt_json(part),
+            )
+        )
+    return True
+
+
 def as_id(value: Any) -> str | None:
     """An id as a string; ids logged as numbers are still ids."""
     if isinstance(value, str):

@@ -27,6 +27,7 @@ from auditor.formats._common import (
     conversation,
     excerpt_json,
     freeze,
+    malformed_part,
     read_each,
     result_draft,
     roled,
@@ -175,6 +176,7 @@ def read_message(item: dict, here: Location, problems: list[Problem]) -> list[Me
                 Problem(where, "expected a content block object", evidence=excerpt_json(block))
             )
             continue
+        malformed_part(block, where, problems)
         kind = type_of(block)
         if kind == "text":
             text = block.get("text")

@@ -17,6 +17,7 @@ from auditor.formats._common import (
     containers,
     conversation,
     excerpt_json,
+    malformed_parts,
     read_each,
     roled,
     text_of,
@@ -91,6 +92,8 @@ def message(item: dict, index: int, here: Location, problems: list[Problem]) -> 
     role = item["role"]
     content = get("content")
     text = content if type(content) is str else text_of(content)
+    if type(content) is list:
+        malformed_parts(content, here, problems)
     calls = _calls(item, here, problems) if "tool_calls" in item or "function_call" in item else ()
     result = None
     author = None

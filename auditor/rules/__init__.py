@@ -17,6 +17,11 @@ helpers and constants as its check (a prefilter the check itself starts with), s
 cannot drift apart; a rule without a screen is checked on every conversation it can examine.
 `tests/rules/test_screens.py` holds them to it: every fixture audited with and without screens gives
 the same report, and on generated conversations a screen that says no means no finding.
+
+A rule with `PREVIEW = True` is in preview, as in ruff: `ALL`, the default selection and code
+prefixes leave it out; only its own code or name selects it. A rule stays there until the
+ecosystem check (which audits with every preview rule selected) has judged enough of its
+findings on real logs to show it is precise.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ from auditor.rules import (
     approved_arguments_changed,
     approved_arguments_reformatted,
     argument_schema_violation,
+    claim_contradicts_call,
     claimed_action_without_call,
     confirmation_loop,
     cyclic_tool_calls,
@@ -54,6 +60,7 @@ from auditor.rules import (
     tool_call_in_text,
     unanswered_tool_call,
     unapproved_execution,
+    ungrounded_answer_fact,
     ungrounded_argument,
     uninformative_tool_error,
     unknown_tool,
@@ -70,6 +77,8 @@ _MODULES: tuple[ModuleType, ...] = (
     ungrounded_argument,
     placeholder_argument,
     simulated_data,
+    claim_contradicts_call,
+    ungrounded_answer_fact,
     unanswered_tool_call,
     orphan_tool_result,
     tool_call_in_text,
@@ -156,6 +165,8 @@ class Rule:
     tool), or None to drop it."""
     screen: Callable[[Replay, Any], bool] | None = None
     """False when `check` certainly yields nothing on the replay; None: always checked."""
+    preview: bool = False
+    """Selected only by its own code or name, not by `ALL`, the default or a prefix."""
 
     @classmethod
     def from_module(cls, module: ModuleType) -> Rule:
@@ -173,6 +184,7 @@ class Rule:
             sections=_sections(doc),
             resolve=getattr(module, "resolve", None),
             screen=getattr(module, "screen", None),
+            preview=getattr(module, "PREVIEW", False),
         )
 
     @property
@@ -211,8 +223,9 @@ def did_you_mean(selector: str) -> str:
     return f" (did you mean `{match[0]}`?)" if match else ""
 
 
-def matching(selector: str) -> list[Rule]:
-    """The rules a selector names: `ALL`, a code, a code prefix (`EX`, `CF00`) or a name."""
+def matching(selector: str, preview: bool = False) -> list[Rule]:
+    """The rules a selector names: `ALL`, a code, a code prefix (`EX`, `CF00`) or a name. Rules
+    in preview only by their code or name, unless `preview` (an ignore names them all)."""
     token = selector.strip()
     if not token:
         # A blank selector would select nothing and silently turn every rule off.
@@ -221,7 +234,7 @@ def matching(selector: str) -> list[Rule]:
             "(unanswered-tool-call) or ALL"
         )
     if token.upper() == "ALL":
-        return list(RULES)
+        return [r for r in RULES if preview or not r.preview]
     rule = lookup(token)
     if rule is not None:
         return [rule]
@@ -232,7 +245,7 @@ def matching(selector: str) -> list[Rule]:
             f"unknown rule selector `{token}`{did_you_mean(token)}: use a code (EX001), a prefix "
             "(EX) or a name (unanswered-tool-call); `audit --rules` lists them"
         )
-    return found
+    return [r for r in found if preview or not r.preview]
 
 
 ALWAYS = (invalid_record.CODE,)
@@ -243,7 +256,7 @@ nothing, so it is always reported (its severity can still be lowered)."""
 def select(selectors: Iterable[str], ignores: Iterable[str] = ()) -> tuple[Rule, ...]:
     """The rules enabled by `select` minus `ignore`, in registry order, and those in ALWAYS."""
     chosen = {r.code for s in selectors for r in matching(s)}
-    ignored = {r.code for s in ignores for r in matching(s)}
+    ignored = {r.code for s in ignores for r in matching(s, preview=True)}
     for code in ALWAYS:
         chosen.add(code)
         ignored.discard(code)

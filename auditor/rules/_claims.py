@@ -1,8 +1,9 @@
 """Completion claims in assistant text: "has been cancelled", "I've sent", "have been added".
 
-FB003 asks whether a claimed action ran; this module only finds the claims and what they are
-about, skipping negated, conditional, questioned and earlier-state ones. Every pattern is
-bounded so that hostile text stays linear.
+FB003 asks whether a claimed action ran, FB007 whether what ran is what the claim says; this
+module finds the claims and what they are about (skipping negated, conditional, questioned and
+earlier-state ones), the tools that could have done them, and when the user last asked for
+each action. Every pattern is bounded so that hostile text stays linear.
 """
 
 from __future__ import annotations
@@ -11,9 +12,13 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import islice
+from typing import TYPE_CHECKING
 
-from auditor.actions import ACTIONS, PARTICIPLES
+from auditor.actions import ACTIONS, PARTICIPLES, PARTICIPLES_OF, VERBS, names, nouns, of_family
 from auditor.patterns import lazy
+
+if TYPE_CHECKING:
+    from auditor.replay import Replay
 
 _ADVERB = r"(?:(?:now|just|also|all|both|successfully|fully|finally)\s+)*"
 _CLAIM = lazy(
@@ -136,3 +141,98 @@ def _action(text: str, last: bool) -> tuple[str, int] | None:
         return None
     m = found[-1] if last else found[0]
     return m.group().lower(), m.start()
+
+
+def said_done(replay: Replay) -> dict[int, list[Claim]]:
+    """The claims of each assistant message that makes some, by its index: read once per
+    replay for FB003 and FB007."""
+    return replay.shared("claims", _said_done)
+
+
+def _said_done(replay: Replay) -> dict[int, list[Claim]]:
+    if not possible(replay.said()):
+        return {}
+    return {t.message.index: found for t in replay.turns if (found := list(claims(t.message.text)))}
+
+
+def own_tools(claim: Claim, called: tuple[str, ...], matching: list[str]) -> list[str]:
+    """The conversation's own tools that do what the claim says: a verb of its family in their
+    name (`create_calendar_event` for "it has been added"), unless the claim names what was
+    acted on and only another matching tool's name agrees with it (`two bags have been added`
+    is `update_reservation_baggages`'s, not `book_reservation`'s)."""
+
+    def agrees(tool: str) -> bool:
+        return any(names(n, claim.objects) for n in nouns(tool))
+
+    family = [t for t in called if of_family(claim.verb, t)]
+    if not family or not any(agrees(t) for t in matching):
+        return family
+    return [t for t in family if agrees(t) or t in matching]
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """When the user last asked for a claim's action, and whether a tool has said it is done."""
+
+    asked: int
+    """The last user message before the claim that words its verb (`cancel`, `cancellation`),
+    or -1 when none does."""
+    reported: bool
+    """A tool result after that message says it is done (`"status": "cancelled"`)."""
+
+
+def requests(replay: Replay) -> dict[tuple[int, str], Request]:
+    """For each claiming message and each verb it claims: the request it answers. One walk over
+    the conversation for FB003 and FB007, reading only the words their claims need."""
+    return replay.shared("claims.requests", _requests)
+
+
+def _requests(replay: Replay) -> dict[tuple[int, str], Request]:
+    claimed = said_done(replay)
+    if not claimed:
+        return {}
+    verbs = {c.verb for found in claimed.values() for c in found}
+    forms = {form: verb for verb in verbs for form in FORMS[verb]}
+    participles = {p: verb for verb in verbs for p in PARTICIPLES_OF[verb]}
+    said: dict[str, int] = {}  # a verb -> the last user message that words it
+    shown: dict[str, int] = {}  # a verb -> the last tool result that says it is done
+    out: dict[tuple[int, str], Request] = {}
+    for m in replay.conversation.messages:
+        if m.role == "user":
+            for word in WORD.findall(m.text.lower()):
+                if word in forms:
+                    said[forms[word]] = m.index
+        elif m.role == "tool":
+            lower = m.text.lower()
+            for participle, verb in participles.items():
+                if participle in lower and re.search(rf"(?<![a-z]){participle}(?![a-z])", lower):
+                    shown[verb] = m.index
+        for claim in claimed.get(m.index, ()):
+            asked = said.get(claim.verb, -1)
+            out[(m.index, claim.verb)] = Request(asked, shown.get(claim.verb, -1) > asked)
+    return out
+
+
+def _forms(verb: str) -> set[str]:
+    """The verb as a request may word it: `cancel`, `cancelling`, `cancellation`, `adding`."""
+    stem = verb[:-1] if verb.endswith(("e", "y")) else verb
+    endings = ("", "s", "es", "ing", "ling", "ion", "ation", "lation", "ication", "ies", "ment")
+    forms = {verb, *(stem + ending for ending in endings), verb + "ing", verb + "s"}
+    return forms | set(PARTICIPLES_OF[verb])
+
+
+FORMS = {verb: _forms(verb) for verb in VERBS}
+"""How a user's request may word each verb: the last message using one starts the window."""
+
+
+def quoted(clause: str) -> str:
+    """The claim in quotes, its middle cut when long: what and what was done to it stay."""
+    words = clause.split()
+    text = " ".join(words)
+    if len(text) > 100:
+        head = words[:5]
+        tail: list[str] = []
+        while words[len(head) : len(words) - len(tail)] and len(" ".join(tail)) < 50:
+            tail.insert(0, words[len(words) - len(tail) - 1])
+        text = " ".join(head) + " … " + " ".join(tail)
+    return "“" + text.replace("`", "'") + "”"

@@ -95,12 +95,14 @@ class GroundingIndex:
         return False
 
     def declared(self, conversation: Conversation) -> None:
-        """The identifiers in the tool declarations, and the tools' names."""
+        """The identifiers in the tool declarations and the policy kept beside the messages
+        (tau2's), and the tools' names."""
         tools = conversation.tools or ()
         text = "\n".join(f"{t.name} {t.description} {_written(t.parameters)}" for t in tools)
         self.seen.update(t.name.lower() for t in tools)
-        if text:  # the same declarations in every conversation of a log: read once
-            self.seen.update(_keys_of(text, self.phones))
+        for given in (text, conversation.instructions):
+            if given:  # the same in every conversation of a log: read once
+                self.seen.update(_keys_of(given, self.phones))
 
     def read(self, messages: Sequence[Message]) -> None:
         """What the messages give: system and user turns' texts, tool results, and the

@@ -61,6 +61,7 @@ _DATE = lazy(
     r"\d{4}-\d{2}-\d{2}(?:[t ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:z|[+-]\d{2}:?\d{2})?)?"
     r"|\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}|\d{1,2}:\d{2}(?::\d{2})?(?:am|pm)?"
 )
+_IN_DATE = lazy(r"\d{4}-\d{2}-\d{2}|\d{4}/\d{2}/\d{2}")
 _NOT_ID = lazy(r"v?\d+(?:\.\d+)+|\d+(?:\.\d+)?[a-z]{1,3}|[a-z]{1,3}\d{1,2}")
 _SEPARATORS = str.maketrans("", "", "-_#. ")
 _NO_LETTERS = str.maketrans("", "", string.ascii_lowercase)
@@ -96,14 +97,21 @@ def tokens(text: str, phones: bool = True) -> list[str]:
 
 def _phone_digits(text: str) -> list[str]:
     """The digits of each phone number written with spaces or brackets."""
+    return [digits for written, digits in phone_numbers(text) if " " in written or "(" in written]
+
+
+def phone_numbers(text: str) -> list[tuple[str, str]]:
+    """(as written, its digits) of each phone number in `text` (9 to 15 digits), written with
+    spaces, brackets, dashes or dots; not an amount (`$1 250 000`)."""
     found = []
     for m in _PHONE.finditer(text):
         if _CURRENCY.search(text, max(0, m.start() - 6), m.start()):
             continue  # `$1 250 000`: an amount
-        if " " in m.group() or "(" in m.group():  # unbroken numbers are tokens already
-            digits = "".join(c for c in m.group() if c.isdigit())
-            if 9 <= len(digits) <= 15:
-                found.append(digits)
+        if _IN_DATE.search(m.group()):
+            continue  # `May 15, 2024 (2024-05-15)`: a date written twice
+        digits = "".join(c for c in m.group() if c.isdigit())
+        if 9 <= len(digits) <= 15:
+            found.append((m.group(), digits))
     return found
 
 

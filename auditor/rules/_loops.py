@@ -12,10 +12,16 @@ in every LP rule and are decided here once:
   re-run, a setting toggled by the user before a speed test), so it ends a run of repeats;
   failed calls, user messages and calls of tools whose name says they only read (`get_*`,
   `search_*`, `calculate`, `Read`, `Grep`…) do not.
+
+Calls whose outcome the log does not keep (a browser agent's actions, `ToolResult.unrecorded`)
+are compared apart (`blind_runs`, `blind_cycles`): only the same actions one right after the
+other, with nothing between them (no other call, no recorded result, no user turn), and never
+actions that move through content (a scroll, `back`, `PageDown`), which repeat as progress.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -29,7 +35,7 @@ from auditor.findings import Severity, Violation, excerpt, on_call
 from auditor.model import ToolCall
 from auditor.patterns import lazy
 from auditor.replay import Exchange, Replay
-from auditor.rules._toolnames import reads_only
+from auditor.rules._toolnames import reads_only, words
 
 NEUTRAL_TOOLS = ("think",)
 """Tools that only record the model's thoughts: never a repeat, never a break."""
@@ -214,11 +220,22 @@ def cycles(replay: Replay, options: Options) -> list[Cycle]:
     LP001 leaves their calls to it)."""
     made = calls(replay, options)
     steps = [(e.caller, call_key(e.call), outcome(e)) for e in made]
+    return _cycles_in(made, steps, options.min_repeats)
+
+
+def _cycles_in(
+    made: list[Exchange],
+    steps: list[tuple],
+    min_passes: int,
+    skip: Callable[[list[Exchange]], bool] | None = None,
+) -> list[Cycle]:
+    """The cycles of `made` (as `steps` compare them), left to right; a cycle whose first pass
+    `skip` rejects is not one."""
     found = []
     start = 0
     while start < len(made):
-        cycle = _cycle(steps, start, options.min_repeats)
-        if cycle is None:
+        cycle = _cycle(steps, start, min_passes)
+        if cycle is None or (skip is not None and skip(made[start : start + cycle[0]])):
             start += 1
             continue
         period, passes = cycle
@@ -276,3 +293,79 @@ def quote(text: str, limit: int = 80) -> str:
     """Log text as a short inline-code excerpt for a message."""
     shown = excerpt(text, limit).replace("`", "'")
     return f"`{shown}`" if shown else "an empty result"
+
+
+def blind_stretches(replay: Replay, options: Options) -> list[list[Exchange]]:
+    """Stretches of the agent's consecutive calls whose outcome the log does not keep, with
+    nothing between two of them that could tell them apart: no call with a recorded result, no
+    call of another caller, no user turn (computed once per replay for LP001 and LP003)."""
+    return replay.shared(("loops.blind", options), lambda r: _stretches(r, options))
+
+
+def _stretches(replay: Replay, options: Options) -> list[list[Exchange]]:
+    made = [e for e in replay.exchanges if not transparent(e.call.name, options)]
+    if not any(e.result is not None and e.result.unrecorded for e in made):
+        return []  # most logs keep every outcome
+    users = [m.index for m in replay.conversation.messages if m.role == "user"]
+    found: list[list[Exchange]] = []
+    stretch: list[Exchange] = []
+    for e in made:
+        blind = e.caller == "assistant" and e.result is not None and e.result.unrecorded
+        if stretch and (not blind or _between(users, stretch[-1].turn, e.turn)):
+            found.append(stretch)
+            stretch = []
+        if blind:
+            stretch.append(e)
+    found.append(stretch)
+    return [s for s in found if len(s) >= options.min_repeats]
+
+
+def _between(users: list[int], after: int, before: int) -> bool:
+    """A user turn lies between messages `after` and `before`."""
+    k = bisect.bisect_right(users, after)
+    return k < len(users) and users[k] < before
+
+
+def blind_cycles(replay: Replay, options: Options) -> list[Cycle]:
+    """Cycles of two or three different actions with unrecorded outcomes, repeated
+    `min_repeats` full passes in a row (LP003)."""
+    found = []
+    for stretch in blind_stretches(replay, options):
+        steps = [(e.caller, call_key(e.call), "") for e in stretch]
+        found += _cycles_in(stretch, steps, options.min_repeats, _moving)
+    return found
+
+
+def _moving(calls: list[Exchange]) -> bool:
+    return any(moves(e.call) for e in calls)
+
+
+def blind_runs(replay: Replay, options: Options) -> list[list[Exchange]]:
+    """Runs of the same action with an unrecorded outcome, `min_repeats` times or more in a row
+    (in as many turns), outside the cycles LP003 reports and not moving through content (LP001)."""
+    in_cycles = {id(e) for c in blind_cycles(replay, options) for e in c.calls}
+    found = []
+    for stretch in blind_stretches(replay, options):
+        for run in runs(stretch, lambda a, b: call_key(a.call) == call_key(b.call)):
+            cycled = all(id(e) in in_cycles for e in run)
+            if attempts(run) >= options.min_repeats and not moves(run[0].call) and not cycled:
+                found.append(run)
+    return found
+
+
+_MOVE_WORDS = """
+    scroll scrolled wheel swipe back forward next previous prev page pagedown pageup down up
+    left right arrowdown arrowup arrowleft arrowright tab space wait sleep pause
+"""
+_MOVES = frozenset(_MOVE_WORDS.split())
+"""Words of an action that moves through content or time: repeated, it makes progress."""
+
+
+def moves(call: ToolCall) -> bool:
+    """The action scrolls, pages, goes back or forward, presses a movement key, or waits: its
+    name or a one-word argument says so (`scroll`, `navigate_back`, `press` `PageDown`)."""
+    parts = set(words(call.name))
+    if isinstance(call.arguments, dict):
+        values = (v for v in call.arguments.values() if isinstance(v, str) and len(v) <= 20)
+        parts.update(v.lower().replace("_", "") for v in values if " " not in v)
+    return not parts.isdisjoint(_MOVES)

@@ -21,7 +21,8 @@ the same call. The finding says which argument is wrong and what was allowed.
 - schema keywords beyond those four (`pattern`, `minimum`, `oneOf` …), whose failures are
   reported by tools themselves in words a model can act on;
 - a declared schema that is not valid JSON Schema, or whose `$ref` points outside it: that
-  tool's calls are skipped (the auditor never fetches a schema over the network);
+  tool's calls are skipped (the auditor never fetches a schema over the network); coverage
+  names the tool whose schema is invalid or nested too deep, once per conversation;
 - tools whose schema uses `patternProperties` (validating them would run the log's own
   regular expressions, which may be hostile) or nests more than 128 levels deep;
 - every call when jsonschema cannot be imported (it is a dependency; a broken install lacks
@@ -83,7 +84,13 @@ def check(replay: Replay, options: None) -> Iterator[Violation]:
     for exchange, schema in replay.shared(CODE, _doubtful):
         call = exchange.call
         if call.name not in validators:
-            validators[call.name] = _validator(schema)
+            validators[call.name] = validator = _validator(schema)
+            if isinstance(validator, str) and validator:  # said once per tool and conversation
+                where = replay.conversation.messages[exchange.turn].location
+                yield Violation(
+                    f"tool `{call.name}`'s declared schema {validator}", exchange.turn, where,
+                    not_examined=True,
+                )  # fmt: skip
         problems = _problems(validators[call.name], call.arguments)
         if not problems:
             continue
@@ -97,7 +104,8 @@ def check(replay: Replay, options: None) -> Iterator[Violation]:
 
 
 def _validator(schema: dict) -> Any:
-    """A validator for the schema; None when the schema itself is broken.
+    """A validator for the schema; when it cannot be used, why (empty for `patternProperties`,
+    skipped by design and documented).
 
     Checking a schema against its meta-schema costs milliseconds, and a log declares the same
     tools in every conversation: validators are shared by schema content (never by tool name,
@@ -116,11 +124,13 @@ def _compiled(content: bytes) -> Any:
 
 
 def _compile(schema: dict) -> Any:
-    """A validator, or None for a schema this rule does not use: broken, nested past
+    """A validator, or why this rule does not use the schema: broken, nested past
     `canonical.MAX_DEPTH` (jsonschema recurses), or with `patternProperties` (jsonschema would
-    run the log's own regexes, which may be hostile)."""
-    if canonical.depth_exceeds(schema) or _mentions(schema, "patternProperties"):
-        return None
+    run the log's own regexes, which may be hostile: "", not said)."""
+    if canonical.depth_exceeds(schema):
+        return f"nests more than {canonical.MAX_DEPTH} levels deep"
+    if _mentions(schema, "patternProperties"):
+        return ""
     import referencing  # heavy: loaded only when a declared tool is called
     from jsonschema import SchemaError, validators
 
@@ -130,7 +140,7 @@ def _compile(schema: dict) -> Any:
     try:
         cls.check_schema(schema)
     except (SchemaError, RecursionError):
-        return None
+        return "is not valid JSON Schema"
     # An empty registry: a `$ref` to anything outside the schema fails instead of being fetched.
     return _without_pattern(cls)(schema, registry=referencing.Registry())
 
@@ -144,7 +154,7 @@ def _without_pattern(cls: Any) -> Any:
 
 
 def _problems(validator: Any, arguments: dict) -> list[str]:
-    if validator is None:
+    if isinstance(validator, str):
         return []
     from referencing.exceptions import Unresolvable
 

@@ -16,7 +16,9 @@ successfully since the user last asked for that action (the last user message th
 verb), or in the whole conversation when no user message does; when a matching call failed,
 the finding names it and its error.
 
-The tools are the ones the log declares, else those given with `--tools`, else those inferred:
+The tools are the ones the log declares, else those given with `--tools`, else the ones the
+conversation calls or writes calls of as text (EX003's: `{"action": "cancel_reservation", …}`
+that nothing ran is still a tool the agent has), else those inferred:
 every tool some conversation of the same input file (or, failing that, of the run's other logs
 of that format) called and got a result from that was not an error. Inferred tools only extend
 a conversation whose own calls cannot say: one that called a tool of the claim's family is
@@ -62,11 +64,12 @@ three bags have been added" after only the cabin changed), or simply instead of 
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from auditor.actions import PARTICIPLES_OF, VERBS, names, nouns, of_family, tools_for
+from auditor.actions import tools_for
+from auditor.dialects import marked_turns, read_turns
 from auditor.findings import Severity, Violation, excerpt
 from auditor.model import Message
 from auditor.replay import Exchange, Replay
-from auditor.rules._claims import WORD, Claim, claims, possible
+from auditor.rules._claims import Claim, own_tools, possible, quoted, requests, said_done
 
 CODE = "FB003"
 NAME = "claimed-action-without-call"
@@ -91,24 +94,20 @@ def screen(replay: Replay, options: None) -> bool:
 
 
 def check(replay: Replay, options: None) -> Iterator[Violation]:
-    said_done = {
-        t.message.index: found for t in replay.turns if (found := list(claims(t.message.text)))
-    }
-    if not said_done:
+    claimed = said_done(replay)
+    if not claimed:
         return  # most conversations claim nothing: skip reading every user and tool message
     declared = replay.conversation.tools
     called = tuple(sorted({e.call.name for e in replay.exchanges if e.caller == "assistant"}))
-    names = [t.name for t in declared] if declared is not None else list(called)
+    # Tools the agent wrote calls of as text (EX003's) are its tools too, though nothing ran them.
+    written = _written(replay) if declared is None else set()
+    names = [t.name for t in declared] if declared is not None else [*called, *sorted(written)]
     turns = {turn.message.index: turn for turn in replay.turns}
-    said: dict[str, int] = {}  # a word -> the last user message that used it
-    shown: dict[str, int] = {}  # a word -> the last tool result that used it
+    asks = requests(replay)
     done: dict[str, int] = {}  # a tool -> the turn of its last call that did not fail
     failed: dict[str, Exchange] = {}  # a tool -> its last call that failed
     walked = 0
     for message in replay.conversation.messages:
-        if message.role in ("user", "tool"):
-            seen = dict.fromkeys(WORD.findall(message.text.lower()), message.index)
-            (said if message.role == "user" else shown).update(seen)
         turn = turns.get(message.index)
         if turn is None:
             continue
@@ -120,23 +119,25 @@ def check(replay: Replay, options: None) -> Iterator[Violation]:
                 done[exchange.call.name] = exchange.turn
         walked = turn.first_exchange + len(turn.exchanges)
         unmatched = []
-        for claim in said_done.get(message.index, ()):
-            asked = max((said.get(form, -1) for form in FORMS[claim.verb]), default=-1)
+        for claim in claimed.get(message.index, ()):
+            request = asks[(message.index, claim.verb)]
+            asked = request.asked
             matching = tools_for(claim.verb, claim.subject, names)
-            own = _own(claim, called, matching)
+            own = own_tools(claim, called, matching)
             if any(done.get(name, -1) > asked for name in (*own, *matching)):
                 continue
-            if any(shown.get(p, -1) > asked for p in PARTICIPLES_OF[claim.verb]):
+            if request.reported:
                 continue  # a tool said so ("status": "cancelled"): the claim reports it
             since = f"since the user asked at turn {asked}" if asked >= 0 else "before this turn"
             matching = list(dict.fromkeys((*own, *matching)))
             failure = _failure(matching, failed, asked)
-            if failure is None and declared is None and not own:
+            text_only = [n for n in matching if n in written and n not in called]
+            if failure is None and declared is None and not own and not text_only:
                 unmatched.append((claim, since))
                 continue
             if not matching:
                 continue
-            yield _violation(claim, message, matching, since, failure)
+            yield _violation(claim, message, matching, since, failure, bool(text_only))
             break  # one finding per message
         else:
             if unmatched:
@@ -151,38 +152,36 @@ def resolve(
     for verb, subject, clause, since in deferred.claims:
         matching = tools_for(verb, subject, known)
         if matching:
-            return _message(clause, matching, since, where), matching[0]
+            return _message(clause, matching, since, f"called in {where}"), matching[0]
     return None
 
 
-def _own(claim: Claim, called: tuple[str, ...], matching: list[str]) -> list[str]:
-    """The conversation's own tools that do what the claim says: a verb of its family in their
-    name (`create_calendar_event` for "it has been added"), unless the claim names what was
-    acted on and only another matching tool's name agrees with it (`two bags have been added`
-    is `update_reservation_baggages`'s, not `book_reservation`'s)."""
-
-    def agrees(tool: str) -> bool:
-        return any(names(n, claim.objects) for n in nouns(tool))
-
-    family = [t for t in called if of_family(claim.verb, t)]
-    if not family or not any(agrees(t) for t in matching):
-        return family
-    return [t for t in family if agrees(t) or t in matching]
+def _written(replay: Replay) -> set[str]:
+    """The tools the assistant wrote calls of as text in this conversation (`dialects`)."""
+    if not marked_turns(replay):
+        return set()
+    return {c.name for _, reading in read_turns(replay) for c in reading.calls}
 
 
 def _violation(
-    claim: Claim, message: Message, matching: list[str], since: str, failure: Exchange | None
+    claim: Claim,
+    message: Message,
+    matching: list[str],
+    since: str,
+    failure: Exchange | None,
+    as_text: bool = False,
 ) -> Violation:
     if failure is not None:
         error = excerpt(failure.result.text if failure.result else "", 80).replace("`", "'")
         text = (
-            f"the assistant says {_quote(claim.clause)}, but the matching call "
+            f"the assistant says {quoted(claim.clause)}, but the matching call "
             f"`{failure.call.name}` at turn {failure.turn} failed (“{error}”) and none "
             f"succeeded {since}"
         )
         tool = failure.call.name
     else:
-        text, tool = _message(claim.clause, matching, since, ""), matching[0]
+        where = "written only as text in this conversation" if as_text else ""
+        text, tool = _message(claim.clause, matching, since, where), matching[0]
     return Violation(
         text, message.index, message.location, tool=tool, evidence=excerpt(claim.sentence)
     )
@@ -196,7 +195,7 @@ def _deferred(
         tuple((c.verb, tuple(c.subject), c.clause, when) for c, when in unmatched), called
     )
     return Violation(
-        _message(first.clause, [], since, "this file"),
+        _message(first.clause, [], since, "called in this file"),
         message.index,
         message.location,
         evidence=excerpt(first.sentence),
@@ -205,11 +204,11 @@ def _deferred(
 
 
 def _message(clause: str, matching: list[str], since: str, inferred: str) -> str:
-    """The finding; `inferred` says where the tools were called when the log declares none."""
+    """The finding; `inferred` says where the tools were seen when the log declares none."""
     names = ", ".join(f"`{n}`" for n in matching[:3])
-    where = f", called in {inferred}" if inferred else ""
+    where = f", {inferred}" if inferred else ""
     return (
-        f"the assistant says {_quote(clause)}, but no matching tool ({names}{where}) was "
+        f"the assistant says {quoted(clause)}, but no matching tool ({names}{where}) was "
         f"called successfully {since}"
     )
 
@@ -218,28 +217,3 @@ def _failure(matching: list[str], failed: dict[str, Exchange], asked: int) -> Ex
     """The latest failed call of a matching tool since the user asked, if any."""
     found = [failed[n] for n in matching if n in failed and failed[n].turn > asked]
     return max(found, key=lambda e: e.turn, default=None)
-
-
-def _forms(verb: str) -> set[str]:
-    """The verb as a request may word it: `cancel`, `cancelling`, `cancellation`, `adding`."""
-    stem = verb[:-1] if verb.endswith(("e", "y")) else verb
-    endings = ("", "s", "es", "ing", "ling", "ion", "ation", "lation", "ication", "ies", "ment")
-    forms = {verb, *(stem + ending for ending in endings), verb + "ing", verb + "s"}
-    return forms | set(PARTICIPLES_OF[verb])
-
-
-FORMS = {verb: _forms(verb) for verb in VERBS}
-"""How a user's request may word each verb: the last message using one starts the window."""
-
-
-def _quote(clause: str) -> str:
-    """The claim in quotes, its middle cut when long: what and what was done to it stay."""
-    words = clause.split()
-    text = " ".join(words)
-    if len(text) > 100:
-        head = words[:5]
-        tail: list[str] = []
-        while words[len(head) : len(words) - len(tail)] and len(" ".join(tail)) < 50:
-            tail.insert(0, words[len(words) - len(tail) - 1])
-        text = " ".join(head) + " … " + " ".join(tail)
-    return "“" + text.replace("`", "'") + "”"

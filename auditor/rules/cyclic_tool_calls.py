@@ -23,7 +23,10 @@ agent whose last six steps alternate between two action/observation pairs.
 - two passes of a cycle (A B A B), or a cycle whose results change between passes (polling);
 - one call repeated (A A A): that is LP001, which in turn leaves the calls of a cycle to this
   rule;
-- calls made by a simulated user.
+- calls made by a simulated user;
+- calls whose outcome the log does not keep (a browser agent's actions), unless the cycle comes
+  in a row with nothing between its calls (no other call, no result, no user turn): then it
+  fires, saying the outcome was not logged; never a cycle that scrolls or pages.
 ```jsonl
 {"id": "two-passes", "messages": [{"role": "user", "content": "Deploy the service."}, {"role": "assistant", "content": null, "tool_calls": [{"id": "a1", "type": "function", "function": {"name": "get_status", "arguments": "{\"service\": \"api\"}"}}]}, {"role": "tool", "tool_call_id": "a1", "content": "stopped"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "b1", "type": "function", "function": {"name": "deploy", "arguments": "{\"service\": \"api\"}"}}]}, {"role": "tool", "tool_call_id": "b1", "content": "Error: quota exceeded"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "a2", "type": "function", "function": {"name": "get_status", "arguments": "{\"service\": \"api\"}"}}]}, {"role": "tool", "tool_call_id": "a2", "content": "stopped"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "b2", "type": "function", "function": {"name": "deploy", "arguments": "{\"service\": \"api\"}"}}]}, {"role": "tool", "tool_call_id": "b2", "content": "Error: quota exceeded"}, {"role": "assistant", "content": "The deploy fails: the quota is exceeded."}]}
 ```
@@ -33,7 +36,15 @@ from collections.abc import Iterator
 
 from auditor.findings import Severity, Violation
 from auditor.replay import Exchange, Replay
-from auditor.rules._loops import Options, at_call, cycles, repeated, turns
+from auditor.rules._loops import (
+    Options,
+    at_call,
+    blind_cycles,
+    blind_stretches,
+    cycles,
+    repeated,
+    turns,
+)
 
 CODE = "LP003"
 NAME = "cyclic-tool-calls"
@@ -43,13 +54,23 @@ REQUIRES = ("calls",)
 
 def screen(replay: Replay, options: Options) -> bool:
     """The agent made two different calls, each with one outcome, `min_repeats` times or more
-    (every step of a cycle repeats as often as the cycle)."""
-    return len(repeated(replay, options)) >= 2
+    (every step of a cycle repeats as often as the cycle); or made `min_repeats` calls in a row
+    whose outcome the log does not keep."""
+    return len(repeated(replay, options)) >= 2 or bool(blind_stretches(replay, options))
 
 
 def check(replay: Replay, options: Options) -> Iterator[Violation]:
     for cycle in cycles(replay, options):
         yield _violation(replay, cycle.calls, cycle.period, cycle.passes)
+    for cycle in blind_cycles(replay, options):
+        names = " → ".join(f"`{e.call.name}`" for e in cycle.calls[: cycle.period])
+        yield at_call(
+            replay,
+            cycle.calls[0],
+            f"the calls {names} repeat {cycle.passes} times in a row in the same order, with "
+            f"the same arguments ({turns(e.turn for e in cycle.calls[:: cycle.period])}); the "
+            "log does not record what came of them, and nothing came between them",
+        )
 
 
 def _violation(replay: Replay, cycle: list[Exchange], period: int, passes: int) -> Violation:

@@ -10,6 +10,12 @@ with `get`, `search`, `list`, `find`, `read`, `check`, `calculate`…) between t
 not end the run: the agent is still stuck. A successful call of any other tool does, since it
 may have changed what the repeated call sees (an edit before a test is run again).
 
+Where the log keeps an action but not what came of it (a browser agent's result file, whose
+observations were screenshots), the same action three times in a row, with nothing between
+(no other call, no recorded result, no user turn), is a loop too: the finding says the outcome
+was not logged (`Click at (973, 761)` three times while the thoughts say "the cookie banner is
+still there").
+
 Options (`[tool.auditor.loops]`): `min-repeats` (3), `exempt-tools` (glob patterns of tools
 whose repeats are expected, such as `poll_*`).
 
@@ -29,13 +35,16 @@ and OpenCode after three identical calls, Gemini CLI after five.
 - a retry that succeeds (the outcome differs), or repeats with a successful call of another tool
   between them;
 - calls of exempt tools and of `think`;
+- calls whose outcome the log does not keep (a browser agent's actions without the pages it
+  saw) unless the same action comes three times in a row with nothing between (no other call,
+  no result, no user turn): then it fires, saying the outcome was not logged; and never
+  actions that move through content (a scroll, `navigate_back`, `PageDown`, a wait), which
+  repeat as progress;
 - a call the log's own policy asks for before or after each action (a sentence of the system
   prompt with `before each`, `after every`, `each time` … that names the tool, or, for a
   lookup, every word of its name but the verb: "before each change, check the line status"
   for `get_line_status`). A policy that words the lookup otherwise ("verify the SIM") is not
   understood, and its repeats are still reported;
-- calls whose outcome the log does not keep (a browser agent's actions without their pages):
-  equal scrolls are progress down a page, equal clicks may be paging;
 - calls made by a simulated user (tau2's telecom domain): the rule watches the agent;
 - repeats that are all part of a cycle of different calls (A B A B A B): LP003 reports the
   cycle once.
@@ -52,6 +61,8 @@ from auditor.rules._loops import (
     Options,
     at_call,
     attempts,
+    blind_runs,
+    blind_stretches,
     breaks,
     call_key,
     calls,
@@ -74,8 +85,11 @@ ERROR_AT = 5
 
 
 def screen(replay: Replay, options: Options) -> bool:
-    """The agent made one call, with one outcome, in `min_repeats` turns or more."""
-    return any(turns >= options.min_repeats for _, turns in repeated(replay, options))
+    """The agent made one call, with one outcome, in `min_repeats` turns or more; or made
+    `min_repeats` calls in a row whose outcome the log does not keep."""
+    return any(turns >= options.min_repeats for _, turns in repeated(replay, options)) or bool(
+        blind_stretches(replay, options)
+    )
 
 
 def check(replay: Replay, options: Options) -> Iterator[Violation]:
@@ -101,6 +115,16 @@ def check(replay: Replay, options: Options) -> Iterator[Violation]:
         if required_each_time(replay.conversation, run[0].call.name):
             continue  # the policy asks for it before each action: followed, not stuck
         yield _violation(replay, run)
+    for run in blind_runs(replay, options):
+        first = run[0]
+        yield at_call(
+            replay,
+            first,
+            f"`{first.call.name}` called {len(run)} times in a row with the same arguments "
+            f"({turns(e.turn for e in run)}); the log does not record what came of them, and "
+            "nothing came between them: no other call, no result, no user turn",
+            Severity.ERROR if attempts(run) >= ERROR_AT else None,
+        )
 
 
 def _violation(replay: Replay, run: list[Exchange]) -> Violation:

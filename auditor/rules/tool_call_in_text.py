@@ -2,10 +2,12 @@ r"""A tool call written into the message text, in a known dialect, that nothing 
 
 ## What it does
 Reads the text of every assistant turn that has no structured tool call and recovers calls
-written as text: JSON objects (`{"name", "arguments"}`, `{"function": {…}}`, the flat
-`{"tool": NAME, …}`, LangChain's `{"action", "action_input"}`, arrays of those, fenced JSON),
-Hermes/Qwen `<tool_call>`, Mistral `[TOOL_CALLS]`, Llama `<function=NAME>` and
-`<|python_tag|>`, Qwen3-Coder `<function=NAME><parameter=…>` (also without its `<tool_call>`
+written as text: JSON objects (`{"name", "arguments"}` or `"parameters"`, `{"function": {…}}`,
+the flat `{"tool": NAME, …}` and `{"tool": NAME, "tool_input": {…}}`, LangChain's JSON agent
+`{"action", "action_input"}`, arrays of those, fenced JSON), Hermes/Qwen `<tool_call>`, Mistral
+`[TOOL_CALLS]`, Llama `<function=NAME>` and `<|python_tag|>`, pythonic call lists
+(`[get_x(a=1), get_y(b="z")]` as the whole answer, after Llama 4's `<|python_start|>` or a
+`<function-call>` tag, or on lines of their own naming declared tools), Qwen3-Coder `<function=NAME><parameter=…>` (also without its `<tool_call>`
 or with a mangled opening tag such as `<name>task`), Kimi K2 `<|tool_call_begin|>
 functions.NAME:0<|tool_call_argument_begin|>{…}` (also with a `call_0` id, or arguments cut
 off), harmony `to=functions.NAME … <|call|>`, and a ReAct `Action:` with no `Observation:`
@@ -44,8 +46,13 @@ parse the action).
 - a ReAct `Action:` whose `Observation:` the model wrote itself in the same message (FB001);
 - where tools are declared, JSON that names none of them (an example, a data record); where
   none are declared, JSON without both a name and its arguments, and the flat `{"tool": …}`
-  shape (too weak alone), tool declarations quoted as JSON Schema, and anything in inline
-  backticks or in a fence of another language;
+  shape without a `tool_input` (too weak alone), tool declarations quoted as JSON Schema, and
+  anything in inline backticks or in a fence of another language;
+- JSON the words before it in its paragraph present as an example or a format ("for example",
+  "the request body looks like this:"): an assistant explaining an API; and Python that is not a
+  list of calls by name with keyword arguments only (`[len(x), max(y)]`, a comprehension, a
+  method call), or a call list inside a sentence;
+- what a user pastes: only the assistant's turns are read;
 - the last turn of a gateway snapshot (`exchange`) in a dialect a client may parse itself
   (JSON, ReAct, `<tool_call>`, `<function=…>`): only special-token dialects (harmony,
   `[TOOL_CALLS]`, `<|python_tag|>`, Kimi's sections) fire there;

@@ -11,6 +11,13 @@ decision is a yes to the assistant's latest summary, a choice among the options 
 an instruction that names what to act on; it covers the calls that carry it out, a retry after
 a failure included, until one succeeded and the user spoke again.
 
+Where the log's policy asks for an *explicit* confirmation of the action's details (tau-bench's
+"you must list the action details and obtain explicit user confirmation (yes) to proceed"), the
+user's request alone is not one: a call covered only by an instruction that answers no
+summary the assistant asked about ("Please downgrade all of them" after a list of reservation
+ids and "which would you like to downgrade?") fires too, citing the policy, unless the user
+waived confirmation ("no need to check with me, just do it", "you don't have to ask").
+
 `require-approval` is empty by default: without it, what the log itself asks for counts. Set
 it (`["book_*", "cancel_*", "update_*"]` under `[tool.auditor.approvals]`) where the policy
 lives outside the log.
@@ -31,8 +38,12 @@ or runs after a no, is the failure approvals exist to prevent.
 - a grudging yes ("No way, that is unfair! But fine, go ahead."), a "go ahead" inside a longer
   turn, a choice that names the item instead of saying yes ("The Visa ending in 6437", "I'll go
   with the first option"), an instruction given before the agent asked ("Please cancel both
-  of these reservations", "could you also add 1 checked bag"), a yes to the latest summary
-  after a question about an older one, the unchanged retry of an approved call that failed;
+  of these reservations", "could you also add 1 checked bag") where the policy asks for no
+  explicit yes, an instruction that answers the assistant's summary ("I can add one bag for
+  $50 on your Visa. Shall I proceed?" "Please add it."), a yes to the latest summary after a
+  question about an older one, the unchanged retry of an approved call that failed;
+- under a policy asking for an explicit yes, a request the user made after waiving
+  confirmation ("Add a bag and charge my Visa. No need to check with me, just do it.");
 - a reply that is neither a clear yes nor a plain no ("No, use the other card"): it counts as
   an answer, except where approval is required, which needs a decision;
 - a tool result that asked for confirmation with no answer, followed by another call of that
@@ -76,6 +87,11 @@ def check(replay: Replay, options: ApprovalOptions) -> Iterator[Violation]:
                 f"without a clear yes: {approval.required_by} and the user's answer at turn "
                 f"{approval.decided_at} to the confirmation asked at turn {approval.turn} is "
                 "neither yes nor no"
+            )
+        elif approval.unconfirmed:
+            why = (
+                f"on the user's request at turn {approval.decided_at} alone: "
+                f"{approval.required_by}, and no summary of the action's details was confirmed"
             )
         else:
             continue

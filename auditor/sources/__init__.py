@@ -5,10 +5,12 @@ came from).
 - `walk`: discovery, the paths walked into sources (`discover`, `Exclude`);
 - `framing`: the bytes of one source cut into records (`read`); `spans`: a JSON Lines file
   cut into spans of whole lines for `--jobs` (`split`);
+- `files`: the regular-file check (and bound) for every file opened by name;
 - `archives`: Inspect `.eval` zips, member by member; `gitignore`: the walk's `.gitignore`
   rules; `remote`: URLs, read through fsspec (only when one is named).
 """
 
+from auditor.sources.files import read_regular
 from auditor.sources.framing import (
     bounded_lines,
     getsize,
@@ -35,7 +37,9 @@ from auditor.sources.kinds import (
     Ignored,
     InvalidRecord,
     Kind,
+    Linked,
     PathError,
+    ReadError,
     Record,
     Skipped,
     Source,
@@ -63,7 +67,9 @@ __all__ = [
     "Ignored",
     "InvalidRecord",
     "Kind",
+    "Linked",
     "PathError",
+    "ReadError",
     "Record",
     "Skipped",
     "Source",
@@ -82,6 +88,7 @@ __all__ = [
     "read",
     "read_lines",
     "read_only",
+    "read_regular",
     "split",
     "too_large",
     "walked_kind",

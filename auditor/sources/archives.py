@@ -5,7 +5,10 @@ order; the other members (`summaries.json`, `reductions.json`, `_journal/…`) r
 hold and are not read. A member's location is the archive's path with the member's name as the
 start of its JSON pointer (`/samples/1_epoch_1.json/messages/3`); there are no line numbers.
 
-What is read from a member is bounded (the `max-record-mb` limit, uncompressed). A file that
+What is read from a member is bounded (the `max-record-mb` limit, uncompressed), and so is
+what the whole archive decompresses to (`ARCHIVE_MEMBERS` times that limit): past it, the rest
+is one invalid record. An archive whose entries overlap (several names for one compressed
+stream: a zip bomb's trick, which no zip writer produces) is refused whole. A file that
 is not a readable zip is one invalid record; a member that cannot be read (corrupt, too large,
 not JSON, compressed with a method this Python lacks) is one invalid record, and the others
 are still read.
@@ -16,6 +19,7 @@ them, older ones need the optional `zstandard` package (`pip install 'auditor[zs
 from __future__ import annotations
 
 import io
+import itertools
 import struct
 import zipfile
 import zlib
@@ -28,6 +32,8 @@ from auditor.model import Location, escape_pointer_token
 
 _ZSTD = 93
 _LOCAL_HEADER = struct.Struct("<4s2B4HL2L2H")
+ARCHIVE_MEMBERS = 16
+"""What a whole archive may decompress to, in `max-record-mb` limits (2 GiB by default)."""
 
 
 def read_eval(path: str, fp: IO[bytes], limit: int) -> Iterator[tuple[Location, Any, str | None]]:
@@ -38,6 +44,10 @@ def read_eval(path: str, fp: IO[bytes], limit: int) -> Iterator[tuple[Location, 
         yield Location(path), None, f"not a readable zip archive (an Inspect .eval): {exc}"
         return
     with archive:
+        overlap = _overlap(archive.infolist())
+        if overlap is not None:
+            yield Location(path), None, overlap
+            return
         names = [i for i in archive.infolist() if not i.is_dir()]
         wanted = [i for i in names if i.filename == "header.json"]
         wanted += sorted(
@@ -48,18 +58,51 @@ def read_eval(path: str, fp: IO[bytes], limit: int) -> Iterator[tuple[Location, 
             ),
             key=lambda i: i.filename,
         )
+        left = limit * ARCHIVE_MEMBERS
         for info in wanted:
             where = Location(path, None, _pointer(info.filename))
-            data, reason = _member(archive, info, fp, limit)
+            if left <= 0:
+                yield where, None, _past_bound(limit)
+                return
+            data, reason = _member(archive, info, fp, min(limit, left))
+            if data is None and left < limit and reason == _too_large(left):
+                yield where, None, _past_bound(limit)
+                return
             if data is None:
                 yield where, None, reason
                 continue
+            left -= len(data)
             try:
                 value = orjson.loads(data)
             except orjson.JSONDecodeError as exc:
                 yield where, None, f"not valid JSON: {exc.msg} at line {exc.lineno}"
                 continue
             yield where, value, None
+
+
+def _overlap(infos: list[zipfile.ZipInfo]) -> str | None:
+    """Why the entries cannot be read: two of them share bytes of the file (each entry spans
+    at least its local header, its name and its compressed data); None when none do."""
+    spans = sorted(
+        (info.header_offset, info.header_offset + 30 + len(info.orig_filename) + info.compress_size)
+        for info in infos
+    )
+    for (_, end), (start, _) in itertools.pairwise(spans):
+        if start < end:
+            return (
+                "zip entries overlap (several names for the same compressed bytes, as a zip "
+                "bomb has): not read"
+            )
+    return None
+
+
+def _past_bound(limit: int) -> str:
+    whole = limit * ARCHIVE_MEMBERS
+    shown = f"{whole >> 20} MiB" if whole >= 1 << 20 else f"{whole:,} bytes"
+    return (
+        f"the archive decompresses to more than {shown} (`max-record-mb` times "
+        f"{ARCHIVE_MEMBERS}): this member and those after it are not read"
+    )
 
 
 def _too_large(limit: int) -> str:

@@ -27,6 +27,7 @@ from auditor.sources.kinds import (
     MAX_RECORD_BYTES,
     InvalidRecord,
     Kind,
+    ReadError,
     Record,
     Source,
     Span,
@@ -244,13 +245,11 @@ def read_lines(
     guarded = _Guarded(lines)
     offset = first_line - 1
     first = next(guarded, None)
-    if first is None:  # an empty file (or one broken before its first line): nothing to read
+    if first is None:  # nothing to read: an empty file, or one broken before its first line
         if guarded.error is not None:
             yield _corrupt(path, guarded.lineno + offset + 1, guarded.error)
         return
-    # Imported here, once a line is there: it costs 30 ms (attrs) that `audit --version` and
-    # an empty file should not pay.
-    import jsonlines
+    import jsonlines  # here, at a first line: --version and empty files skip its 30 ms (attrs)
 
     reader = jsonlines.Reader(itertools.chain((first,), guarded), loads=orjson.loads)
     while True:
@@ -282,7 +281,7 @@ class _Guarded:
     def __init__(self, lines: Iterable[bytes]) -> None:
         self._it = iter(lines)
         self.lineno = 0
-        self.error: str | None = None
+        self.error: BaseException | None = None
         self.overlong: list[tuple[int, Overlong]] = []
         """Lines too long to read, handed to jsonlines as blank lines."""
 
@@ -301,7 +300,7 @@ class _Guarded:
         try:
             line = next(self._it)
         except _STREAM_ERRORS as exc:
-            self.error = str(exc) or type(exc).__name__
+            self.error = exc
             raise StopIteration from None
         self.lineno += 1
         if isinstance(line, Overlong):
@@ -313,10 +312,13 @@ class _Guarded:
         return line
 
 
-def _corrupt(path: str, line: int, error: object) -> InvalidRecord:
-    """A .gz that broke off: what was read before stays read."""
+def _corrupt(path: str, line: int, error: BaseException) -> InvalidRecord:
+    """A .gz that broke off, or a remote read that failed: what was read before stays read."""
+    if isinstance(error, ReadError):
+        return InvalidRecord(Location(path, line), f"reading stopped here: {error.strerror}")
     return InvalidRecord(
-        Location(path, line), f"compressed stream is corrupt or truncated: {error}"
+        Location(path, line),
+        f"compressed stream is corrupt or truncated: {str(error) or type(error).__name__}",
     )
 
 

@@ -16,7 +16,12 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
+
+from auditor.sources.files import read_regular
+from auditor.sources.kinds import os_reason
 
 FILE = ".gitignore"
 
@@ -25,7 +30,7 @@ FILE = ".gitignore"
 class Pattern:
     """One line of a .gitignore."""
 
-    regex: re.Pattern[str]
+    glob: Glob
     negated: bool
     directories_only: bool
     anchored: bool
@@ -56,10 +61,10 @@ def _pattern(line: str) -> Pattern | None:
     anchored = "/" in line
     line = line.removeprefix("/")
     try:
-        regex = re.compile(_translate(line), re.DOTALL)
+        glob = Glob(line)
     except re.error:
         return None  # git ignores a pattern it cannot read; so do we
-    return Pattern(regex, negated, directories_only, anchored)
+    return Pattern(glob, negated, directories_only, anchored)
 
 
 def _strip_trailing_spaces(line: str) -> str:
@@ -70,68 +75,139 @@ def _strip_trailing_spaces(line: str) -> str:
     return stripped
 
 
-def _translate(pattern: str) -> str:
-    """git's wildmatch (with WM_PATHNAME) as a regular expression matching the whole path."""
-    out: list[str] = []
+_STAR: Any = object()
+_ANY: Any = object()
+_DIRS: Any = object()
+"""A whole `**` segment: any number of directories (at least one when it ends the pattern)."""
+_SEPARATOR: Any = object()
+Token = Any
+"""A character to match, `_STAR`, `_ANY`, or a compiled one-character `[…]` class."""
+"""A character to match, `_STAR`, `_ANY`, or a compiled one-character `[…]` class."""
+
+
+class Glob:
+    """git's wildmatch (with WM_PATHNAME) on `/`-separated paths, in time linear in the path
+    times the pattern, whatever the pattern: `*a*a*a*a*a*a*a*a*b` cannot backtrack.
+
+    The pattern is cut into segments at `/`; a segment matches one name of the path, by the
+    classic one-star-remembered scan (`*` any run of characters, `?` one, `[…]` one of a
+    class, none of them `/`), and the segments match the names by the same scan one level up,
+    a whole `**` segment being the star there. Raises re.error for a class that is not one.
+    """
+
+    __slots__ = ("segments",)
+
+    def __init__(self, pattern: str) -> None:
+        segments: list[list[Token]] = [[]]
+        for token in _tokens(pattern):
+            if token is _SEPARATOR:
+                segments.append([])
+            else:
+                segments[-1].append(token)
+        parts: list[Any] = []
+        for i, segment in enumerate(segments):
+            if len(segment) >= 2 and all(t is _STAR for t in segment):
+                if i == len(segments) - 1:
+                    parts.append([_STAR])  # `a/**`: one name at least, then any depth
+                parts.append(_DIRS)
+            else:
+                parts.append(segment)
+        self.segments = tuple(parts)
+
+    def match(self, path: str) -> bool:
+        """The whole path (names separated by `/`) matches."""
+        return _scan(self.segments, path.split("/"), _DIRS, _segment)
+
+
+def _segment(tokens: list[Token], name: str) -> bool:
+    return _scan(tokens, name, _STAR, _char)
+
+
+def _char(token: Token, char: str) -> bool:
+    if token is _ANY:
+        return True
+    if isinstance(token, str):
+        return token == char
+    return token.fullmatch(char) is not None
+
+
+def _scan(pattern: Sequence[Any], text: Sequence[Any], star: Any, one: Any) -> bool:
+    """Wildcard matching remembering only the last star: O(len(pattern) * len(text))."""
+    p = t = 0
+    back_p = back_t = -1
+    while t < len(text):
+        if p < len(pattern) and pattern[p] is star:
+            back_p, back_t = p, t
+            p += 1
+        elif p < len(pattern) and one(pattern[p], text[t]):
+            p += 1
+            t += 1
+        elif back_p >= 0:
+            back_t += 1
+            p, t = back_p + 1, back_t
+        else:
+            return False
+    while p < len(pattern) and pattern[p] is star:
+        p += 1
+    return p == len(pattern)
+
+
+def _tokens(pattern: str) -> Iterator[Token]:
+    """The pattern's characters as tokens; a `/` inside a class is no separator."""
     i, n = 0, len(pattern)
     while i < n:
         char = pattern[i]
         if char == "*":
-            j = i
-            while j < n and pattern[j] == "*":
-                j += 1
-            whole = (i == 0 or pattern[i - 1] == "/") and (j == n or pattern[j] == "/")
-            if j - i >= 2 and whole:
-                if j == n:
-                    out.append(".*")  # `a/**`: everything inside a
-                else:
-                    out.append("(?:.*/)?")  # `**/a`, `a/**/b`: zero or more directories
-                    j += 1
-            else:
-                out.append("[^/]*")
-            i = j
+            yield _STAR
         elif char == "?":
-            out.append("[^/]")
-            i += 1
+            yield _ANY
         elif char == "[":
-            i = _bracket(pattern, i, out)
+            end = _bracket_end(pattern, i)
+            if end is not None:
+                yield _bracket(pattern, i, end)
+                i = end + 1
+                continue
+            yield "["  # a `[` that never closes is a literal
         elif char == "\\" and i + 1 < n:
-            out.append(re.escape(pattern[i + 1]))
-            i += 2
-        else:
-            out.append(re.escape(char))
             i += 1
-    return "^" + "".join(out) + "$"
+            yield pattern[i]
+        elif char == "/":
+            yield _SEPARATOR
+        else:
+            yield char
+        i += 1
 
 
-def _bracket(pattern: str, start: int, out: list[str]) -> int:
-    """A `[…]` class (`[!…]` or `[^…]` negated, `]` first is literal); a `[` that never
-    closes is a literal `[`. Returns where the class ends."""
+def _bracket_end(pattern: str, start: int) -> int | None:
+    """Where the `[…]` class opened at `start` closes (`]` first is literal), or None."""
     j = start + 1
-    negated = j < len(pattern) and pattern[j] in "!^"
-    if negated:
+    if j < len(pattern) and pattern[j] in "!^":
         j += 1
-    first = j
     if j < len(pattern) and pattern[j] == "]":
         j += 1
     while j < len(pattern) and pattern[j] != "]":
         j += 2 if pattern[j] == "\\" else 1
-    if j >= len(pattern):
-        out.append(re.escape("["))
-        return start + 1
+    return j if j < len(pattern) else None
+
+
+def _bracket(pattern: str, start: int, end: int) -> re.Pattern[str]:
+    """A `[…]` class (`[!…]` or `[^…]` negated) as a one-character regular expression, which
+    cannot backtrack; it never matches `/`."""
+    j = start + 1
+    negated = pattern[j] in "!^"
+    if negated:
+        j += 1
     members = []
-    k = first
-    while k < j:
-        char = pattern[k]
-        if char == "\\" and k + 1 < j:
-            members.append(re.escape(pattern[k + 1]))
-            k += 2
+    while j < end:
+        char = pattern[j]
+        if char == "\\" and j + 1 < end:
+            members.append(re.escape(pattern[j + 1]))
+            j += 2
             continue
         members.append(char if char == "-" else re.escape(char))
-        k += 1
+        j += 1
     body = "".join(members)
-    out.append(f"[^/{body}]" if negated else f"[{body}]")
-    return j + 1
+    return re.compile(f"[^/{body}]" if negated else f"[{body}]", re.DOTALL)
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,19 +225,32 @@ class Rules:
         for pattern in reversed(self.patterns):
             if pattern.directories_only and not is_dir:
                 continue
-            if pattern.regex.match(relative if pattern.anchored else name):
+            if pattern.glob.match(relative if pattern.anchored else name):
                 return not pattern.negated
         return None
 
 
+MAX_BYTES = 256 * 1024
+"""A .gitignore larger than this is not read: the largest in common use hold a few KB, and every
+path of the walk is matched against every pattern in force."""
+
+
 def read(directory: str, name: str = FILE) -> Rules | None:
-    """The rules of `directory/name`, or None when it does not exist or cannot be read."""
+    """The rules of `directory/name`, or None when it does not exist or holds none. Raises
+    OSError (its `strerror` the reason) when it is there but not read: a symbolic link (git
+    reads none either), a FIFO, a device, or a file past `MAX_BYTES`."""
     try:
-        with open(os.path.join(directory, name), encoding="utf-8", errors="replace") as fp:
-            patterns = parse(fp.read())
-    except OSError:
+        data = read_regular(os.path.join(directory, name), MAX_BYTES, follow=False)
+    except FileNotFoundError:
         return None
+    except NotADirectoryError:
+        return None
+    patterns = parse(data.decode("utf-8", "replace"))
     return Rules(directory, tuple(patterns)) if patterns else None
+
+
+Refusal = tuple[str, str]
+"""An ignore file that was there but not read: its path, and why."""
 
 
 class Ignore:
@@ -173,31 +262,42 @@ class Ignore:
         """Deepest first."""
 
     @classmethod
-    def above(cls, directory: str) -> Ignore:
+    def above(cls, directory: str) -> tuple[Ignore, list[Refusal]]:
         """The rules a walk that starts at `directory` inherits: the .gitignore files from the
         root of its git repository down to the directory's parent, and `info/exclude`.
-        Outside a repository, none (the directory's own .gitignore is read by `below`)."""
+        Outside a repository, none (the directory's own .gitignore is read by `below`). With
+        them, the ignore files that were there but not read."""
         start = os.path.abspath(directory)
         root = repository_root(start)
         if root is None:
-            return cls()
-        chain = []
+            return cls(), []
+        places = []
         here = start
         while here != root:
             here = os.path.dirname(here)
-            chain.append(here)
-        stack = [rules for rules in map(read, chain) if rules is not None]
-        exclude = read(os.path.join(root, ".git", "info"), "exclude")
-        if exclude is not None:
-            stack.append(Rules(root, exclude.patterns))
-        return cls(tuple(stack))
+            places.append((here, FILE))
+        places.append((os.path.join(root, ".git", "info"), "exclude"))
+        stack, refused = [], []
+        for place, name in places:
+            try:
+                rules = read(place, name)
+            except OSError as exc:
+                refused.append((os.path.join(place, name), _reason(exc)))
+                continue
+            if rules is not None:
+                stack.append(Rules(root, rules.patterns) if name == "exclude" else rules)
+        return cls(tuple(stack)), refused
 
-    def below(self, directory: str, names: set[str]) -> Ignore:
-        """The rules inside `directory`, whose entries are `names`."""
+    def below(self, directory: str, names: set[str]) -> tuple[Ignore, Refusal | None]:
+        """The rules inside `directory`, whose entries are `names`; and its .gitignore when it
+        is there but not read."""
         if FILE not in names:
-            return self
-        rules = read(os.path.abspath(directory))
-        return self if rules is None else Ignore((rules, *self.stack))
+            return self, None
+        try:
+            rules = read(os.path.abspath(directory))
+        except OSError as exc:
+            return self, (os.path.join(directory, FILE), _reason(exc))
+        return (self if rules is None else Ignore((rules, *self.stack))), None
 
     def __call__(self, path: str, is_dir: bool) -> bool:
         absolute = os.path.abspath(path)
@@ -206,6 +306,10 @@ class Ignore:
             if decided is not None:
                 return decided
         return False
+
+
+def _reason(exc: OSError) -> str:
+    return f"{os_reason(exc)}: its ignore rules do not apply"
 
 
 def repository_root(directory: str) -> str | None:

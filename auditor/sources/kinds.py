@@ -80,6 +80,11 @@ class InvalidRecord:
     excerpt: str = ""
 
 
+class ReadError(OSError):
+    """Reading a source failed after it was opened (a server that stopped answering, refused a
+    byte range or redirected): the records before stay read, the rest of the source is not."""
+
+
 @dataclass(frozen=True, slots=True)
 class PathError:
     """A path that cannot be read at all."""
@@ -112,7 +117,15 @@ class Skipped:
     """`type` (the name promises no log) or `hidden` (a hidden directory: name it to read it)."""
 
 
-Found = Source | PathError | Excluded | Ignored | Skipped
+@dataclass(frozen=True, slots=True)
+class Linked:
+    """A symbolic link a walk met whose target lies outside the directory the user named (or in
+    /proc, /sys or /dev): not followed, unless `--follow-links` (never into those three)."""
+
+    path: str
+
+
+Found = Source | PathError | Excluded | Ignored | Skipped | Linked
 
 
 def kind_of(path: str) -> tuple[Kind, bool]:
@@ -189,6 +202,12 @@ def binary(head: bytes) -> str | None:
 
 
 def os_reason(exc: OSError) -> str:
+    """Why a path cannot be read, in lower case (`no such file or directory`); a reason of
+    `files.read_regular` as it is written."""
+    from auditor.sources.files import Refused
+
+    if isinstance(exc, Refused):
+        return str(exc.strerror)
     return (exc.strerror or str(exc)).lower()
 
 

@@ -16,6 +16,7 @@ from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING
 
 from auditor.sources.events import grouped
+from auditor.sources.files import in_system, inside, special
 from auditor.sources.kinds import (
     ENVIRONMENT_MARKERS,
     PACKAGE_DIRECTORIES,
@@ -23,6 +24,7 @@ from auditor.sources.kinds import (
     Excluded,
     Found,
     Ignored,
+    Linked,
     PathError,
     Skipped,
     Source,
@@ -141,7 +143,8 @@ class _Hidden:
             names = (
                 {".gitignore"} if os.path.exists(os.path.join(directory, ".gitignore")) else set()
             )
-            self.ignores[directory] = Ignore.above(directory).below(directory, names)
+            above, _ = Ignore.above(directory)
+            self.ignores[directory], _ = above.below(directory, names)
         ignore = self.ignores[directory]
         root = repository_root(directory)
         if ignore(path, False):
@@ -159,6 +162,7 @@ def discover(
     exclude: Exclude | None = None,
     gitignore: bool = True,
     force_exclude: bool = False,
+    follow_links: bool = False,
 ) -> Iterator[Found]:
     """Sources for the given paths, directories walked recursively in sorted order.
 
@@ -174,6 +178,9 @@ def discover(
     on the command line is taken as a walk would take it: read only when a walk of the
     directories above it would read it (`walked_file`), and then as a walked file
     (`Source.explicit` False: judged by its content, skipped when it holds no log).
+
+    A symbolic link met in a walk whose target lies outside the directory named is Linked,
+    not followed, unless `follow_links`; one into /proc, /sys or /dev is never followed.
     """
     from auditor.sources.gitignore import Ignore
 
@@ -197,12 +204,18 @@ def discover(
         except OSError as exc:
             yield PathError(path, os_reason(exc))
             continue
-        if stat.S_ISDIR(st.st_mode):
-            ignore = Ignore.above(path) if gitignore else None
-            yield from _walk(path, st, seen, exclude, ignore, named=True)
+        real = os.path.realpath(path)
+        if in_system(real) and real != os.path.abspath(path):
+            yield PathError(path, f"is a link to {real}: not read")
+        elif stat.S_ISDIR(st.st_mode):
+            ignore = None
+            if gitignore:
+                ignore, refused = Ignore.above(path)
+                yield from (PathError(where, why) for where, why in refused)
+            yield from _walk(path, st, seen, exclude, ignore, None if follow_links else real)
         elif not stat.S_ISREG(st.st_mode):
             # /dev/zero never ends and a FIFO may never open: only files and stdin are read.
-            yield PathError(path, f"is {_special(st.st_mode)}, not a file (pipe it in: `audit -`)")
+            yield PathError(path, f"is {special(st.st_mode)}, not a file (pipe it in: `audit -`)")
         elif force_exclude:
             yield hidden(path) or walked_file(path, st.st_size)
         else:
@@ -210,14 +223,91 @@ def discover(
             yield Source(path, kind, compressed, True, size=st.st_size)
 
 
+Opened = tuple[str, Iterator[os.DirEntry[str]], "Ignore | None", "_Folder | None"]
+"""A directory being walked: its path, its entries still to visit, the rules in force, and
+the conversation its event files make, if they make one."""
+_Folder = tuple[frozenset[str], str, Source]
+"""The names of a directory's event files, the first of them, and the one source they make."""
+
+
 def _walk(
-    directory: str,
+    top: str,
     st: os.stat_result,
     seen: set[tuple[int, int]],
     exclude: Exclude,
     ignore: Ignore | None,
+    root: str | None,
+) -> Iterator[Found]:
+    """The walk below `top`, depth first in name order, with a stack rather than recursion
+    (a tree may be deeper than Python's recursion limit). `root` is where links may lead,
+    None to follow every link but those into /proc, /sys and /dev."""
+    stack: list[Opened] = []
+    yield from _enter(stack, top, st, seen, ignore, named=True)
+    while stack:
+        directory, entries, ignore, folder = stack[-1]
+        entry = next(entries, None)
+        if entry is None:
+            stack.pop()
+        elif folder is not None and entry.name in folder[0]:
+            if entry.name == folder[1]:  # the folder, where its first event file sorts
+                yield folder[2]
+        else:
+            yield from _visit(stack, directory, entry, seen, exclude, ignore, root)
+
+
+def _visit(
+    stack: list[Opened],
+    directory: str,
+    entry: os.DirEntry[str],
+    seen: set[tuple[int, int]],
+    exclude: Exclude,
+    ignore: Ignore | None,
+    root: str | None,
+) -> Iterator[Found]:
+    """What one entry of a directory being walked is: a source, a directory pushed on the
+    stack, or why it is not read."""
+    hidden = entry.name.startswith(".")
+    if hidden and entry.name in TOOL_DIRECTORIES:
+        return
+    path = os.path.join(directory, entry.name)
+    try:
+        entry_stat = entry.stat()  # follows symlinks; a dangling link raises
+    except OSError as exc:
+        if not entry.is_symlink():  # a dangling link inside a tree is not the user's input
+            yield PathError(path, os_reason(exc))  # no search permission, ENAMETOOLONG
+        return
+    is_dir = stat.S_ISDIR(entry_stat.st_mode)
+    if not is_dir and not stat.S_ISREG(entry_stat.st_mode):
+        return  # sockets, FIFOs and devices found in a tree are nobody's logs
+    if is_dir and entry.name in PACKAGE_DIRECTORIES:
+        return
+    if ignore is not None and ignore(path, is_dir):
+        yield Ignored(path)
+    elif exclude(path):
+        yield Excluded(path)
+    elif entry.is_symlink() and _leads_out(path, root):
+        yield Linked(path)
+    elif is_dir and hidden:
+        yield Skipped(path, "hidden")
+    elif is_dir:
+        yield from _enter(stack, path, entry_stat, seen, ignore)
+    elif (found := walked_kind(entry.name)) is not None:
+        yield Source(path, *found, False, size=entry_stat.st_size)
+    elif not hidden:
+        yield Skipped(path)
+
+
+def _enter(
+    stack: list[Opened],
+    directory: str,
+    st: os.stat_result,
+    seen: set[tuple[int, int]],
+    ignore: Ignore | None,
     named: bool = False,
 ) -> Iterator[Found]:
+    """Push `directory` on the walk's stack, unless it was walked already or holds installed
+    software; what cannot be read of it is a PathError. The event files of one conversation
+    in it (`auditor.sources.events`) are one source, yielded where the first of them sorts."""
     if (st.st_dev, st.st_ino) in seen:
         return
     seen.add((st.st_dev, st.st_ino))
@@ -231,47 +321,18 @@ def _walk(
     if not named and names & ENVIRONMENT_MARKERS:
         return
     if ignore is not None:
-        ignore = ignore.below(directory, names)
-    events = set(grouped(names))  # one conversation, an event a file: one source
-    first = min(events, default=None)
-    for entry in entries:
-        if entry.name in events:
-            if entry.name == first:  # the folder, where its first event file sorts
-                size = sum(e.stat().st_size for e in entries if e.name in events)
-                yield Source(directory, "events", False, named, size=size)
-            continue
-        hidden = entry.name.startswith(".")
-        if hidden and entry.name in TOOL_DIRECTORIES:
-            continue
-        path = os.path.join(directory, entry.name)
-        try:
-            entry_stat = entry.stat()  # follows symlinks; a dangling link raises
-            is_dir = stat.S_ISDIR(entry_stat.st_mode)
-        except OSError:
-            if entry.is_symlink():
-                continue  # a dangling link inside a tree is not the user's input
-            raise
-        if not is_dir and not stat.S_ISREG(entry_stat.st_mode):
-            continue  # sockets, FIFOs and devices found in a tree are nobody's logs
-        if is_dir and entry.name in PACKAGE_DIRECTORIES:
-            continue
-        if ignore is not None and ignore(path, is_dir):
-            yield Ignored(path)
-        elif exclude(path):
-            yield Excluded(path)
-        elif is_dir and hidden:
-            yield Skipped(path, "hidden")
-        elif is_dir:
-            yield from _walk(path, entry_stat, seen, exclude, ignore)
-        elif (found := walked_kind(entry.name)) is not None:
-            yield Source(path, *found, False, size=entry_stat.st_size)
-        elif not hidden:
-            yield Skipped(path)
+        ignore, refused = ignore.below(directory, names)
+        if refused is not None:
+            yield PathError(*refused)
+    events = frozenset(grouped(names))  # one conversation, an event a file: one source
+    folder = None
+    if events:
+        size = sum(e.stat().st_size for e in entries if e.name in events)
+        folder = (events, min(events), Source(directory, "events", False, named, size=size))
+    stack.append((directory, iter(entries), ignore, folder))
 
 
-def _special(mode: int) -> str:
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "a device"
+def _leads_out(path: str, root: str | None) -> bool:
+    """The link at `path` leads into /proc, /sys or /dev, or (with a `root`) out of it."""
+    real = os.path.realpath(path)
+    return in_system(real) or (root is not None and not inside(real, root))

@@ -254,7 +254,11 @@ def test_the_documented_hook_audits_exactly_what_a_walk_audits(tmp_path, hook_re
     )
     assert findings(walk.stdout)
     assert findings(proc.stdout) == findings(walk.stdout), proc.stdout + proc.stderr
-    assert "logs/README.md" not in proc.stdout and "plot.png" not in proc.stdout
+    assert not [f for f in findings(proc.stdout) if "README.md" in f or "plot.png" in f]
+    # README.md and package.json are looked at and skipped, as the walk skips them, in its words
+    said = (walk.stdout + walk.stderr).splitlines()
+    skipped = [line for line in said if line.startswith("audit: skipped")]
+    assert skipped and all(line in proc.stdout for line in skipped), proc.stdout
     assert "notes.jsonl" not in proc.stdout  # files: ^logs/
     assert "read 3 files" in proc.stdout  # runs.jsonl, results.json, demo.eval
 
@@ -275,4 +279,5 @@ def test_the_local_hook_for_offline_ci_audits_the_same(tmp_path):
         "logs/runs.jsonl:1: EX001",
         "logs/runs.jsonl:2: EX001",
     ]
-    assert "README.md" not in proc.stdout and "notes.jsonl" not in proc.stdout
+    assert not [f for f in findings(proc.stdout) if "README.md" in f]  # looked at, skipped
+    assert "notes.jsonl" not in proc.stdout

@@ -216,4 +216,4 @@ def test_table_has_a_summary():
     assert proc.returncode == 1
     text = proc.stdout.decode()
     assert text.startswith("fixtures/demo/agent-runs.jsonl\n")
-    assert "Read 1 file, 19 records, 19 conversations" in text
+    assert "Read 1 file, 20 records, 20 conversations" in text

@@ -67,17 +67,17 @@ def test_rates_per_rule_and_conversations_that_gained_or_lost(runs):
     assert result.returncode == 0, result.stderr
     lines = result.stdout.decode().splitlines()
     assert lines[:2] == [
-        "BASE base.json: 19 conversations, 23 findings (auditor 0.1.0)",
-        "NEW  new.json: 19 conversations, 23 findings (auditor 0.1.0)",
+        "BASE base.json: 20 conversations, 24 findings (auditor 0.1.0)",
+        "NEW  new.json: 20 conversations, 24 findings (auditor 0.1.0)",
     ]
     table = lines[3:]
     assert table[0].split() == ["code", "name", "BASE", "per", "100", "NEW", "per", "100", "change"]
     rows = {line.split()[0]: line.split()[2:] for line in table[1:] if line[:2] in ("EX", "LP")}
-    assert rows["EX003"] == ["2", "10.5", "1", "5.3", "-5.3", "-50%"]
-    assert rows["LP004"] == ["1", "5.3", "2", "10.5", "+5.3", "+100%"]
-    assert rows["LP001"] == ["1", "5.3", "1", "5.3", "+0.0", "+0%"]
+    assert rows["EX003"] == ["2", "10.0", "1", "5.0", "-5.0", "-50%"]
+    assert rows["LP004"] == ["1", "5.0", "2", "10.0", "+5.0", "+100%"]
+    assert rows["LP001"] == ["1", "5.0", "1", "5.0", "+0.0", "+0%"]
     text = result.stdout.decode()
-    assert "Conversations (by id): 17 with findings in both runs, 1 gained findings, 1 lost" in text
+    assert "Conversations (by id): 18 with findings in both runs, 1 gained findings, 1 lost" in text
     assert "  clean-weather-001  +LP004\n" in text
     assert "  text-call-003  -EX003\n" in text
     assert "2 more rules ran in both and fired in neither." in text  # IN001, IN002
@@ -89,8 +89,8 @@ def test_json_document(runs):
     assert doc["base"] == {
         "label": "base.json",
         "auditor_version": "0.1.0",
-        "conversations": 19,
-        "findings": 23,
+        "conversations": 20,
+        "findings": 24,
     }
     lp004 = next(r for r in doc["rules"] if r["code"] == "LP004")
     assert lp004 == {
@@ -98,9 +98,9 @@ def test_json_document(runs):
         "name": "repeated-assistant-message",
         "base": 1,
         "new": 2,
-        "base_per_100_conversations": 5.26,
-        "new_per_100_conversations": 10.53,
-        "change_per_100_conversations": 5.26,
+        "base_per_100_conversations": 5.0,
+        "new_per_100_conversations": 10.0,
+        "change_per_100_conversations": 5.0,
         "change_percent": 100.0,
     }
     assert doc["conversations"]["changed"] == [
@@ -131,14 +131,14 @@ def test_json_document(runs):
 @pytest.mark.parametrize(
     ("limits", "status", "line"),
     [
-        (["LP004=50"], 1, "limit LP004 +50%: 5.3 -> 10.5 per 100 conversations (+100%): EXCEEDED"),
-        (["LP004=100"], 0, "limit LP004 +100%: 5.3 -> 10.5 per 100 conversations (+100%): ok"),
-        (["EX003=0"], 0, "limit EX003 +0%: 10.5 -> 5.3 per 100 conversations (-50%): ok"),
-        (["LP=150,EX=10"], 0, "limit LP004 +150%: 5.3 -> 10.5 per 100 conversations (+100%): ok"),
+        (["LP004=50"], 1, "limit LP004 +50%: 5.0 -> 10.0 per 100 conversations (+100%): EXCEEDED"),
+        (["LP004=100"], 0, "limit LP004 +100%: 5.0 -> 10.0 per 100 conversations (+100%): ok"),
+        (["EX003=0"], 0, "limit EX003 +0%: 10.0 -> 5.0 per 100 conversations (-50%): ok"),
+        (["LP=150,EX=10"], 0, "limit LP004 +150%: 5.0 -> 10.0 per 100 conversations (+100%): ok"),
         (
             ["ALL=10", "repeated-assistant-message=200"],
             0,
-            "limit LP004 +200%: 5.3 -> 10.5 per 100 conversations (+100%): ok",
+            "limit LP004 +200%: 5.0 -> 10.0 per 100 conversations (+100%): ok",
         ),
     ],
 )
@@ -154,7 +154,7 @@ def test_fail_on_increase_from_the_configuration_and_the_command_line_replaces_i
     result = compare("base.json", "new.json", cwd=runs)
     assert result.returncode == 1
     assert (
-        "limit LP004 +20%: 5.3 -> 10.5 per 100 conversations (+100%): EXCEEDED"
+        "limit LP004 +20%: 5.0 -> 10.0 per 100 conversations (+100%): EXCEEDED"
         in result.stdout.decode()
     )
     result = compare("base.json", "new.json", "--fail-on-increase", "EX003=5", cwd=runs)
@@ -221,10 +221,10 @@ def test_reports_of_other_versions_and_rule_sets_compare_on_what_both_hold(runs)
     result = compare("narrow.json", "future.json", "--fail-on-increase", "ZZ001=1", cwd=runs)
     assert result.returncode == 0
     text = result.stdout.decode()
-    assert "NEW  future.json: 19 conversations, 24 findings (auditor 9.9.9)" in text
+    assert "NEW  future.json: 20 conversations, 25 findings (auditor 9.9.9)" in text
     assert (
         "left out: rules that ran only in NEW: CF001, CF002, CF003, CF004, FB001, FB002, "
-        "FB003, FB004, FB005, FB006, IN002, ZZ001 (11 findings left out)"
+        "FB003, FB004, FB005, FB006, FB007, IN002, ZZ001 (12 findings left out)"
     ) in text
     assert "note: the reports were written by different auditor versions (0.1.0 and 9.9.9)" in text
     assert "note: the limit on ZZ001 was not checked: the rule did not run in both" in text
@@ -262,7 +262,7 @@ def test_the_console_entry_point_runs_compare(runs):
     )
     assert result.returncode == 1
     assert (
-        "limit LP004 +5%: 5.3 -> 10.5 per 100 conversations (+100%): EXCEEDED"
+        "limit LP004 +5%: 5.0 -> 10.0 per 100 conversations (+100%): EXCEEDED"
         in result.stdout.decode()
     )
     assert b"Usage: audit compare [OPTIONS]" in audit_process("compare", "--help").stdout

@@ -108,7 +108,7 @@ def test_config_file_may_be_a_pyproject_or_a_standalone_toml(tmp_path):
             '[tool.auditor]\nfail_on = "error"\n',
             "[tool.auditor] unknown key `fail_on` (did you mean `fail-on`?); the keys are "
             "select, ignore, fail-on, exclude, severity, per-file-ignores, respect-gitignore, "
-            "max-record-mb, tools, fail-on-increase, the option tables input, "
+            "max-record-mb, tools, read-timeout, fail-on-increase, the option tables input, "
             "fabrication, execution, approvals, loops and the table of declared formats, formats",
         ),
         (
@@ -200,8 +200,22 @@ def test_cli_select_starts_over_and_cli_ignore_adds(tmp_path):
         c for c in EX if c > "EX002"
     ]
     everything = config.read(pyproject(tmp_path / "b", '[tool.auditor]\nignore = ["IN002"]'))
-    left = [r.code for r in RULES if r.code != "IN002" and r.family != "EX"]
+    left = [r.code for r in RULES if r.code != "IN002" and r.family != "EX" and not r.preview]
     assert codes(config.build(ignore=["EX"], file=everything)) == left
+
+
+def test_a_rule_in_preview_runs_only_when_named(tmp_path):
+    preview = [r.code for r in RULES if r.preview]
+    assert "FB008" in preview
+    for selection in (config.build(), config.build(select=["ALL"]), config.build(select=["FB"])):
+        assert not set(preview) & set(codes(selection))
+    assert "FB008" in codes(config.build(select=["FB008"]))
+    assert "FB008" in codes(config.build(select=["ungrounded-answer-fact"]))
+    assert "FB008" in codes(config.build(extend_select=["FB008"]))
+    # an ignore names it by prefix, as every other rule
+    assert "FB008" not in codes(config.build(select=["FB008", "FB001"], ignore=["FB"]))
+    file = config.read(pyproject(tmp_path, '[tool.auditor]\nselect = ["ALL", "FB008"]'))
+    assert "FB008" in codes(config.build(file=file))
 
 
 def test_extend_select_adds_to_the_selection_and_ignores_come_last(tmp_path):

@@ -107,7 +107,7 @@ def test_demo_table_fits_80_columns_with_three_lines_a_finding():
     lines = text.splitlines()
     assert max(len(line) for line in lines) <= 80
     blocks = findings_blocks(text)
-    assert len(blocks) == len(report.findings) == 23
+    assert len(blocks) == len(report.findings) == 24
     assert all(len(block) <= 3 for block in blocks)
     for f, block in zip(report.findings, blocks, strict=True):
         assert f.conversation in block[0]  # the whole id, on the head line
@@ -158,7 +158,7 @@ def test_show_evidence_and_verbose_through_the_command():
         shown = audit_process(LOST, "-f", "table", flag)
         assert "get_weather(" in shown.stdout.decode(), flag
     verbose = audit_process(LOST, DEMO, "-v", "-q").stderr.decode().splitlines()
-    assert f"audit: {DEMO}/agent-runs.jsonl: openai; 19 records, 19 conversations, 23 findings" in (
+    assert f"audit: {DEMO}/agent-runs.jsonl: openai; 20 records, 20 conversations, 24 findings" in (
         verbose
     )
 
@@ -225,7 +225,7 @@ def test_progress_bar_shows_bytes_counts_and_keeps_stdout(monkeypatch, capsys):
         assert bar._bar is not None
         rendered = bar._bar.console.export_text() if bar._bar.console.record else ""
         task = bar._bar.tasks[0]
-        assert task.fields["conversations"] == 19
+        assert task.fields["conversations"] == 20
         assert task.fields["findings"] == len(report_.findings)
         assert task.completed == min(2048, (DEMO / "agent-runs.jsonl").stat().st_size)
         assert bar._bar.live._redirect_stdout is False and bar._bar.live._redirect_stderr is False
@@ -530,18 +530,18 @@ def test_coverage_is_one_block_most_useful_first_the_rest_under_v():
     # Each note starts a line after the block's head; its own lines are indented under it.
     assert [line[:10] for line in block] == ["Coverage: "] + ["          "] * 5
     assert " ".join(" ".join(line.split()) for line in block).split(" Messages cut")[0] == (
-        "Coverage: EX005, EX007 could not examine 5 of 19 conversations: no tools declared or "
+        "Coverage: EX005, EX007 could not examine 5 of 20 conversations: no tools declared or "
         "given with --tools; --tools FILE declares them "
-        "CF001-CF004 could not examine 11 of 19 conversations: no approvals seen; "
+        "CF001-CF004 could not examine 12 of 20 conversations: no approvals seen; "
         "require-approval in [tool.auditor.approvals] names the tools that need one "
         "-v shows 2 more notes"
     )
     # With -v, every note; each reason once, with one count for all the rules it stopped
     # (before, EX005 and EX001 gave 3 and 6 conversations "with no tool calls").
     assert report.coverage_notes(verbose=True)[2:] == [
-        "EX001, EX005-EX007, FB004, FB005, LP001-LP003, LP005 could not examine 6 of 19 "
-        "conversations: no tool calls",
-        "tool sets: 14 declared by the log, 0 from --tools, 5 inferred from the calls in "
+        "EX001, EX005-EX007, FB004, FB005, FB007, LP001-LP003, LP005 could not examine 6 of "
+        "20 conversations: no tool calls",
+        "tool sets: 15 declared by the log, 0 from --tools, 5 inferred from the calls in "
         "their file or run (enough for FB003, not for EX005/EX007)",
     ]
 

@@ -429,3 +429,68 @@ def test_llama_index_answer_label_is_a_final_answer_only_in_react_messages():
     react = read("Thought: I can answer without tools.\nAnswer: 42")
     assert [s.value for s in react.answers()] == ["42"]
     assert read("Question: What is six times seven?\nAnswer: 42").answers() == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "names", "form"),
+    [
+        (
+            '[get_weather(city="Paris")]',
+            None,
+            "the pythonic call-list dialect (`[name(arg=…), …]`)",
+        ),
+        ('<function-call>[get_weather(city="Paris")]', None, "the `<function-call>` dialect"),
+        (
+            '<functioncall> {"name": "get_weather", "arguments": {"city": "Paris"}}',
+            None,
+            "the `<functioncall>` dialect",
+        ),
+        (
+            '<|python_start|>[get_weather(city="Paris")]<|python_end|>',
+            None,
+            "the `<|python_start|>` dialect",
+        ),
+        (
+            'Checking.\n[get_weather(city="Paris")]\n',
+            WEATHER,
+            "the pythonic call-list dialect (`[name(arg=…), …]`)",
+        ),
+    ],
+    ids=["bare", "function-call-tag", "functioncall-json", "python-start", "own-line-declared"],
+)
+def test_pythonic_call_lists(text, names, form):
+    call = only_call(text, names)
+    assert (call.name, call.arguments, call.dialect, call.form) == (
+        "get_weather",
+        {"city": "Paris"},
+        "pythonic",
+        form,
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("[len(x), max(y)]", None),
+        ('[page.fetch(url="a")]', None),
+        ("[fetch(url=u) for u in urls]", None),
+        ('I would call [get_weather(city="Paris")] first.', WEATHER),
+        ('Checking.\n[get_weather(city="Paris")]\n', None),
+        ('[get_weather(city="Paris")]', frozenset({"get_time"})),
+        ('`[get_weather(city="Paris")]`', None),
+        ('For example: {"name": "get_weather", "arguments": {"city": "Paris"}}', WEATHER),
+        (
+            'The body looks like this:\n```json\n{"action": "get_weather", "action_input": {}}'
+            "\n```",
+            WEATHER,
+        ),
+    ],
+)
+def test_python_and_explained_json_are_not_calls(text, names):
+    assert read(text, names).calls == ()
+
+
+def test_tool_with_tool_input_is_a_call_without_declared_tools():
+    call = only_call('{"tool": "get_weather", "tool_input": {"city": "Paris"}}', None)
+    assert (call.name, call.arguments) == ("get_weather", {"city": "Paris"})
+    assert read('{"tool": "get_weather", "tool_input": "Paris"}', None).calls == ()

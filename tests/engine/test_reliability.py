@@ -325,7 +325,7 @@ def test_devices_and_fifos_are_refused(tmp_path):
     report = audit(["/dev/zero", fifo])
     assert [e.message for e in report.errors] == [
         "/dev/zero: is a device, not a file (pipe it in: `audit -`)",
-        f"{fifo}: is a FIFO, not a file (pipe it in: `audit -`)",
+        f"{fifo}: is a named pipe, not a file (pipe it in: `audit -`)",
     ]
 
 

@@ -65,8 +65,17 @@ def test_browser_result_actions_are_calls_whose_outcome_is_not_recorded():
     assert [m.tool_calls[0].arguments for m in clicks] == [{"x": 973, "y": 761}] * 3
     results = [m.result for m in run.messages if m.result is not None]
     assert {(r.text, r.is_error, r.unrecorded) for r in results} == {(UNRECORDED, None, True)}
-    # the cookie banner clicked three times: without the pages it is no loop anyone can prove
-    assert found(FORMATS / "browser-result") == []
+    # the cookie banner clicked three times in a row, the thoughts saying it is still there:
+    # a loop, though the file keeps no page (LP001 says the outcome was not logged)
+    assert found(FORMATS / "browser-result") == [
+        (
+            "LP001",
+            8,
+            "`click` called 3 times in a row with the same arguments (turns 2, 4, 6); the log "
+            "does not record what came of them, and nothing came between them: no other call, "
+            "no result, no user turn",
+        )
+    ]
 
 
 def test_browser_use_results_carry_the_page_the_next_step_starts_on():

@@ -31,7 +31,7 @@ from auditor.model import (
 from auditor.replay import replay
 from auditor.replay.approvals import ApprovalOptions, asks_to_confirm, verdict
 from auditor.replay.approvals.policy import read as read_policy
-from auditor.replay.approvals.replies import instructed
+from auditor.replay.approvals.replies import instructed, waives
 from auditor.rules import REQUIREMENTS
 from auditor.rules import approved_arguments_changed as cf001
 from auditor.rules import approved_arguments_reformatted as cf002
@@ -331,6 +331,31 @@ def test_verdict(reply, expected):
 def test_instructed(reply, expected):
     found = instructed(reply)
     assert (None if found is None else set(found)) == expected
+
+
+def test_a_policy_asking_for_an_explicit_yes_is_told_from_one_asking_for_any():
+    tau = "you must list the action details and obtain explicit user confirmation (yes) to proceed"
+    strict = read_policy(conv(msg(0, "system", f"Before booking or cancelling, {tau}.")))
+    assert strict.explicit and strict.explicitly("cancel_reservation")
+    assert not strict.explicitly("get_reservation_details")
+    loose = read_policy(conv(msg(0, "system", "Get the user's confirmation before cancelling.")))
+    assert loose.requires("cancel_order") and not loose.explicitly("cancel_order")
+
+
+@pytest.mark.parametrize(
+    ("reply", "waived"),
+    [
+        ("No need to check with me, just do it.", True),
+        ("You don't have to ask, go ahead with everything.", True),
+        ("Book it without asking me again.", True),
+        ("I approve everything in advance.", True),
+        ("Please cancel both reservations.", False),
+        ("Yes, go ahead.", False),
+        ("I need to check with my wife first.", False),
+    ],
+)
+def test_a_standing_instruction_waives_confirmation(reply, waived):
+    assert waives(reply) is waived
 
 
 def test_the_logs_own_policy_requires_approval_where_it_says_so():

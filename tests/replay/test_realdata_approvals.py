@@ -56,22 +56,47 @@ def test_plain_language_decisions_are_read_without_configuration():
         "prompt: “you must list the action details and obtain explicit user confirmation (yes) "
         "to proceed”) and no confirmation from the user came since the last such call"
     )
-    assert sum(f.code == "CF003" for f in report.findings) == 8
+    # The same policy: the user's request alone ("Please downgrade all of them to economy",
+    # answering a list of reservation ids) is not the explicit yes it asks for.
+    assert found[("task-2-trial-2", 20)] == (
+        "`update_reservation_flights` ran on the user's request at turn 7 alone: the log's "
+        "policy requires it (system prompt: “you must list the action details and obtain "
+        "explicit user confirmation (yes) to proceed”), and no summary of the action's details "
+        "was confirmed"
+    )
+    assert sum(f.code == "CF003" for f in report.findings) == 23
+
+
+REQUESTS_ALONE = sorted(
+    [
+        *(("task-2-trial-2", t) for t in (20, 22, 24, 26, 28)),
+        *(("task-28-trial-0", t) for t in (22, 24, 26, 28)),
+        *(("task-29-trial-3", t) for t in (24, 26)),
+        ("task-10-trial-3", 32),
+        ("task-14-trial-1", 28),
+        ("task-19-trial-1", 22),
+        ("task-19-trial-3", 28),
+    ]
+)
+"""Writes on the user's request alone, which tau-bench's policy (an explicit yes) fails."""
 
 
 def test_require_approval_finds_the_changes_tau_bench_made_without_a_decision():
     options = ApprovalOptions(require_approval=("book_*", "cancel_*", "update_*"))
     report = engine.audit(TAU, _with(options, ["CF003"]))
-    assert sorted((f.conversation, f.turn) for f in report.findings) == [
-        ("task-0-trial-3", 24),
-        ("task-0-trial-3", 26),
-        ("task-0-trial-3", 30),
-        ("task-28-trial-1", 22),
-        ("task-28-trial-1", 24),
-        ("task-28-trial-1", 26),
-        ("task-28-trial-1", 28),
-        ("task-28-trial-1", 30),
-    ]
+    assert sorted((f.conversation, f.turn) for f in report.findings) == sorted(
+        [
+            ("task-0-trial-3", 24),
+            ("task-0-trial-3", 26),
+            ("task-0-trial-3", 30),
+            ("task-28-trial-1", 22),
+            ("task-28-trial-1", 24),
+            ("task-28-trial-1", 26),
+            ("task-28-trial-1", 28),
+            ("task-28-trial-1", 30),
+            *REQUESTS_ALONE,
+        ]
+    )
     found = {(f.conversation, f.turn): f.message for f in report.findings}
     # "Cancel all of my upcoming flights": five cancellations, none listed or confirmed.
     assert found[("task-28-trial-1", 22)] == (
@@ -94,8 +119,8 @@ def test_claims_of_changes_no_call_made_are_found_with_inferred_tools():
     found = {(f.conversation, f.turn): f.message for f in report.findings}
     assert found[("9f98912e-3305-458a-b431-d5f654b4eeb0", 12)] == (
         "the assistant says “I've successfully processed the cancellation for reservation "
-        "H9ZU1C.”, but no matching tool (`cancel_reservation`, called in another tau log of "
-        "this run) was called successfully since the user asked at turn 11"
+        "H9ZU1C.”, but no matching tool (`cancel_reservation`, written only as text in this "
+        "conversation) was called successfully since the user asked at turn 11"
     )
     assert report.coverage()["tool_sets"]["inferred"] > 500
 

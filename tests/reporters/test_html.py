@@ -182,7 +182,7 @@ def test_quiet_stretches_fold_and_the_page_says_what_it_left_out(tmp_path):
 def test_a_report_without_timelines_still_lists_every_finding():
     text = html_of(DEMO, timelines=False)
     page = Page(text)
-    assert len(_finding_rows(page)) == 23
+    assert len(_finding_rows(page)) == 24
     assert not [a for t, a in page.elements if t == "li" and "turn" in (a.get("class") or "")]
 
 
@@ -213,8 +213,8 @@ def test_jobs_give_the_same_page_when_spans_defer_a_session(tmp_path, monkeypatc
     lines = []
     for i in range(40):
         lines.append(demo[i % len(demo)].replace('"id": "', f'"id": "copy{i}-', 1))
-        if i in (3, 30):  # in the middle of a span, not at its start
-            lines.append(json.dumps(session[i == 30]))
+        if i in (3, 31):  # in the middle of a span, not at its start
+            lines.append(json.dumps(session[i == 31]))
     log = tmp_path / "mixed.jsonl"
     log.write_text("\n".join(lines) + "\n")
     source = sources.Source(str(log), "jsonl", False, True)

@@ -6,7 +6,7 @@ import json
 
 from auditor import config, engine
 from auditor.findings import Severity
-from auditor.model import Conversation, Location, Message, ToolCall, ToolResult
+from auditor.model import UNRECORDED, Conversation, Location, Message, ToolCall, ToolResult
 from auditor.replay import replay
 from auditor.rules import cyclic_tool_calls, repeated_tool_call, uninformative_tool_error
 from auditor.rules._loops import Options, normalised_error
@@ -94,3 +94,64 @@ def test_tool_names_read_as_words():
     assert words("send-email") == ("send", "email")
     assert reads_only("get_user_details") and reads_only("Grep") and reads_only("calculate")
     assert not reads_only("book_reservation") and not reads_only("Edit") and not reads_only("")
+
+
+def _browser(*actions: tuple[str, dict], user_at: int | None = None) -> Conversation:
+    """A browser agent's run as a result file gives it: a thought and an action per turn, each
+    answered by a result whose outcome the log does not keep."""
+    messages = [Message(0, "user", "Find the nearest used car dealer.", HERE)]
+    for i, (name, arguments) in enumerate(actions):
+        if i == user_at:
+            messages.append(Message(len(messages), "user", "Try harder.", HERE))
+        at = len(messages)
+        call = ToolCall(f"a{i}", name, arguments, origin="text", location=HERE.child("a", i))
+        messages.append(Message(at, "assistant", f"thought {i}", HERE, (call,)))
+        result = ToolResult(f"a{i}", UNRECORDED, None, name, unrecorded=True)
+        messages.append(Message(at + 1, "tool", UNRECORDED, HERE, result=result))
+    return Conversation("browser", "browser-result", HERE, tuple(messages))
+
+
+CLICK = ("click", {"x": 973, "y": 761})
+
+
+def test_the_same_action_three_times_in_a_row_is_a_loop_though_its_outcome_is_unknown():
+    (violation,) = repeated_tool_call.check(replay(_browser(CLICK, CLICK, CLICK)), Options())
+    assert (violation.turn, violation.message) == (
+        1,
+        "`click` called 3 times in a row with the same arguments (turns 1, 3, 5); the log does "
+        "not record what came of them, and nothing came between them: no other call, no result, "
+        "no user turn",
+    )
+    assert list(cyclic_tool_calls.check(replay(_browser(CLICK, CLICK, CLICK)), Options())) == []
+
+
+def test_unknown_outcomes_repeated_with_something_between_or_moving_are_no_loop():
+    typed = ("type", {"text": "used cars"})
+    for conversation in (
+        _browser(CLICK, CLICK),  # twice
+        _browser(CLICK, typed, CLICK, CLICK),  # another call between
+        _browser(CLICK, CLICK, CLICK, user_at=2),  # the user spoke between
+        _browser(*[("scroll", {"delta_x": 0, "delta_y": 500})] * 4),  # progress down a page
+        _browser(*[("press", {"key": "PageDown"})] * 3),
+        _browser(*[("navigate_back", {})] * 3),
+    ):
+        rep = replay(conversation)
+        assert list(repeated_tool_call.check(rep, Options())) == []
+        assert list(cyclic_tool_calls.check(rep, Options())) == []
+    enter = replay(_browser(*[("press", {"key": "Enter"})] * 3))
+    assert [v.turn for v in repeated_tool_call.check(enter, Options())] == [1]
+
+
+def test_a_cycle_of_actions_with_unknown_outcomes_is_reported_once_by_lp003():
+    typed = ("type", {"text": "75228"})
+    rep = replay(_browser(CLICK, typed, CLICK, typed, CLICK, typed))
+    assert list(repeated_tool_call.check(rep, Options())) == []
+    (violation,) = cyclic_tool_calls.check(rep, Options())
+    assert (violation.turn, violation.message) == (
+        1,
+        "the calls `click` → `type` repeat 3 times in a row in the same order, with the same "
+        "arguments (turns 1, 5, 9); the log does not record what came of them, and nothing "
+        "came between them",
+    )
+    scrolling = replay(_browser(*[("scroll", {"delta_y": 500}), CLICK] * 3))
+    assert list(cyclic_tool_calls.check(scrolling, Options())) == []

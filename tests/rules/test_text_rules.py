@@ -133,6 +133,9 @@ HOSTILE = (
     '[TOOL_CALLS]f[ARGS]{"',
     "<|python_tag|>",
     "<function=f>{",
+    "\n[f(a=[",
+    "<function-call>[f(a='",
+    "<|python_start|>[f(",
 )
 WATCHDOG_SECONDS = 300  # catches a hang, asserts no speed
 

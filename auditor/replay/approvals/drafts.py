@@ -64,6 +64,10 @@ class Approval:
     """`natural-language`: values of the call the user never named that go without saying
     (`records.py`): items the user described in words, and, when the user was not asked how
     to pay, the payment the record acted on was made with or a refund's payment method."""
+    unconfirmed: bool = False
+    """`natural-language`: the decision is the user's request alone (no summary of the action's
+    details confirmed) where the log's policy asks for an explicit confirmation, and the user
+    never waived it ("no need to check with me, just do it")."""
 
 
 class ApprovalDraft:
@@ -92,6 +96,7 @@ class ApprovalDraft:
         self.cards: Mapping[str, str] = {}
         self.required_by = ""
         self.implied: tuple[Value, ...] = ()
+        self.unconfirmed = False
         for key, value in fields.items():
             setattr(self, key, value)
 
@@ -136,6 +141,7 @@ class ApprovalDraft:
             self.cards,
             self.required_by,
             self.implied,
+            self.unconfirmed,
         )
 
 

@@ -124,9 +124,7 @@ def _drifted(
         # balance ("$201 left on the certificate" of a $500 one is a charge of $299).
         known = {Decimal(v.key) for v in (*decided, *seen)}
         amounts = [Decimal(a.value.key) for a in items]
-        if _explained(sum(amounts, Decimal(0)), known) or all(
-            _explained(x, known) for x in amounts
-        ):
+        if explained(sum(amounts, Decimal(0)), known) or all(explained(x, known) for x in amounts):
             return out
         if len(items) > 1:
             total = " + ".join(a.value.text for a in items)
@@ -162,7 +160,7 @@ def _common_path(items: list[Argument]) -> str:
 _PASSENGERS = range(2, 6)
 
 
-def _explained(amount: Decimal, shown: set[Decimal]) -> bool:
+def explained(amount: Decimal, shown: set[Decimal]) -> bool:
     """An amount the user could have read from the ones shown: one of them, a price times the
     passengers (at most five), two or three of them added, or one less another (a balance)."""
     if amount in shown or any(amount == price * n for price in shown for n in _PASSENGERS):

@@ -13,6 +13,11 @@
   speaks again after one of them succeeded: a retry after a failure is still covered, and an
   unclear answer does not undo a decision. An instruction covers only the tools that do what
   it says (`cancel` covers `cancel_reservation`, not `book_reservation`).
+- Where the log's policy asks for an explicit confirmation of the action's details ("list the
+  action details and obtain explicit user confirmation (yes)"), an instruction that answers no
+  proposal (the user's request alone) still covers the call, for CF001 to compare, but is not
+  that confirmation: the approval is `unconfirmed`, for CF003, unless the user waived it
+  ("no need to check with me, just do it").
 
 What the user confirmed or chose travels with each covered call, for CF001 to compare with
 what the call sent: the values of the proposal (of the chosen options) and of the user's own
@@ -55,6 +60,9 @@ _OBJECTS = ("id", "handle")
 _VAGUE_NOUNS = frozenset(
     ("reservation", "reservations", "booking", "order", "orders", "user", "account", "details")
 )
+# A question of which one ("Which would you like to change?"): what answers it picks the
+# things to act on; it confirms no details of the action.
+_WHICH = lazy(r"\bwhich\b[^.?!\n]{0,100}\?", re.I)
 # A question about how to pay ("Which payment method would you like to use?", "how would you
 # like to pay?"): where it was asked, no payment goes without saying.
 _ASKS_PAYMENT = lazy(
@@ -134,6 +142,8 @@ class _Decision:
     """A call it covered succeeded: the next word from the user starts something new."""
     asks_payment: bool = False
     """What it answers asked the user how to pay (or where a refund should go)."""
+    proposed: bool = False
+    """It answers a proposal the assistant asked the user to confirm or choose from."""
     covered: list[Exchange] = field(default_factory=list)
 
     def covers(self, e: Exchange) -> bool:
@@ -159,6 +169,7 @@ class _Walk:
         self.cards: dict[str, str] = {}  # payment id -> last four digits, from tool results
         self.records = records.Records()  # what tool results show of bookings, orders, items
         self.user_words: set[str] = set()  # every word the user wrote, as records match them
+        self.waived = False  # the user said no confirmation is needed ("just do it")
         # Read into `records` and `user_words` when a covered call first needs them.
         self.unread: list[str] = []
         self.unheard: list[str] = []
@@ -194,6 +205,7 @@ class _Walk:
             elif m.role == "user" and m.text.strip():
                 self._shown(m.text)
                 self.unheard.append(m.text)
+                self.waived = self.waived or replies.waives(m.text)
                 self.decision = self._decide(m)
                 self.said = []
             elif m.role == "assistant":
@@ -317,6 +329,7 @@ class _Walk:
             replies.rejected(listing.options(), chosen, confirmed) if listing and chosen else []
         )
         made = _Decision(kind, start, m.index, said, tuple(confirmed), tuple(rejected))
+        made.proposed = self.proposal is not None and not _WHICH.search(self.proposal.text)
         made.corrected = frozenset(named)
         made.asks_payment = any(_ASKS_PAYMENT.search(p.text) for p in asked)
         return made
@@ -351,6 +364,10 @@ class _Walk:
             cards=self.cards,
             required_by=required,
             implied=self._implied(decision, e),
+            unconfirmed=decision.kind == "instruction"
+            and not decision.proposed
+            and not self.waived
+            and self.policy.explicitly(e.call.name),
         )
 
     def _implied(self, decision: _Decision, e: Exchange) -> tuple[Value, ...]:

@@ -49,6 +49,7 @@ class ApprovalOptions:
             object.__setattr__(self, name, (value,) if isinstance(value, str) else tuple(value))
         for pattern in self.pending_patterns:
             _check(pattern)
+        _check_together(self.pending_patterns)
 
     @classmethod
     def merge(cls, options: Iterable[Any]) -> ApprovalOptions:
@@ -122,6 +123,28 @@ def _check(pattern: str) -> None:
         ) from exc
 
 
+MAX_PATTERNS = 64
+"""Pending patterns one configuration may hold."""
+
+
+def _check_together(patterns: tuple[str, ...]) -> None:
+    """Raise ConfigError when the patterns, each linear, together cost more than one pattern
+    may: every tool result is tested against all of them (20 patterns at the bound of one took
+    82 ms a tool result)."""
+    if len(patterns) > MAX_PATTERNS:
+        raise ConfigError(
+            f"pending-patterns holds {len(patterns)} patterns: at most {MAX_PATTERNS} (join "
+            "alternatives into one pattern with `|`)"
+        )
+    total = sum(cost(p) for p in patterns if hazard(p) is None)  # RE2 runs the others
+    if total > _BUDGET:
+        raise ConfigError(
+            f"pending-patterns together could take too long on every tool result: their "
+            f"repeats multiply to {total:,}, past the {_BUDGET:,} one configuration may spend; "
+            "bound the repeats (`.{0,40}`, `\\s{1,4}`) or drop patterns"
+        )
+
+
 def _re2() -> Any:
     """The google-re2 module when installed, else None."""
     try:
@@ -148,15 +171,26 @@ def hazard(pattern: str) -> str | None:
     why = _walk(_parser.parse(pattern), widths)
     if why is not None:
         return why
-    cost = 1
-    for width in widths:
-        cost *= width
-    if cost > _BUDGET:
+    if cost(pattern) > _BUDGET:
         return (
             "its repeats multiply: keep one `*`, `+` or `{n,}` and bound the others, "
             "as in `\\s{1,4}` or `.{0,40}`"
         )
     return None
+
+
+@lru_cache(maxsize=256)
+def cost(pattern: str) -> int:
+    """What the widths of the pattern's repeats multiply to (1 with none): how many times over
+    the text read a search may step, at worst. Assumes `pattern` compiles."""
+    from re import _parser  # type: ignore[attr-defined]
+
+    widths: list[int] = []
+    _walk(_parser.parse(pattern), widths)
+    total = 1
+    for width in widths:
+        total *= width
+    return total
 
 
 def _walk(items: Any, widths: list[int]) -> str | None:

@@ -49,6 +49,12 @@ _WRITES = frozenset(_WRITE_VERBS.split())
 "every action that updates the database" covers, besides the verbs it names. Tools that send,
 issue or create something new (`send_certificate`) are left to the verbs a policy names."""
 _QUOTE = 110
+_EXPLICIT = lazy(
+    r"\b(?:explicit(?:ly)?|express(?:ly)?)\b[^.\n]{0,30}\b(?:confirm|consent|approv)"
+    r"|\(yes\)|[\"“']yes[\"”']",
+    re.I,
+)
+"""A rule that asks for an explicit confirmation, not any go-ahead."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +70,9 @@ class Policy:
     where: str = "system prompt"
     described: dict[str, str] = field(default_factory=dict)
     """Tools whose own description demands confirmation -> the words that do."""
+    explicit: bool = False
+    """The prompt's rule asks for an explicit confirmation of the details ("list the action
+    details and obtain explicit user confirmation (yes)"): a request is not one."""
 
     def requires(self, tool: str) -> str:
         """Why the policy requires approval before `tool` runs; empty when it does not."""
@@ -78,6 +87,10 @@ class Policy:
             return ""
         return f"the log's policy requires it ({self.where}: “{self.quote}”)"
 
+    def explicitly(self, tool: str) -> bool:
+        """The prompt's rule requires an explicit confirmation before `tool` runs."""
+        return self.explicit and tool not in self.described and bool(self.requires(tool))
+
 
 NONE = Policy()
 
@@ -89,6 +102,7 @@ def read(conversation: Conversation) -> Policy:
     if not prompt and conversation.instructions:
         prompt, where = conversation.instructions, "policy"
     writes, all_writes, quote = _rule(prompt[:_SCAN]) if prompt else (None, False, "")
+    explicit = writes is not None and _EXPLICIT.search(quote) is not None
     described = {
         t.name: q
         for t in conversation.tools or ()
@@ -96,7 +110,7 @@ def read(conversation: Conversation) -> Policy:
     }
     if writes is None and not described:
         return NONE
-    return Policy(writes, all_writes, quote, where, described)
+    return Policy(writes, all_writes, quote, where, described, explicit)
 
 
 @lru_cache(maxsize=64)  # one prompt is shared by every conversation of a run

@@ -146,6 +146,23 @@ def verdict(reply: str) -> bool | None:
     return False if plain else None
 
 
+_WAIVES = lazy(
+    r"\b(?:no need to|(?:you )?(?:do not|don'?t) (?:need to|have to)|without)\s(?:\w+\s){0,2}?"
+    r"(?:check(?:ing)?|ask(?:ing)?|confirm(?:ing|ation)?|wait(?:ing)?)\b"
+    r"|\bjust do (?:it|that|them)\b"
+    r"|\b(?:pre-?approve|(?:approve|confirm|authori[sz]e) (?:it all|everything|all of (?:it|them)"
+    r"|in advance))\b"
+    r"|\bconsider (?:this|that) (?:my|as my|an?) (?:explicit )?(?:confirmation|approval|yes)\b",
+    re.I,
+)
+
+
+def waives(text: str) -> bool:
+    """The user says no confirmation is needed: "no need to check with me, just do it", "you
+    don't have to ask", "I approve everything in advance"."""
+    return _WAIVES.search(text[:REPLY_SCAN]) is not None
+
+
 def asks_to_confirm(text: str) -> bool:
     """An assistant message that asks the user to approve or choose what it describes."""
     return _ASKS.search(text) is not None

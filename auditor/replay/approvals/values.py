@@ -190,9 +190,7 @@ def _may_count(text: str) -> bool:
 
 def in_arguments(arguments: Any) -> list[Argument]:
     """The values a call's arguments carry, each with its path."""
-    return [
-        a for path, key, leaf in _leaves(arguments, "", "") if (a := _argument(path, key, leaf))
-    ]
+    return [a for path, key, leaf in leaves(arguments) if (a := _argument(path, key, leaf))]
 
 
 def same(a: Value, b: Value, cards: Mapping[str, str]) -> bool:
@@ -394,15 +392,24 @@ def _noun(word: str) -> str:
     return lowered[:-1] if lowered.endswith("s") and len(lowered) > 3 else lowered
 
 
-def _leaves(value: Any, path: str, key: str) -> Iterator[tuple[str, str, Any]]:
+def leaves(
+    value: Any, path: str = "", key: str = "", depth: int = 0
+) -> Iterator[tuple[str, str, Any]]:
+    """(path, innermost key, value) of every leaf of a call's arguments (`a.b[0]`), at most
+    `_DEPTH` levels down."""
     if isinstance(value, dict):
-        for k, v in value.items():
-            yield from _leaves(v, f"{path}.{k}" if path else str(k), str(k))
+        if depth < _DEPTH:
+            for k, v in value.items():
+                yield from leaves(v, f"{path}.{k}" if path else str(k), str(k), depth + 1)
     elif isinstance(value, list):
-        for i, v in enumerate(value):
-            yield from _leaves(v, f"{path}[{i}]", key)
+        if depth < _DEPTH:
+            for i, v in enumerate(value):
+                yield from leaves(v, f"{path}[{i}]", key, depth + 1)
     elif value is not None and not isinstance(value, bool):
         yield path, key, value
+
+
+_DEPTH = 64
 
 
 def _argument(path: str, key: str, leaf: Any) -> Argument | None:
