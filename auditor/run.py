@@ -72,6 +72,8 @@ class Invocation:
     write_baseline: str | None = None
     statistics: bool = False
     jobs: int = 1
+    fitted_jobs: bool = False
+    """`--jobs auto`: no more workers than the work keeps busy (none for a small input)."""
     engine: str = "local"
     """`dask`: audited on a Dask cluster (`auditor.engine.dask`)."""
     scheduler: str | None = None
@@ -182,7 +184,9 @@ def _audit_plan(
 
         with dask.runner(invocation.scheduler, invocation.jobs) as runner:
             return engine.audit_plan(planned, chosen, progress, runner=runner)
-    return engine.audit_plan(planned, chosen, progress=progress, jobs=invocation.jobs)
+    return engine.audit_plan(
+        planned, chosen, progress=progress, jobs=invocation.jobs, fitted=invocation.fitted_jobs
+    )
 
 
 def verbose_lines(report: Report) -> list[str]:

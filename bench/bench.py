@@ -332,7 +332,7 @@ def main() -> None:
     # A user's install has its bytecode; a machine with PYTHONDONTWRITEBYTECODE would otherwise
     # compile ~100 modules from source in every timed process (about 0.2 s each).
     compileall.compile_dir(ROOT / "auditor", quiet=1)
-    jobs = ["1", "2"] if has_jobs() else []
+    jobs = ["1", "auto"] if has_jobs() else []
     print(
         f"make bench: {megabytes} MB per family (BENCH_MB), best of {RUNS} (BENCH_RUNS); "
         f"{os.cpu_count()} cores, load average {load()} (1, 5, 15 min)"
@@ -350,8 +350,9 @@ def main() -> None:
         generate(path, megabytes)
     rows.append(real.measure("synthetic", path, audit_run, jobs))
     print(
-        "orjson: CPU seconds parsing the same bytes; -j N: wall seconds of `audit -f json "
-        "--jobs N` (one process tree), MB/s, orjson's time over it, peak RSS; in-process: "
+        "orjson: CPU seconds parsing the same bytes; -j 1: CPU seconds of `audit -f json "
+        "--jobs 1` (one process), MB/s and orjson's time over it by CPU time, wall seconds, peak "
+        "RSS; -j auto: wall seconds of the process tree, speed-up over -j 1, peak RSS; in-process: "
         f"CPU seconds of the first {real.SAMPLE_MB} MB audited in process, and the share of "
         "it that --ignore FAMILY saves"
     )
@@ -362,6 +363,17 @@ def main() -> None:
         f"start-up: audit EMPTY-FILE {startup(str(empty), '--allow-empty') * 1000:4.0f} ms, "
         f"audit --version {startup('--version') * 1000:4.0f} ms (median of 7)"
     )
+    sessions = real.OUT / f"real-v1-sessions-{megabytes}mb" / "copy-0000"
+    small = sessions if sessions.is_dir() else ROOT / "fixtures" / "demo"
+    size = sum(f.stat().st_size for f in real.logs(small)) / 1e6
+    quiet = ("--no-respect-gitignore", "--quiet")
+    for setting in jobs:
+        runs = [audit_run(small, setting, quiet) for _ in range(max(RUNS, 5))]
+        print(
+            f"small input ({small.relative_to(ROOT.parent)}, {size:.1f} MB): -j {setting} "
+            f"{min(r.wall for r in runs) * 1000:4.0f} ms wall, "
+            f"{min(r.cpu for r in runs) * 1000:4.0f} ms CPU (best of {len(runs)})"
+        )
     by_package, loaded = imports(str(empty), "--allow-empty")
     top = sorted(by_package.items(), key=lambda kv: -kv[1])[:6]
     print(

@@ -6,12 +6,14 @@ Every process runs this checkout's `auditor` (PYTHONPATH is set to it), whatever
 from __future__ import annotations
 
 import os
+import resource
 import statistics
 import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -40,20 +42,37 @@ def _tree_rss_kb(pid: int) -> int:
     return total
 
 
+class Run(NamedTuple):
+    """One `audit` process tree."""
+
+    wall: float
+    """Seconds, start to exit."""
+    rss: float
+    """Peak resident memory of the tree, MB (sampled every 20 ms)."""
+    cpu: float
+    """Seconds of CPU (user and system) of the process and the workers it waited for."""
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def audit_run(
     path: Path,
     jobs: int | str | None,
     options: tuple[str, ...] = (),
     output: str = os.devnull,
     others: tuple[int, ...] = (),
-) -> tuple[float, float]:
-    """Wall time and peak resident memory (MB) of one `audit -f json` process tree, with
+) -> Run:
+    """Wall time, peak resident memory and CPU time of one `audit -f json` process tree, with
     `options` added, the report written to `output`, and the process trees of `others` (a
     Dask cluster's, `engine/dask.py`) counted in the memory. `jobs` None leaves `--jobs` to
     the default."""
     arguments = [str(path), "-f", "json", "--no-progress", "--exit-zero", "-o", output, *options]
     if jobs is not None:
         arguments += ["--jobs", str(jobs)]
+    cpu = _children_cpu()
     start = time.perf_counter()
     child = subprocess.Popen(command(*arguments), env=ENV)
     peak = 0
@@ -73,7 +92,7 @@ def audit_run(
     sampler.join()
     if child.returncode != 0:
         raise SystemExit(f"audit exited {child.returncode}")
-    return elapsed, peak / 1024
+    return Run(elapsed, peak / 1024, _children_cpu() - cpu)
 
 
 def has_jobs() -> bool:

@@ -11,8 +11,10 @@ The copies are cached in bench/out/.
 For each family (and the synthetic log, as one more row) `measure` gives:
 - the floor: orjson parsing the same bytes (a JSON file whole, a JSON Lines file line by line),
   CPU time in process;
-- `audit -f json` as a user runs it (one process, best of BENCH_RUNS): wall time, MB/s, the
-  ratio to the floor, peak resident memory of the process tree;
+- `audit -f json` as a user runs it (one process tree, best of BENCH_RUNS): with `--jobs 1`,
+  its CPU time (one core's: less sensitive to the machine's load than wall time), MB/s and
+  the ratio to the floor by it, its wall time and peak resident memory; with each other
+  `--jobs` setting, the wall time, the speed-up over one job and the peak memory;
 - the cost of each rule family: an in-process audit of the first copies (`SAMPLE_MB`) with
   `--ignore FAMILY`, as the fraction of the whole in-process audit it saves.
 """
@@ -165,6 +167,8 @@ class Row:
     """CPU seconds of orjson's parse of the same bytes."""
     wall: dict[str, float] = field(default_factory=dict)
     """Wall seconds of `audit` by --jobs setting, best of RUNS."""
+    cpu: dict[str, float] = field(default_factory=dict)
+    """CPU seconds of the `audit` process tree by --jobs setting, best of RUNS."""
     rss: dict[str, float] = field(default_factory=dict)
     """Peak resident MB of the process tree by --jobs setting."""
     in_process: float = 0.0
@@ -200,29 +204,37 @@ def measure(
     for setting in jobs:
         runs = [audit_run(path, setting, options) for _ in range(RUNS - 1)]
         runs.append(audit_run(path, setting, options, str(report)))
-        row.wall[setting] = min(r[0] for r in runs)
-        row.rss[setting] = max(r[1] for r in runs)
+        row.wall[setting] = min(r.wall for r in runs)
+        row.rss[setting] = max(r.rss for r in runs)
+        row.cpu[setting] = min(r.cpu for r in runs)
     row.conversations = orjson.loads(report.read_bytes())["summary"]["conversations"]
     row.in_process, row.families = rule_costs(costed or [path])
     return row
 
 
 def table(rows: list[Row], jobs: list[str]) -> None:
-    """The rows, and their total when there are several."""
+    """The rows, and their total when there are several. The first `--jobs` setting is one
+    core's: its CPU time gives MB/s and the ratio to orjson's (CPU) parse; each other setting
+    is the whole machine's: its wall time, and how many times faster than the first's."""
     codes = sorted({c for r in rows for c in r.families})
-    head = f"{'':<15}{'MB':>6}{'files':>7}{'convs':>8}{'orjson':>8}"
-    for setting in jobs:
-        head += f" | -j {setting:<5}{'MB/s':>6}{'x orjson':>9}{'RSS MB':>7}"
-    head += " | in-process  " + " ".join(f"{c:>4}" for c in codes)
+    one, *more = jobs
+    head = f"{'':<15}{'MB':>6}{'files':>6}{'convs':>6}{'orjson':>7}"
+    head += f" | -j {one}: {'cpu':>6}{'MB/s':>6}{'x orjson':>9}{'wall':>7}{'RSS MB':>7}"
+    for setting in more:
+        head += f" | -j {setting}: {'wall':>6}{'x -j ' + one:>7}{'RSS MB':>7}"
+    head += " | in-process " + " ".join(f"{c:>4}" for c in codes)
     print(head)
 
     def line(r: Row) -> None:
-        text = f"{r.name:<15}{r.megabytes:6.1f}{r.files:7d}{r.conversations:8d}{r.floor:7.2f}s"
-        for setting in jobs:
+        text = f"{r.name:<15}{r.megabytes:6.1f}{r.files:6d}{r.conversations:6d}{r.floor:6.2f}s"
+        cpu = r.cpu[one]
+        text += f" | {'':{len(one) + 5}}{cpu:5.2f}s{r.megabytes / cpu:6.1f}{r.floor / cpu:9.3f}"
+        text += f"{r.wall[one]:6.2f}s{r.rss[one]:7.0f}"
+        for setting in more:
             wall = r.wall[setting]
-            text += f" | {wall:6.2f}s{r.megabytes / wall:6.1f}{r.floor / wall:9.3f}"
+            text += f" | {'':{len(setting) + 5}}{wall:5.2f}s{r.wall[one] / wall:6.2f}x"
             text += f"{r.rss[setting]:7.0f}"
-        text += f" | {r.in_process:8.2f}s  " + " ".join(
+        text += f" | {r.in_process:8.2f}s " + " ".join(
             f"{r.families.get(c, 0) * 100:3.0f}%" for c in codes
         )
         print(text)
@@ -237,6 +249,7 @@ def table(rows: list[Row], jobs: list[str]) -> None:
         total.in_process = sum(r.in_process for r in real)
         for setting in jobs:
             total.wall[setting] = sum(r.wall[setting] for r in real)
+            total.cpu[setting] = sum(r.cpu[setting] for r in real)
             total.rss[setting] = max(r.rss[setting] for r in real)
         for c in codes:
             saved = sum(r.families.get(c, 0) * r.in_process for r in real)

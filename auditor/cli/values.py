@@ -71,7 +71,8 @@ def parse_outputs(formats: list[str] | None, output: str | None) -> tuple[Output
 
 
 def parse_jobs(value: str) -> int:
-    """`--jobs`: a number of processes, or `auto` for one per core."""
+    """`--jobs`: a number of processes, or `auto` for one per core (the engine then starts no
+    more workers than the input keeps busy: `Invocation.fitted_jobs`)."""
     if value.strip().lower() == "auto":
         from auditor.engine.runners import cpus
 
@@ -116,6 +117,7 @@ def invocation(o: dict[str, Any]) -> Invocation:
         write_baseline=o["write_baseline"],
         statistics=o["statistics"],
         jobs=parse_jobs(o["jobs"]),
+        fitted_jobs=o["jobs"].strip().lower() == "auto",
         engine=o["engine"].value,
         scheduler=_scheduler(o["engine"], o["scheduler"], o["jobs"]),
     )
