@@ -12,10 +12,13 @@ One table, from one run, with the machine's load average before and after:
   characters, tools declared with schemas), a few percent of conversations carrying injected
   failures (a call without result, an orphan result, a repeated failing call, a call written
   as text, leaked harmony tokens, an approval followed by a different call);
-- per row: orjson's parse of the same bytes (the floor), `audit -f json` with `--jobs 1` and
-  `--jobs 2` (wall time, MB/s, the ratio to the floor, peak RSS of the process tree), and what
-  each rule family costs (an in-process audit of the first copies with `--ignore FAMILY`);
-- start-up: `audit` of an empty file, and `audit --version`.
+- per row: orjson's parse of the same bytes (the floor, CPU time); `audit -f json --jobs 1`
+  (CPU time, one core's: MB/s and the ratio to the floor by it; wall time; peak RSS) and
+  `--jobs auto` (wall time, speed-up, peak RSS of the process tree); and what each rule family
+  costs (an in-process audit of the first copies with `--ignore FAMILY`);
+- start-up: `audit` of an empty file, `audit --version`, a small input (one copy of the
+  sessions family) with each `--jobs` setting, and the import time of the empty file's audit
+  by package (`python -X importtime`), with which of typer, jsonlines, fsspec, Dask it loaded.
 
 Size: BENCH_MB (default 20) megabytes per family, which takes `make bench` about five minutes
 on two shared cores; `BENCH_MB=200 make bench` for the figures at scale, `BENCH_MB=1000` for
