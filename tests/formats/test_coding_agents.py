@@ -251,6 +251,40 @@ def test_openhands_observation_without_its_action_is_an_orphan():
     assert failed == [True, True]
 
 
+def test_openhands_observations_before_sdk_1_0_say_errors_in_error(tmp_path):
+    import json
+
+    bash, editor = "ExecuteBashObservation", "FileEditorObservation"
+    observed = [  # the tools' observations as the SDK wrote them before 1.0 (2025-11)
+        ("terminal", {"kind": bash, "output": "rm: cannot remove", "error": True}),
+        ("terminal", {"kind": bash, "output": "Error: 0 tests", "error": False}),
+        ("editor", {"kind": editor, "output": "", "error": "Invalid `path`"}),
+        ("editor", {"kind": editor, "output": "Error handling added", "error": None}),
+        ("terminal", {"kind": bash, "output": "", "exit_code": 2}),
+    ]
+    events = []
+    for n, (tool, observation) in enumerate(observed):
+        call = {"id": f"c{n}", "name": tool, "arguments": "{}"}
+        events.append(
+            {"id": f"a{n}", "kind": "ActionEvent", "source": "agent", "tool_name": tool}
+            | {"tool_call_id": f"c{n}", "tool_call": call, "llm_response_id": f"r{n}"}
+        )
+        events.append(
+            {"id": f"o{n}", "kind": "ObservationEvent", "source": "environment"}
+            | {"tool_name": tool, "tool_call_id": f"c{n}", "observation": observation}
+        )
+    path = tmp_path / "events.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in events))
+    (run,) = read(path)
+    assert [(e.result.text, e.result.is_error, e.failed) for e in replay(run).exchanges] == [
+        ("rm: cannot remove", True, True),
+        ("Error: 0 tests", False, False),  # the flag says, not the words
+        ("Invalid `path`", True, True),  # the model was shown the error, not the output
+        ("Error handling added", False, False),
+        ("", True, True),
+    ]
+
+
 # --- OpenHands V0 --------------------------------------------------------------------------
 
 
