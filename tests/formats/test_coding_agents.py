@@ -122,6 +122,42 @@ def test_mini_swe_agent_runs_are_read_with_every_action():
     assert no_calls == ["pvlib__pvlib-python-1154.traj.json"]  # the run that timed out
 
 
+# --- SWE-agent -----------------------------------------------------------------------------
+
+
+def test_swe_agent_commands_it_had_to_stop_failed(tmp_path):
+    import json
+
+    footer = "\n(Open file: n/a)\n(Current directory: /repo)\nbash-$"
+    said = [
+        ("./rock", "\nEXECUTION TIMED OUT" + footer),  # 0.x, in place of any output
+        ("python attack.py", "[*] lehmer attack\nEXECUTION TIMED OUT BECAUSE NO OUTPUT" + footer),
+        ("sleep 99", "The command 'sleep 99' was cancelled because it took more than 30 seconds."),
+        ("grep -n timeout log", "3: EXECUTION TIMED OUT is what the old harness wrote" + footer),
+    ]
+    history = [{"role": "user", "content": "ISSUE: crack it." + footer, "agent": "primary"}]
+    for command, answer in said:
+        history.append({"role": "assistant", "content": f"```\n{command}\n```", "agent": "primary"})
+        history.append({"role": "user", "content": answer, "agent": "primary"})
+    path = tmp_path / "run.traj"
+    path.write_text(json.dumps({"history": history, "trajectory": [], "info": {}}))
+    (run,) = read(path)
+    assert [(e.call.name, e.result.is_error, e.failed) for e in replay(run).exchanges] == [
+        ("./rock", True, True),
+        ("python", True, True),
+        ("sleep", True, True),
+        ("grep", None, False),  # a line of output that only quotes it
+    ]
+    call = {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": "{}"}}
+    history[1:] = [
+        {"role": "assistant", "content": "", "tool_calls": [call], "agent": "primary"},
+        {"role": "tool", "content": said[2][1], "tool_call_ids": ["c1"], "agent": "primary"},
+    ]
+    path.write_text(json.dumps({"history": history, "trajectory": [], "info": {}}))
+    (run,) = read(path)
+    assert [(e.call.id, e.result.is_error) for e in replay(run).exchanges] == [("c1", True)]
+
+
 # --- LiteLLM completion logs ---------------------------------------------------------------
 
 
