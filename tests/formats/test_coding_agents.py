@@ -189,6 +189,35 @@ def test_litellm_text_call_followed_by_the_user_stays_text_for_ex003():
 
 
 @requires_realdata_3
+def test_litellm_text_calls_fail_as_openhands_notes_it(tmp_path):
+    import json
+
+    answers = [
+        "[An error occurred during execution.]\nInvalid `path` parameter: /nope.",  # the SDK's
+        "[There was an error during command execution.]\nbash: nope: command not found",
+        "Parameter 'command' is missing.\n[Error occurred in processing last action]",  # V0's
+        "FAILED 1 test\n[The command completed with exit code 1.]",
+        "Error: 0 failures\n[The command completed with exit code 0.]",
+    ]
+    messages = [{"role": "user", "content": "Fix it."}]
+    for n, answer in enumerate(answers):
+        call = f"<function=terminal>\n<parameter=command>step {n}</parameter>\n</function>"
+        messages.append({"role": "assistant", "content": call})
+        messages.append({"role": "user", "content": f"EXECUTION RESULT of [terminal]:\n{answer}"})
+    log = {"messages": messages, "kwargs": {"stop": ["</function"]}, "cost": 0.0}
+    log["response"] = {"choices": [{"message": {"role": "assistant", "content": "Done."}}]}
+    path = tmp_path / "completion.json"
+    path.write_text(json.dumps(log))
+    (run,) = read(path)
+    assert [(e.result.is_error, e.failed) for e in replay(run).exchanges] == [
+        (True, True),
+        (True, True),
+        (True, True),
+        (True, True),
+        (False, False),  # the exit code says, not the words
+    ]
+
+
 def test_litellm_logs_and_message_files_are_read_with_every_call():
     logs = {
         c.location.path.rsplit("/", 1)[1]: c for c in read(REALDATA_3 / "litellm-completion-logs")
