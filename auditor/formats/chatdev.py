@@ -44,7 +44,10 @@ from auditor.sources import Record
 NAME = "chatdev"
 
 _TAG = re.compile(rb"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d (?:INFO|WARNING|ERROR|DEBUG)\] ")
-_ENTRY = re.compile("^" + _TAG.pattern.decode(), re.M)
+_ENTRY = re.compile(_TAG.pattern.decode())
+_NEXT_ENTRY = re.compile("\n" + _ENTRY.pattern)
+"""An entry's tag after the newline before it: what opens an entry but the first, searched for
+by its literal (a leading `^` would make the engine try every position of the text)."""
 _MARKS = (
     "**[Preprocessing]**",
     "**[Start Chat]**",
@@ -94,7 +97,9 @@ def detect(record: Record) -> bool:
 def parse(record: Record) -> Iterator[Conversation | Problem]:
     text, location = record.value, record.location
     run = _Run(location)
-    starts = [m.start() for m in _ENTRY.finditer(text)]
+    starts = [m.start() + 1 for m in _NEXT_ENTRY.finditer(text)]
+    if _ENTRY.match(text):
+        starts.insert(0, 0)
     line = 1
     previous = 0
     for start, end in zip(starts, [*starts[1:], len(text)], strict=True):

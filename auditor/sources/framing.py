@@ -38,6 +38,7 @@ from auditor.text import cut
 GZIP_MAGIC = b"\x1f\x8b"
 _ZIP_MAGIC = b"PK\x03\x04"
 _BOM = b"\xef\xbb\xbf"
+_BOM_TEXT = _BOM.decode("utf-8")
 # What a broken or truncated .gz raises part-way through a read.
 _STREAM_ERRORS = (OSError, EOFError, zlib.error)
 _DRAIN = 1024 * 1024
@@ -259,7 +260,8 @@ def read_lines(
                 Location(path, line), _reason(exc.__cause__, in_line=True), _excerpt(exc.line)
             )
             continue
-        yield from guarded.skipped(path, offset)
+        if guarded.overlong:  # rare: no generator per line for it
+            yield from guarded.skipped(path, offset)
         yield Record(Location(path, guarded.lineno + offset), value)
     if guarded.error is not None:
         yield _corrupt(path, guarded.lineno + offset + 1, guarded.error)
@@ -430,11 +432,11 @@ def _read_sniffed(path: str, fp: IO[bytes], limit: int) -> Iterator[Record | Inv
         yield from parse_document(path, data)
         return
     try:
-        data.decode("utf-8")
+        text = data.decode("utf-8")  # decoded once: the text record is this text
     except UnicodeDecodeError:
         yield from read_lines(path, data.splitlines(keepends=True))
         return
-    yield from _text(path, data)
+    yield Record(Location(path), text.removeprefix(_BOM_TEXT), kind="text")
 
 
 _TAGGED_LINE = re.compile(rb"\[[^\[\]{}\"]*\][ \t]*[^\s,\]}]")
