@@ -280,9 +280,11 @@ def _edits(reply: str, here: Location) -> list[tuple[ToolCall, str]]:
         return []
     found = []
     path = ""
+    line, counted = here.line, 0  # the line of `counted`: lines are counted once, block to block
     for at, search, replace in _blocks_in(reply):
         path = _file_before(reply, at) or path
-        line = here.line + reply.count("\n", 0, at)  # type: ignore[operator]
+        line += reply.count("\n", counted, at)  # type: ignore[operator]
+        counted = at
         call = ToolCall(
             f"edit-{line}",
             "edit",
