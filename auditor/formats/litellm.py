@@ -21,13 +21,13 @@ converted back to `tool_calls` there; `raw_response` holds its text form.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from auditor.formats import anthropic, openai
 from auditor.formats._common import MessageDraft, Problem, conversation, freeze, tool_specs
 from auditor.formats._text_actions import TextProtocol, exit_status, function_tags, pair
 from auditor.model import Conversation
+from auditor.patterns import lazy
 from auditor.sources import Record
 
 NAME = "litellm"
@@ -38,7 +38,7 @@ _EXIT_CODE = exit_status(
     r"\[(?:Command finished|The command completed) with exit code (-?\d+)", window=300
 )
 # OpenHands' own notes on a failed observation (see the module).
-_ERROR_HEADER = re.compile(
+_ERROR_HEADER = lazy(
     r"\[An error occurred during execution\.\]|\[There was an error during command execution\.\]"
 )
 _ERROR_FOOTER = "[Error occurred in processing last action]"
@@ -53,7 +53,7 @@ def _failed(text: str) -> bool | None:
 TEXT_ACTIONS = TextProtocol(
     actions=function_tags,
     runs="first",
-    opening=re.compile(r"EXECUTION RESULT of \[[^\]\n]{1,64}\]:\n?"),
+    opening=lazy(r"EXECUTION RESULT of \[[^\]\n]{1,64}\]:\n?"),
     failed=_failed,
     issued=True,
 )

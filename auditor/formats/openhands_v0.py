@@ -39,7 +39,6 @@ each observation answers the action before it, a call named by its `action` (`ru
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -59,6 +58,7 @@ from auditor.formats._common import (
 )
 from auditor.formats.swe_agent import REFUSAL
 from auditor.model import Conversation, Location
+from auditor.patterns import lazy
 from auditor.sources import Record
 
 NAME = "openhands-v0"
@@ -281,7 +281,7 @@ _EDITOR_ERROR = "ERROR:\n"
 # print their failures so: `_output_error`'s `ERROR: …`, the editor's `ERROR:\n…`,
 # `edit_file_by_replace`'s "[No exact match found in FILE for", `_edit_file_impl`'s "[Error
 # editing file FILE. …]". Their other bracketed notes ("[No matches found for …]") are no error.
-_SKILL_ERROR = re.compile(r"ERROR:\s|\[No exact match found in |\[Error editing file ")
+_SKILL_ERROR = lazy(r"ERROR:\s|\[No exact match found in |\[Error editing file ")
 
 
 def _failed(event: dict, kind: str, text: str) -> bool | None:

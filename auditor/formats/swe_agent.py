@@ -42,12 +42,13 @@ from auditor.formats._common import (
 )
 from auditor.formats._text_actions import Action, TextProtocol, pair
 from auditor.model import Conversation, Location
+from auditor.patterns import lazy
 from auditor.sources import Record
 
 NAME = "swe-agent"
 
 # The last fenced block of a message, for logs without SWE-agent's own `action` field.
-_FENCE = re.compile(r"```[^\n`]*\n(.*?)```", re.S)
+_FENCE = lazy(r"```[^\n`]*\n(.*?)```", re.S)
 
 
 def detect(record: Record) -> bool:
@@ -111,13 +112,13 @@ def _fenced(draft: MessageDraft) -> list[Action]:
 
 # The edit linter, the bash syntax check and the command blocklist refuse an action: its reply
 # says that nothing ran (the edit was not applied).
-REFUSAL = re.compile(
+REFUSAL = lazy(
     r"Your proposed edit has introduced new syntax error"
     r"|Your bash command contained syntax errors and was NOT executed"
     r"|Operation '[^'\n]{0,200}' is not supported by this environment"
 )
 # The harness stopped the command: it timed out, or the shell broke (see the module).
-FAILURE = re.compile(
+FAILURE = lazy(
     r"^(?:EXECUTION TIMED OUT|COMMAND FAILED TO EXECUTE|BROKEN PIPE ERROR"
     r"|EXECUTION FAILED OR COMMAND MALFORMED)\b"
     r"|^The command '[\s\S]{0,2000}?' was cancelled because it took more than \d+ seconds",
