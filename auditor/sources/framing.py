@@ -39,7 +39,6 @@ from auditor.text import cut
 GZIP_MAGIC = b"\x1f\x8b"
 _ZIP_MAGIC = b"PK\x03\x04"
 _BOM = b"\xef\xbb\xbf"
-_BOM_TEXT = _BOM.decode("utf-8")
 # What a broken or truncated .gz raises part-way through a read.
 _STREAM_ERRORS = (OSError, EOFError, zlib.error)
 _DRAIN = 1024 * 1024
@@ -48,8 +47,7 @@ _BUFFER = 1024 * 1024
 
 
 def head(source: Source, size: int = HEAD_BYTES) -> bytes:
-    """The first `size` bytes of a file (of its content, for a .gz), without a BOM. Raises
-    OSError when it cannot be read."""
+    """The first `size` bytes of a file (of a .gz, its content), without a BOM. Raises OSError."""
     with open_binary(source.path) as raw:
         start = raw.read(2)
         if source.compressed or start == GZIP_MAGIC:
@@ -192,8 +190,7 @@ def _read_stream(
 
 
 def binary_reason(fp: IO[bytes]) -> str | None:
-    """Why a file is no log at all, from its first bytes (`kinds.binary`), or None. Raises what
-    reading a broken stream raises."""
+    """Why a file is no log at all, from its first bytes (`kinds.binary`), or None; raises."""
     return binary(fp.peek(BINARY_HEAD)[:BINARY_HEAD])  # type: ignore[attr-defined]
 
 
@@ -442,7 +439,7 @@ def _read_sniffed(path: str, fp: IO[bytes], limit: int) -> Iterator[Record | Inv
     except UnicodeDecodeError:
         yield from read_lines(path, data.splitlines(keepends=True))
         return
-    yield Record(Location(path), text.removeprefix(_BOM_TEXT), kind="text")
+    yield Record(Location(path), text.removeprefix("\ufeff"), kind="text")
 
 
 _TAGGED_LINE = lazy(rb"\[[^\[\]{}\"]*\][ \t]*[^\s,\]}]")
