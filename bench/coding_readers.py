@@ -223,17 +223,22 @@ def as_openai(path: Path) -> Path:
         items = (i for r in records for i in reader.feed(r))
         for item in (*items, *reader.finish()):
             if isinstance(item, Conversation):
-                record: dict[str, Any] = {
-                    "id": item.id,
-                    "messages": [_message(m) for m in item.messages],
-                }
-                if item.tools is not None:
-                    record["tools"] = [
-                        {"name": t.name, "description": t.description, "parameters": t.parameters}
-                        for t in item.tools
-                    ]
-                f.write(orjson.dumps(record) + b"\n")
+                f.write(orjson.dumps(as_openai_record(item)) + b"\n")
     return out
+
+
+def as_openai_record(conversation: Any) -> dict[str, Any]:
+    """A conversation as an OpenAI chat record: its turns, calls, results and declared tools."""
+    record: dict[str, Any] = {
+        "id": conversation.id,
+        "messages": [_message(m) for m in conversation.messages],
+    }
+    if conversation.tools is not None:
+        record["tools"] = [
+            {"name": t.name, "description": t.description, "parameters": t.parameters}
+            for t in conversation.tools
+        ]
+    return record
 
 
 def _message(message: Any) -> dict:

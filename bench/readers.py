@@ -1,60 +1,144 @@
-"""What each agent-framework reader costs per megabyte, beside the OpenAI chat reader.
+"""What each reader of issue 26 costs per megabyte, beside the OpenAI chat reader: one table.
 
-For each format a file of about BENCH_READERS_MB (default 20) megabytes is made from the
-format's fixtures (repeated: JSON documents one per line, text logs end to end) and read in
-process twice: reading alone (framing, detection, the reader: records to Conversations), and
-the whole audit (replay and every rule too). The OpenAI line is the synthetic tau-like log of
-`bench.py` cut to the same size. A file of many small actions (a browser agent's) holds far
-more messages per megabyte than a chat log, so each format's transcripts are also written as
-OpenAI chat conversations and read by the OpenAI reader: the second ratio is the cost of the
-same messages, calls and results. Printed by `make bench` (BENCH_READERS=0 skips it); never
-asserted, since tests do not time things. Each time is the best of BENCH_RUNS runs.
+For each format a file of about BENCH_READERS_MB (default 10) megabytes is made by repeating a
+seed: the format's real logs in `../shared/realdata-3` when present, else its excerpt in
+`fixtures/formats` (BENCH_READERS_SEEDS=fixtures forces the excerpts of the agent frameworks:
+cut for tests, they hold more messages per megabyte than real logs). JSON documents are
+repeated one a line, text logs end to end; the coding agents' shapes are
+`coding_readers.build`'s. The OpenAI line is the synthetic tau-like log of `bench.py`, cut to
+the same size.
+
+Each file is decoded (framing alone), read (framing, detection, the reader: records to
+Conversations) and audited (replay and every rule too), in process, CPU time, the best of
+BENCH_RUNS runs. Beside each time: its ratio to the OpenAI chat log's per megabyte, and its
+ratio to the time of the same conversations written as OpenAI chat (`as_openai_record`). The
+first is the measure where a format's bytes are transcript; the second where they are not:
+a file of many small actions (a browser agent's, one event or message a line) holds more
+messages per megabyte than a chat log, and one that carries screenshots or whole API requests
+(browser-use, Cline) fewer. A reader costs no more than OpenAI's when either ratio is at most
+1. Printed by `make bench` (BENCH_READERS=0 skips it; `python bench/readers.py` runs it
+alone); never asserted, since tests do not time things.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import orjson
+
+# The auditor of this checkout, whatever is installed, and the sibling modules of this script.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import coding_readers
 
 from auditor import config, engine, sources
 from auditor.formats import FileReader
 from auditor.model import Conversation
 
+ROOT = Path(__file__).resolve().parent.parent
 OUT = Path(__file__).resolve().parent / "out"
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "formats"
+FIXTURES = ROOT / "fixtures" / "formats"
+R3 = ROOT.parent / "shared" / "realdata-3"
 RUNS = int(os.environ.get("BENCH_RUNS", "3"))
 
-# (format, fixture, how it is repeated: `lines` one JSON document per line, `text` end to end)
+# (format, real logs under realdata-3 (globs), fixture, how they are repeated: `lines` one JSON
+# document a line, `text` end to end)
 CASES = (
-    ("browser-result", "browser-result/abp-0b838cd5-excerpt.json", "lines"),
-    ("browser-use", "browser-use/agent-history-list-excerpt.json", "lines"),
-    ("letta", "letta/composio_github_star_agent.af", "lines"),
-    ("autogen", "autogen/agent_history-unanswered-call.json", "lines"),
-    ("cline", "cline/edit-retried-ui_messages.json", "lines"),
-    ("smolagents", "smolagents/run-56371001-messages.jsonl", "text"),
-    ("chatdev", "chatdev/background-removal-test-cycles-excerpt.log", "text"),
-    ("aider", "aider/aider-author-chat-history-excerpt.md", "text"),
+    (
+        "browser-result",
+        ("browser-agent-results/**/result.json",),
+        "browser-result/abp-0b838cd5-excerpt.json",
+        "lines",
+    ),
+    (
+        "browser-use",
+        ("browser-use-history/**/AgentHistoryList.json",),
+        "browser-use/agent-history-list-excerpt.json",
+        "lines",
+    ),
+    ("letta", ("letta-agent-file/**/*.af",), "letta/composio_github_star_agent.af", "lines"),
+    (
+        "autogen",
+        ("autogen-agentchat/**/agent_history.json",),
+        "autogen/agent_history-unanswered-call.json",
+        "lines",
+    ),
+    (
+        "cline",
+        ("cline-ui-messages/**/ui_messages.json",),
+        "cline/edit-retried-ui_messages.json",
+        "lines",
+    ),
+    (
+        "smolagents",
+        ("smolagents-decentralized-example/**/messages.jsonl",),
+        "smolagents/run-56371001-messages.jsonl",
+        "text",
+    ),
+    (
+        "chatdev",
+        ("chatdev-warehouse/**/*.log",),
+        "chatdev/background-removal-test-cycles-excerpt.log",
+        "text",
+    ),
+    (
+        "aider",
+        ("aider-chat-history/**/chat-history.md", "aider-chat-history/**/.aider.chat.history.md"),
+        "aider/aider-author-chat-history-excerpt.md",
+        "text",
+    ),
 )
+CODING = (
+    "mini-swe-agent-1",
+    "mini-swe-agent-1.1",
+    "litellm",
+    "openhands-v0",
+    "openhands (records)",
+    "openhands (events)",
+    "openhands (real events)",
+    "swe-agent",
+    "multiagent",
+    "message-lines",
+    "stream (keyed lines)",
+)
+"""The coding agents' shapes of `coding_readers.build`, in its names. The last is no reader of
+issue 26: the session stream's, on the message lines with a session key, what one message a
+line costs a reader that came before (not counted in the summary)."""
+BASELINES = frozenset(("stream (keyed lines)",))
+SYNTHETIC = frozenset(("message-lines", "stream (keyed lines)"))
+"""Shapes made from the synthetic chat log."""
 
 
-def _made(name: str, fixture: str, how: str, megabytes: int) -> Path:
-    suffix = Path(fixture).suffix if how == "text" else ".jsonl"
-    path = OUT / f"readers-{name}-{megabytes}mb{suffix}"
+def _seeds(real: tuple[str, ...], fixture: str) -> tuple[str, list[Path]]:
+    """("real" or "fixture", the files to repeat)."""
+    if os.environ.get("BENCH_READERS_SEEDS") != "fixtures" and R3.is_dir():
+        found = sorted({p for pattern in real for p in R3.glob(pattern) if p.is_file()})
+        if found:
+            return "real", found
+    return "fixture", [FIXTURES / fixture]
+
+
+def _made(name: str, real: tuple[str, ...], fixture: str, how: str, mb: int) -> tuple[str, Path]:
+    origin, seeds = _seeds(real, fixture)
+    suffix = seeds[0].suffix if how == "text" else ".jsonl"
+    path = OUT / f"readers-{name}-{origin}-{mb}mb{suffix}"
     if path.exists():
-        return path
-    data = (FIXTURES / fixture).read_bytes()
-    unit = orjson.dumps(orjson.loads(data)) + b"\n" if how == "lines" else data
-    if how == "text" and not unit.endswith(b"\n"):
-        unit += b"\n"
+        return origin, path
+    if how == "lines":
+        unit = b"".join(orjson.dumps(orjson.loads(p.read_bytes())) + b"\n" for p in seeds)
+    else:
+        texts = [p.read_bytes() for p in seeds]
+        unit = b"".join(t if t.endswith(b"\n") else t + b"\n" for t in texts)
     OUT.mkdir(exist_ok=True)
-    path.write_bytes(unit * max(1, megabytes * 1024 * 1024 // len(unit)))
-    return path
+    path.write_bytes(unit * max(1, mb * 1024 * 1024 // len(unit)))
+    return origin, path
 
 
-def _read(path: Path, keep: list | None = None) -> int:
+def _read(path: Path, keep: list[Conversation] | None = None) -> int:
     """Conversations read: framing, detection, the reader."""
     reader = FileReader()
     source = sources.Source(str(path), *sources.kind_of(path.name), True)
@@ -66,7 +150,7 @@ def _read(path: Path, keep: list | None = None) -> int:
     return n + sum(_kept(item, keep) for item in reader.finish())
 
 
-def _kept(item: object, keep: list | None) -> int:
+def _kept(item: object, keep: list[Conversation] | None) -> int:
     if not isinstance(item, Conversation):
         return 0
     if keep is not None:
@@ -74,69 +158,121 @@ def _kept(item: object, keep: list | None) -> int:
     return 1
 
 
-def _as_openai(conversations: list[Conversation], path: Path) -> Path:
-    """The same transcripts written as OpenAI chat conversations, one per line: what the
-    OpenAI reader would have to read for the same messages, calls and results."""
-    with open(path, "wb") as out:
-        for c in conversations:
-            messages = []
-            for m in c.messages:
-                item: dict = {"role": m.role, "content": m.text}
-                if m.tool_calls:
-                    item["tool_calls"] = [
-                        {
-                            "id": t.id,
-                            "type": "function",
-                            "function": {
-                                "name": t.name,
-                                "arguments": orjson.dumps(t.arguments).decode(),
-                            },
-                        }
-                        for t in m.tool_calls
-                    ]
-                if m.result is not None:
-                    item["tool_call_id"] = m.result.call_id
-                messages.append(item)
-            out.write(orjson.dumps({"id": c.id, "messages": messages}) + b"\n")
-    return path
-
-
-def _best(run) -> float:
+def _best(run: Callable[[], object]) -> float:
+    """CPU seconds of the fastest of RUNS runs (CPU time: the machine may be shared)."""
     times = []
     for _ in range(RUNS):
-        start = time.perf_counter()
+        start = time.process_time()
         run()
-        times.append(time.perf_counter() - start)
+        times.append(time.process_time() - start)
     return min(times)
 
 
-def main(openai_log: Path) -> None:
-    megabytes = int(os.environ.get("BENCH_READERS_MB", "20"))
-    settings = config.build()
-    print(f"\nreaders, {megabytes} MB each, in process (best of {RUNS}): read / whole audit")
-    cut = OUT / f"readers-openai-{megabytes}mb.jsonl"
+def _twin(path: Path, conversations: list[Conversation]) -> Path:
+    """The conversations written as OpenAI chat, one a line (`coding_readers.as_openai`)."""
+    twin = path.with_name(f"{path.stem}{path.suffix.replace('.', '-')}-as-openai.jsonl")
+    if not twin.exists():
+        with open(twin, "wb") as f:
+            for c in conversations:
+                f.write(orjson.dumps(coding_readers.as_openai_record(c)) + b"\n")
+    return twin
+
+
+def _decode(path: Path) -> None:
+    """Framing alone: the file's bytes to records."""
+    source = sources.Source(str(path), *sources.kind_of(path.name), True)
+    for _ in sources.read(source):
+        pass
+
+
+def _cost(path: Path, settings: config.Settings) -> tuple[float, float, float]:
+    """CPU seconds to decode the file into records, to read it (decoding, detection and the
+    reader), and to audit it."""
+    return (
+        _best(lambda: _decode(path)),
+        _best(lambda: _read(path)),
+        _best(lambda: engine.audit([str(path)], settings)),
+    )
+
+
+def _cut(openai_log: Path, mb: int) -> Path:
+    cut = OUT / f"readers-openai-{mb}mb.jsonl"
     if not cut.exists():
         with open(openai_log, "rb") as src, open(cut, "wb") as dst:
             for line in src:
                 dst.write(line)
-                if dst.tell() >= megabytes * 1024 * 1024:
+                if dst.tell() >= mb * 1024 * 1024:
                     break
-    rows = [("openai", cut)] + [(n, _made(n, f, how, megabytes)) for n, f, how in CASES]
-    base = None
-    for name, path in rows:
+    return cut
+
+
+def main(openai_log: Path) -> None:
+    mb = int(os.environ.get("BENCH_READERS_MB", "10"))
+    settings = config.build()
+    OUT.mkdir(exist_ok=True)
+    rows: list[tuple[str, str, Path]] = [("openai (chat)", "synthetic", _cut(openai_log, mb))]
+    rows += [(name, *_made(name, real, fixture, how, mb)) for name, real, fixture, how in CASES]
+    built = coding_readers.build(mb, openai_log)
+    rows += [
+        (shape, _origin(shape, built[shape]), built[shape]) for shape in CODING if shape in built
+    ]
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(
+        f"\nreaders of issue 26, {mb} MB a format (BENCH_READERS_MB), CPU ms per MB in process, "
+        f"best of {RUNS}; load average {load}\n"
+        "  decode: the bytes to records; read: decoding, detection and the reader; audit: the "
+        "whole audit. x/MB: against the OpenAI chat log per megabyte; x same: against the "
+        "same conversations written as OpenAI chat (read, audit)"
+    )
+    print(
+        f"  {'format':<24}{'seed':<10}{'msgs/MB':>8}{'decode':>8}{'read':>8}{'x/MB':>7}"
+        f"{'x same':>8}{'audit':>9}{'x/MB':>7}{'x same':>8}"
+    )
+    base: tuple[float, float, float] | None = None
+    above: list[str] = []  # readers that cost more than OpenAI's per MB and on the same transcripts
+    per_mb = same_transcripts = 0
+    for name, origin, path in rows:
         size = path.stat().st_size / (1024 * 1024)
         kept: list[Conversation] = []
-        conversations = _read(path, kept)
-        read = _best(lambda p=path: _read(p)) / size
-        whole = _best(lambda p=path: engine.audit([str(p)], settings)) / size
-        base = base or (read, whole)
-        same = OUT / f"readers-{name}-{megabytes}mb-as-openai.jsonl"
-        if name != "openai":
-            _as_openai(kept, same)
+        _read(path, kept)
+        messages = sum(len(c.messages) for c in kept) / size
+        decode, read, audit = _cost(path, settings)
+        if base is None:
+            base = (decode / size, read / size, audit / size)
+            same = (1.0, 1.0)
+        else:
+            _, twin_read, twin_audit = _cost(_twin(path, kept), settings)
+            same = (read / twin_read, audit / twin_audit)
+            if name not in BASELINES:
+                per_mb += read / size <= base[1]
+                same_transcripts += same[0] <= 1.0
+                if read / size > base[1] and same[0] > 1.0:
+                    above.append(f"{name} ({read / size / base[1]:.2f}x, {same[0]:.2f}x)")
         del kept
-        twin = _best(lambda p=same: _read(p)) if name != "openai" else read * size
         print(
-            f"  {name:<15} {read * 1000:7.1f} ms/MB read ({read / base[0]:5.2f}x openai/MB, "
-            f"{read * size / twin:4.2f}x openai on the same transcripts)  "
-            f"{whole * 1000:7.1f} ms/MB audit  {conversations:>7,} conversations"
+            f"  {name:<24}{origin:<10}{messages:8,.0f}{decode / size * 1000:8.1f}"
+            f"{read / size * 1000:8.1f}{read / size / base[1]:7.2f}{same[0]:8.2f}"
+            f"{audit / size * 1000:9.1f}{audit / size / base[2]:7.2f}{same[1]:8.2f}"
         )
+    readers = len([r for r in rows[1:] if r[0] not in BASELINES])
+    print(
+        f"  reading costs at most the OpenAI chat log's per MB for {per_mb} of {readers} "
+        f"readers, at most the OpenAI reader's on the same transcripts for {same_transcripts}; "
+        f"more on both: {', '.join(above) or 'none'}"
+    )
+
+
+def _origin(shape: str, path: Path) -> str:
+    if shape in SYNTHETIC:
+        return "synthetic"
+    return "real" if "-real-" in path.name else "fixture"
+
+
+if __name__ == "__main__":
+    import bench
+
+    chat = OUT / "synthetic-v3-30mb.jsonl"
+    if not chat.exists():
+        OUT.mkdir(exist_ok=True)
+        bench.generate(chat, 30)
+    main(chat)

@@ -304,6 +304,8 @@ class FileReader:
         `declared` are the formats the configuration maps (`Settings.formats`)."""
         self._declared = tuple(declared)
         self._forced = by_name(forced, self._declared) if forced else None
+        self._formats = registry(self._declared)
+        """The formats offered each record, in order (`registry`): looked up once per file."""
         self._reread = reread
         self._collectors: dict[str, Collector] = {}
         self.seen: dict[str, int] = {}
@@ -320,9 +322,11 @@ class FileReader:
         self._path = record.location.path
         try:
             fmt = self._forced
-            if fmt is None:
-                fmt = detect(record, self._declared)
-                if fmt is None:
+            if fmt is None:  # `detect`, inlined: it runs for every record of every file
+                for fmt in self._formats:
+                    if fmt.detect(record):
+                        break
+                else:
                     yield Problem(record.location, describe(record))
                     return
             elif not fmt.detect(record):
@@ -343,7 +347,13 @@ class FileReader:
             rereads = getattr(collector_type, "rereads", False) and self._reread is not None
             made = collector_type(self._reread) if rereads else collector_type()
             collector = self._collectors[fmt.NAME] = made
-        yield from _guarded(collector.add(record), record.location)
+        items = collector.add(record)
+        try:  # `_guarded`, inlined: most records of one-message-a-line files pass here
+            yield from items
+        except ConfigError:
+            raise
+        except Exception as exc:
+            yield Problem(record.location, unreadable(exc))
 
     def finish(self) -> Iterator[Conversation | Problem]:
         collectors, self._collectors = self._collectors, {}

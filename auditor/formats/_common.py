@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
@@ -453,6 +454,30 @@ def unreadable(exc: BaseException) -> str:
 
 def _first_line(text: str, limit: int = 120) -> str:
     return cut(text.strip().split("\n", 1)[0], limit)
+
+
+def line_matches(
+    pattern: re.Pattern[str], text: str, pos: int = 0, endpos: int | None = None
+) -> Iterator[re.Match[str]]:
+    """`pattern.finditer(text, pos, endpos)` as if the pattern began with `^` in multi-line
+    mode: the matches that start a line. A text reader's line marks are written so (`pattern`
+    starting with their literal): the engine then searches for the literal at C speed, where a
+    leading `^` makes it try the pattern at every position of the text."""
+    end = len(text) if endpos is None else endpos
+    while (m := pattern.search(text, pos, end)) is not None:
+        start = m.start()
+        if start and text[start - 1] != "\n":
+            pos = start + 1
+            continue
+        yield m
+        pos = max(m.end(), start + 1)
+
+
+def line_search(
+    pattern: re.Pattern[str], text: str, pos: int = 0, endpos: int | None = None
+) -> re.Match[str] | None:
+    """The first of `line_matches`, or None."""
+    return next(line_matches(pattern, text, pos, endpos), None)
 
 
 def collected(collector: Any, record: Any) -> Iterator[Conversation | Problem]:

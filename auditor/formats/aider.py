@@ -31,6 +31,8 @@ from auditor.formats._common import (
     Problem,
     conversation,
     freeze,
+    line_matches,
+    line_search,
     result_draft,
     unrecorded_draft,
 )
@@ -41,19 +43,30 @@ from auditor.sources import Record
 NAME = "aider"
 
 _STARTED = lazy(rb"(?m)^# aider chat started at \d{4}-\d\d-\d\d")
-_SESSION = lazy(r"^# aider chat started at (.*)$", re.M)
-_MARKED = lazy(r"^(####|>)(?: ([^\n]*)|[ \t]*)$", re.M)
+_SESSION = lazy(r"# aider chat started at ")
+"""A session header where it starts a line (searched for as a literal: a `^` in multi-line mode
+makes the regex engine try every position of the text)."""
+_MARK = r"(####|>)(?: ([^\n]*)|[ \t]*)$"
+_MARKED = lazy("^" + _MARK, re.M)
 """A user line (`#### …`) or a console line (`> …`), not `>>>>>>> REPLACE`."""
-_LAST_LINE = lazy(r"^[^\n]*\S  $", re.M)
+_NEXT_MARKED = lazy("\n" + _MARK, re.M)
+"""The same after the newline that ends a line: searched for from that newline, it has a
+literal to look for (a leading `^` would make the engine try every position)."""
+_TWO_SPACES_END = lazy(r"  $", re.M)
+"""Two spaces that end a line: after a character that is not a space, the end of a console
+message that runs over several lines."""
 _CONSOLE_RUN = lazy(r"(?:^>(?: [^\n]*)?  (?:\n|\Z))+", re.M)
 """Consecutive console lines that each end a message (two trailing spaces)."""
-_SEARCH = lazy(r"^<{5,9} SEARCH[^\n]*\n", re.M)
-_DIVIDER = lazy(r"^={5,9}[ \t]*\n", re.M)
-_REPLACE = lazy(r"^>{5,9} REPLACE[^\n]*$", re.M)
+_USER_RUN = lazy(r"(?:####(?: [^\n]*|[ \t]*)(?:\n|\Z))+")
+"""Consecutive user lines (a message pasted over several lines)."""
+# Line marks, found with `line_matches` (they start a line): each begins with its literal.
+_SEARCH = lazy(r"<<<<<<{0,4} SEARCH[^\n]*\n")
+_DIVIDER = lazy(r"======{0,4}[ \t]*\n")
+_REPLACE = lazy(r">>>>>>{0,4} REPLACE[^\n]*$", re.M)
 _FENCE = lazy(r"^(?:```|~~~|</?source)")
-_APPLIED = lazy(r"^Applied edit to (.+?)\s*$", re.M)
+_APPLIED = lazy(r"Applied edit to (.+?)\s*$", re.M)
 _NO_MATCH = lazy(
-    r"^## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in (.+)$"
+    r"## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in (.+)$"
     r"\n<{5,9} SEARCH\n(.*?)^={5,9}",
     re.M | re.S,
 )
@@ -77,7 +90,9 @@ def detect(record: Record) -> bool:
 
 def parse(record: Record) -> Iterator[Conversation | Problem]:
     text, path = record.value, record.location.path
-    starts = [m.start() for m in _SESSION.finditer(text)]
+    starts = [
+        m.start() for m in _SESSION.finditer(text) if not m.start() or text[m.start() - 1] == "\n"
+    ]
     if not starts or "\n#### " in text[: starts[0]] or text.startswith("#### "):
         starts.insert(0, 0)
     line = 1
@@ -95,21 +110,29 @@ def _session(text: str, location: Location) -> list[MessageDraft]:
     drafts: list[MessageDraft] = []
     reply: tuple[MessageDraft, list[tuple[ToolCall, str]]] | None = None
     asked = False
-    for kind, body, first in _blocks(text):
+    for kind, block, first in _blocks(text):
+        if isinstance(block, _Console):
+            if reply is None:
+                continue  # console output that answers no reply: nothing reads it
+            body = block.text()
+        else:
+            body = block
         if not body.strip():
             continue  # a session header alone
         here = Location(location.path, location.line + first)  # type: ignore[operator]
         body = body.strip("\n")
         if kind == "user":
             if reply is not None:
-                drafts.extend(_answers(reply[1], "", here))
+                drafts.extend(_answers(reply[1], "", here, []))
                 reply = None
             asked = body.startswith("/ask")
             drafts.append(MessageDraft("user", here, [_sent(body)]))
         elif kind == "reply":
             if reply is not None:
-                drafts.extend(_answers(reply[1], "", here))
-            thinking = [m.group(2).strip() for m in _THINKING.finditer(body)]
+                drafts.extend(_answers(reply[1], "", here, []))
+            thinking = (
+                [m.group(2).strip() for m in _THINKING.finditer(body)] if "<think" in body else []
+            )
             body = _THINKING.sub("", body).strip() if thinking else body
             turn = MessageDraft("assistant", here, [body], reasoning=thinking)
             edits = [] if asked else _edits(body, here)
@@ -118,17 +141,22 @@ def _session(text: str, location: Location) -> list[MessageDraft]:
             reply = (turn, edits)
         elif reply is not None:  # console output after a reply: its edits' outcome
             turn, edits = reply
-            edits.extend(_whole_edits(turn, body, here, {c.arguments["path"] for c, _ in edits}))
-            drafts.extend(_answers(edits, body, here))
+            applied = _applied(body)
+            if applied:
+                named = {c.arguments["path"] for c, _ in edits}
+                edits.extend(_whole_edits(turn, applied, here, named))
+            drafts.extend(_answers(edits, body, here, applied))
             reply = None
     if reply is not None:
-        drafts.extend(_answers(reply[1], "", location))
+        drafts.extend(_answers(reply[1], "", location, []))
     return drafts
 
 
 def _sent(body: str) -> str:
     """What a user turn sent the model: after a command that takes a message (`/ask hi`),
     aider logs the message it sent again (` hi`); a bare command stays as typed."""
+    if not body.startswith("/") and "\n/" not in body:
+        return body  # no command: the turn as typed
     lines = body.split("\n")
     said = [line for line in lines if not line.startswith("/")]
     if any(line.strip() for line in said) and len(said) < len(lines):
@@ -136,9 +164,9 @@ def _sent(body: str) -> str:
     return body
 
 
-def _blocks(text: str) -> Iterator[tuple[str, str, int]]:
+def _blocks(text: str) -> Iterator[tuple[str, str | _Console, int]]:
     """(kind, text, index of its first line) of each run of user, console or reply lines,
-    user and console lines without their marks.
+    user and console lines without their marks (a console block's text is made when read).
 
     Aider marks a console message with `> ` on its first line and two trailing spaces on its
     last: the lines of a message that runs over several lines (`--show-repo`, a `Tokens:` line
@@ -147,12 +175,13 @@ def _blocks(text: str) -> Iterator[tuple[str, str, int]]:
     of a history) are sliced, not visited line by line.
     """
     kind, first = "", 0
-    parts: list[str] = []
+    parts: list[str | tuple[int, int, bool]] = []
     pos = line = 0  # text before `pos` is classified; `line` is the index of pos's line
     if text.startswith("# aider chat started at "):
         pos, line = text.find("\n") + 1 or len(text), 1
-    while (m := _MARKED.search(text, pos)) is not None:
-        start = m.start()
+    # `pos` is always a line's start: the next mark is on it or after a newline from it on
+    while (m := _NEXT_MARKED.search(text, pos - 1) if pos else _first_mark(text)) is not None:
+        start = m.start(1)
         gap = text[pos:start]
         at = line  # the line `pos` is on
         line += gap.count("\n")  # the line this mark is on
@@ -162,36 +191,88 @@ def _blocks(text: str) -> Iterator[tuple[str, str, int]]:
             run = _CONSOLE_RUN.match(text, start)
             assert run is not None  # the mark itself is one
             end = run.end() - 1 if run.group(0).endswith("\n") else run.end()
-            body = "\n".join([x[2:].rstrip() for x in text[start:end].split("\n")])
+            body: str | tuple[int, int, bool] = (start, end, True)
         elif here == "console":
-            body = (m.group(2) or "").rstrip()
-            last = _LAST_LINE.search(text, end)  # the message ends where aider ended it
-            stop = last.end() if last is not None else len(text)
-            body = "\n".join(x.rstrip() for x in [body, *text[end + 1 : stop].split("\n")])
+            stop = _message_end(text, end)  # the message ends where aider ended it
+            body = (start, stop, False) if end < len(text) else (m.group(2) or "").rstrip() + "\n"
             end = stop
-        else:
-            body = (m.group(2) or "").rstrip()
+        else:  # a user line, and the user lines right after it
+            run = _USER_RUN.match(text, start)
+            assert run is not None  # the mark itself is one
+            end = run.end() - 1 if run.group(0).endswith("\n") else run.end()
+            body = "\n".join([x[5:].rstrip() for x in text[start:end].split("\n")])
         if gap.strip():  # the model's reply, as written
             reply = gap.strip("\n")
             if kind:
-                yield kind, "\n".join(parts), first
+                yield kind, _block(text, parts), first
             kind, parts, first = "", [], 0
             yield "reply", reply, at + gap[: gap.index(reply[0])].count("\n")
         elif kind == here:
             parts.extend([""] * gap.count("\n"))  # blank lines inside a run
         if here != kind:
             if kind:
-                yield kind, "\n".join(parts), first
+                yield kind, _block(text, parts), first
             kind, parts, first = here, [], line
         parts.append(body)
         line += text.count("\n", start, end) + 1  # past the newline that ends it
         pos = end + 1
     rest = text[pos:]
     if kind:
-        yield kind, "\n".join(parts), first
+        yield kind, _block(text, parts), first
     if rest.strip():
         reply = rest.strip("\n")
         yield "reply", reply, line + rest[: rest.index(reply[0])].count("\n")
+
+
+def _block(text: str, parts: list[str | tuple[int, int, bool]]) -> str | _Console:
+    """A user block's text, or a console block to be made into text when read."""
+    if any(type(part) is tuple for part in parts):
+        return _Console(text, parts)
+    return "\n".join(parts)  # type: ignore[arg-type]
+
+
+class _Console:
+    """The lines of a console block, made into its text only when read: most console output
+    answers no reply, and nothing reads it."""
+
+    __slots__ = ("parts", "source")
+
+    def __init__(self, source: str, parts: list[str | tuple[int, int, bool]]) -> None:
+        self.source = source
+        self.parts = parts
+        """Lines, as text or as (start, end, all): the source's lines from start to end without
+        their trailing spaces, and without their console mark (`> `): all of them, or the
+        first (a message that runs over several lines)."""
+
+    def text(self) -> str:
+        lines = []
+        for part in self.parts:
+            if isinstance(part, str):
+                lines.append(part)
+                continue
+            start, end, every = part
+            logged = self.source[start:end].split("\n")
+            if every:
+                lines.extend([x[2:].rstrip() for x in logged])
+            else:
+                lines.append(logged[0][2:].rstrip())
+                lines.extend([x.rstrip() for x in logged[1:]])
+        return "\n".join(lines)
+
+
+def _message_end(text: str, pos: int) -> int:
+    """Where the first line after `pos` that ends in a character and two spaces ends (the end
+    of the text if none does)."""
+    while (m := _TWO_SPACES_END.search(text, pos)) is not None:
+        start = m.start()
+        if start and not text[start - 1].isspace():
+            return m.end()
+        pos = start + 1
+    return len(text)
+
+
+def _first_mark(text: str) -> re.Match[str] | None:
+    return _MARKED.match(text) or _NEXT_MARKED.search(text)
 
 
 def _edits(reply: str, here: Location) -> list[tuple[ToolCall, str]]:
@@ -201,9 +282,11 @@ def _edits(reply: str, here: Location) -> list[tuple[ToolCall, str]]:
         return []
     found = []
     path = ""
+    line, counted = here.line, 0  # the line of `counted`: lines are counted once, block to block
     for at, search, replace in _blocks_in(reply):
         path = _file_before(reply, at) or path
-        line = here.line + reply.count("\n", 0, at)  # type: ignore[operator]
+        line += reply.count("\n", counted, at)  # type: ignore[operator]
+        counted = at
         call = ToolCall(
             f"edit-{line}",
             "edit",
@@ -218,12 +301,12 @@ def _edits(reply: str, here: Location) -> list[tuple[ToolCall, str]]:
 def _blocks_in(reply: str) -> Iterator[tuple[int, str, str]]:
     """(where it starts, SEARCH text, REPLACE text) of each block of a reply: from a `<<<<<<<
     SEARCH` line to the next one, split at `=======` and ended at `>>>>>>> REPLACE` if any."""
-    opened = list(_SEARCH.finditer(reply))
+    opened = list(line_matches(_SEARCH, reply))
     for k, m in enumerate(opened):
         end = opened[k + 1].start() if k + 1 < len(opened) else len(reply)
-        divider = _DIVIDER.search(reply, m.end(), end)
+        divider = line_search(_DIVIDER, reply, m.end(), end)
         middle = divider.start() if divider is not None else end
-        close = _REPLACE.search(reply, divider.end() if divider else m.end(), end)
+        close = line_search(_REPLACE, reply, divider.end() if divider else m.end(), end)
         search = reply[m.end() : close.start() if close and not divider else middle]
         replace = reply[divider.end() : close.start() if close else end] if divider else ""
         yield m.start(), search.rstrip("\n"), replace.rstrip("\n")
@@ -239,13 +322,19 @@ def _file_before(reply: str, at: int) -> str:
     return ""
 
 
+def _applied(console: str) -> list[str]:
+    """The files the console says aider applied an edit to, in order."""
+    if "Applied edit to " not in console:  # the usual case, without a multi-line search
+        return []
+    return [m.group(1) for m in line_matches(_APPLIED, console)]
+
+
 def _whole_edits(
-    turn: MessageDraft, console: str, here: Location, named: set[str]
+    turn: MessageDraft, edited: list[str], here: Location, named: set[str]
 ) -> list[tuple[ToolCall, str]]:
-    """`write` calls for the files the console says were edited that no block names (the
-    whole-file format: a file name, then the file in a fence)."""
+    """`write` calls for the files the console says were edited (`edited`) that no block names
+    (the whole-file format: a file name, then the file in a fence)."""
     found: list[tuple[ToolCall, str]] = []
-    edited = [m.group(1) for m in _APPLIED.finditer(console)]
     for path in dict.fromkeys(edited):
         if path in named:
             continue
@@ -263,18 +352,25 @@ def _whole_edits(
     return found
 
 
-def _answers(edits: list[tuple[ToolCall, str]], console: str, here: Location) -> list[MessageDraft]:
-    """The results of a reply's edits, from the console lines that follow it."""
+def _answers(
+    edits: list[tuple[ToolCall, str]], console: str, here: Location, edited: list[str]
+) -> list[MessageDraft]:
+    """The results of a reply's edits, from the console lines that follow it (`edited`: the
+    files they say aider applied an edit to)."""
     if not edits:
         return []
-    applied = {m.group(1) for m in _APPLIED.finditer(console)}
-    failed = {_squeeze(m.group(2)): m for m in _NO_MATCH.finditer(console)}
+    applied = set(edited)
+    failed = (
+        {_squeeze(m.group(2)): m for m in line_matches(_NO_MATCH, console)}
+        if "SearchReplaceNoExactMatch" in console
+        else {}
+    )
     nonconforming = _NOT_CONFORMED in console
     others = _OTHERS.search(console)
     drafts = []
     for call, search in edits:
         path = call.arguments["path"]
-        section = failed.get(_squeeze(search)) if search else None
+        section = failed.get(_squeeze(search)) if search and failed else None
         if section is not None:
             text = console[section.start() : section.end()].rstrip("=").strip()
             drafts.append(result_draft(call.id, text, here, True, call.name))

@@ -159,10 +159,13 @@ def _dump(text: str, location: Location) -> list[MessageDraft]:
     drafts: list[MessageDraft] = []
     marks = list(_DUMP_LINE.finditer(text))
     pending: list[ToolCall] = []
+    line, counted = 1, 0  # the line of `counted`: lines are counted once, mark to mark
     for k, m in enumerate(marks):
         end = marks[k + 1].start() if k + 1 < len(marks) else len(text)
         body = text[m.end() : end].strip()
-        here = Location(location.path, text.count("\n", 0, m.start()) + 1)
+        line += text.count("\n", counted, m.start())
+        counted = m.start()
+        here = Location(location.path, line)
         role = m.group(1) or "assistant"
         if role != "assistant":
             page = pending.pop() if pending and body.startswith("Elements:") else None

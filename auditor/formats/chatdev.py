@@ -44,8 +44,12 @@ from auditor.sources import Record
 
 NAME = "chatdev"
 
-_TAG = lazy(rb"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d (?:INFO|WARNING|ERROR|DEBUG)\] ")
-_ENTRY = lazy("^" + _TAG.pattern.decode(), re.M)
+_TAG_SOURCE = r"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d (?:INFO|WARNING|ERROR|DEBUG)\] "
+_TAG = lazy(_TAG_SOURCE.encode())
+_ENTRY = lazy(_TAG_SOURCE)
+_NEXT_ENTRY = lazy("\n" + _TAG_SOURCE)
+"""An entry's tag after the newline before it: what opens an entry but the first, searched for
+by its literal (a leading `^` would make the engine try every position of the text)."""
 _MARKS = (
     "**[Preprocessing]**",
     "**[Start Chat]**",
@@ -93,7 +97,9 @@ def detect(record: Record) -> bool:
 def parse(record: Record) -> Iterator[Conversation | Problem]:
     text, location = record.value, record.location
     run = _Run(location)
-    starts = [m.start() for m in _ENTRY.finditer(text)]
+    starts = [m.start() + 1 for m in _NEXT_ENTRY.finditer(text)]
+    if _ENTRY.match(text):
+        starts.insert(0, 0)
     line = 1
     previous = 0
     for start, end in zip(starts, [*starts[1:], len(text)], strict=True):

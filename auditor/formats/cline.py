@@ -20,7 +20,6 @@ recorded. Checkpoints, progress checklists, retries and resume prompts are not t
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 import orjson
@@ -30,6 +29,7 @@ from auditor.formats._common import (
     Problem,
     conversation,
     freeze,
+    line_matches,
     result_draft,
     unrecorded_draft,
 )
@@ -61,7 +61,23 @@ _SHOWN_OUTPUT = frozenset(
         "webFetch",
     )
 )
-_SECTION = lazy(r"^\[(\w+)(?: for '(?:[^\n]*)')?\] Result:\n", re.M)
+_READ = frozenset(
+    (
+        "task",
+        "user_feedback",
+        "api_req_started",
+        "text",
+        "completion_result",
+        "followup",
+        "reasoning",
+        "tool",
+        "command",
+        "command_output",
+    )
+)
+"""The entries that make the conversation; the others are the panel's."""
+_SECTION = lazy(r"\[(\w+)(?: for '(?:[^\n]*)')?\] Result:\n")
+"""A tool's result section where it starts a line (`line_matches`)."""
 _END = "\n<environment_details>"
 _FAILED = lazy(r"The tool execution failed|<error>|The user denied this operation")
 _CAMEL = lazy(r"(?<!^)(?=[A-Z])")
@@ -102,15 +118,19 @@ class _Task:
 
     def entry(self, entry: dict, index: int) -> None:
         kind = entry.get("say") if entry.get("type") == "say" else entry.get("ask")
+        if not isinstance(kind, str) or kind not in _READ:
+            return  # the panel's bookkeeping (`api_req_finished`, checkpoints, …)
         raw = entry.get("text")
         text = raw if isinstance(raw, str) else ""
+        if kind == "api_req_started":
+            if self.pending:  # the request is parsed only when it answers calls
+                self._answer(_request(text), self.location.child(index))
+            self.turn = None
+            return
         here = self.location.child(index)
         if kind in ("task", "user_feedback"):
             self.turn = None
             self.drafts.append(MessageDraft("user", here, [text]))
-        elif kind == "api_req_started":
-            self._answer(_request(text), here)
-            self.turn = None
         elif kind in ("text", "completion_result", "followup"):
             turn = self._turn(here)
             if not turn.texts or turn.texts[-1] != text:  # a streamed message shown twice
@@ -141,11 +161,9 @@ class _Task:
 
     def _answer(self, request: str, here: Location) -> None:
         """Answer the calls waiting for results from the sections of the next request."""
-        if not self.pending:
-            return
-        sections = [(m.group(1), m.end()) for m in _SECTION.finditer(request)]
-        starts = [m.start() for m in _SECTION.finditer(request)]
-        ends = [*starts[1:], len(request)]
+        found_sections = list(line_matches(_SECTION, request))
+        sections = [(m.group(1), m.end()) for m in found_sections]
+        ends = [*(m.start() for m in found_sections[1:]), len(request)]
         used = 0
         for call in self.pending:
             found = next(

@@ -24,7 +24,6 @@ conventions, which this reader follows:
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
 from typing import Any
 
 import orjson
@@ -97,19 +96,21 @@ def _agent(agent: dict, location: Location) -> Iterator[Conversation | Problem]:
 
 
 def _message(item: dict, index: int, here: Location, problems: list[Problem]) -> Message:
+    # The OpenAI reader's message, changed in place before anyone sees it (a `replace` would
+    # build every message twice).
     message = openai.message(item, index, here, problems)
     role = message.role
     if role == "assistant":
-        return replace(message, reasoning=message.text, text=_sent(message))
-    if role == "user":
+        message.reasoning, message.text = message.text, _sent(message)
+    elif role == "user":
         said = _json(message.text) or {}
         kind = said.get("type")
         if kind == "user_message" and isinstance(said.get("message"), str):
-            return replace(message, text=said["message"])
-        if kind in _RUNTIME:
-            return replace(message, role="system")
+            message.text = said["message"]
+        elif kind in _RUNTIME:
+            message.role = "system"
     elif role == "tool" and message.result is not None:
-        return replace(message, result=_result(item, message.result))
+        message.result = _result(item, message.result)
     return message
 
 
@@ -118,7 +119,9 @@ def _initial(message: Message) -> Message:
     anyone spoke to it (MemGPT's "Bootup sequence complete" `send_message`): a system turn
     saying what it holds, not a call the model made."""
     text = message.text or message.reasoning or (message.result.text if message.result else "")
-    return replace(message, role="system", text=text, tool_calls=(), result=None, reasoning="")
+    message.role, message.text, message.reasoning = "system", text, ""
+    message.tool_calls, message.result = (), None
+    return message
 
 
 def _sent(message: Message) -> str:

@@ -47,8 +47,7 @@ _BUFFER = 1024 * 1024
 
 
 def head(source: Source, size: int = HEAD_BYTES) -> bytes:
-    """The first `size` bytes of a file (of its content, for a .gz), without a BOM. Raises
-    OSError when it cannot be read."""
+    """The first `size` bytes of a file (of a .gz, its content), without a BOM. Raises OSError."""
     with open_binary(source.path) as raw:
         start = raw.read(2)
         if source.compressed or start == GZIP_MAGIC:
@@ -191,8 +190,7 @@ def _read_stream(
 
 
 def binary_reason(fp: IO[bytes]) -> str | None:
-    """Why a file is no log at all, from its first bytes (`kinds.binary`), or None. Raises what
-    reading a broken stream raises."""
+    """Why a file is no log at all, from its first bytes (`kinds.binary`), or None; raises."""
     return binary(fp.peek(BINARY_HEAD)[:BINARY_HEAD])  # type: ignore[attr-defined]
 
 
@@ -265,7 +263,8 @@ def read_lines(
                 Location(path, line), _reason(exc.__cause__, in_line=True), _excerpt(exc.line)
             )
             continue
-        yield from guarded.skipped(path, offset)
+        if guarded.overlong:  # rare: no generator per line for it
+            yield from guarded.skipped(path, offset)
         yield Record(Location(path, guarded.lineno + offset), value)
     if guarded.error is not None:
         yield _corrupt(path, guarded.lineno + offset + 1, guarded.error)
@@ -436,11 +435,11 @@ def _read_sniffed(path: str, fp: IO[bytes], limit: int) -> Iterator[Record | Inv
         yield from parse_document(path, data)
         return
     try:
-        data.decode("utf-8")
+        text = data.decode("utf-8")  # decoded once: the text record is this text
     except UnicodeDecodeError:
         yield from read_lines(path, data.splitlines(keepends=True))
         return
-    yield from _text(path, data)
+    yield Record(Location(path), text.removeprefix("\ufeff"), kind="text")
 
 
 _TAGGED_LINE = lazy(rb"\[[^\[\]{}\"]*\][ \t]*[^\s,\]}]")

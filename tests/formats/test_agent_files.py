@@ -144,6 +144,25 @@ def test_chatdev_nearest_negatives_a_passing_test_and_the_2023_06_log():
     assert found(passing, FORMATS / "chatdev" / "gomoku-2023-06-excerpt.log") == []
 
 
+def test_chatdev_an_entry_tag_counts_only_at_the_start_of_a_line(tmp_path):
+    log = tmp_path / "run.log"
+    log.write_text(
+        "[2023-25-06 20:10:30 INFO] AgentTech Starts (20230625201030)\n\n"
+        "[2023-25-06 20:10:32 INFO] [0] AI Assistant (Chief Product Officer):\n\n"
+        "<INFO> GUI. Quoted: [2023-25-06 20:10:33 INFO] [0] AI Assistant (Programmer):\n\n"
+        "[2023-25-06 20:11:07 INFO] [0] AI Assistant (Programmer):\n\nmain.py\nprint(1)\n"
+    )
+    (run,) = read(log)
+    assert [(m.name, m.text, m.location.line) for m in run.messages] == [
+        (
+            "Chief Product Officer",
+            "<INFO> GUI. Quoted: [2023-25-06 20:10:33 INFO] [0] AI Assistant (Programmer):",
+            3,
+        ),
+        ("Programmer", "main.py\nprint(1)", 7),
+    ]
+
+
 # --- Letta, AutoGen, Cline, smolagents ------------------------------------------------------
 
 
@@ -198,6 +217,42 @@ def test_cline_results_come_from_the_next_request_and_a_failing_edit_retried_is_
     assert found(FORMATS / "cline" / "edit-fixed-ui_messages.json") == []
 
 
+def test_cline_reads_a_request_only_for_the_calls_it_answers(tmp_path):
+    request = (
+        "Quoted: [read_file for 'b.py'] Result:\nno\n[read_file for 'a.py'] Result:\nhello\n"
+        "\n<environment_details>\nx\n</environment_details>"
+    )
+    entries = [
+        {"ts": 1, "type": "say", "say": "task", "text": "Fix a.py"},
+        {"ts": 2, "type": "say", "say": ["not", "a", "kind"], "text": "ignored"},
+        {"ts": 3, "type": "say", "say": "api_req_started", "text": "not JSON, answers no call"},
+        {
+            "ts": 4,
+            "type": "say",
+            "say": "tool",
+            "text": json.dumps({"tool": "readFile", "path": "a.py"}),
+        },
+        {
+            "ts": 5,
+            "type": "say",
+            "say": "api_req_started",
+            "text": json.dumps({"request": request}),
+        },
+        {"ts": 6, "type": "say", "say": "completion_result", "text": "Done."},
+    ]
+    log = tmp_path / "ui_messages.json"
+    log.write_text(json.dumps(entries))
+    (task,) = read(log)
+    assert [(m.role, m.text) for m in task.messages] == [
+        ("user", "Fix a.py"),
+        ("assistant", ""),
+        ("tool", "hello"),
+        ("assistant", "Done."),
+    ]
+    assert task.messages[2].result.call_id == task.messages[1].tool_calls[0].id == "ui-3"
+    assert found(log) == []
+
+
 def test_smolagents_bus_is_one_conversation_and_poll_updates_are_not_messages():
     path = FORMATS / "smolagents" / "run-56371001-messages.jsonl"
     (run,) = read(path)
@@ -230,6 +285,36 @@ def test_aider_edits_are_answered_by_the_console():
     assert whole.messages[4].reasoning.startswith("Here's a thinking process:")
     # "don't paginate cmd_web from Coder" is no denial; "hi" answered six times is no loop
     assert found(FORMATS / "aider") == []
+
+
+def test_aider_marks_count_only_at_the_start_of_a_line(tmp_path):
+    history = tmp_path / "chat.md"
+    history.write_text(
+        "# aider chat started at 2024-08-09 17:24:39\n\n"
+        "> aider --model x  \n> Aider v0.48.2  \n\n"
+        "#### rename foo  \n#### in a.py\n\n"
+        "Sure. Not a session: # aider chat started at 2024-01-01 00:00:00\n\n"
+        "a.py\n```python\n<<<<<<< SEARCH\nfoo\n=======\nbar\n>>>>>>> REPLACE\n```\n\n"
+        "> Tokens: 1 sent, 2 received.\nCost: $0.01 message.  \n> Applied edit to a.py  \n\n"
+        "# aider chat started at 2024-08-09 18:00:00\n\n#### show the markers\n\n"
+        "Ten are no marker:\n<<<<<<<<<< SEARCH\nx\n==========\ny\n>>>>>>>>>> REPLACE\n\n"
+        "> Tokens: 3 sent"  # a console line that ends the file, with no newline
+    )
+    edit, markers = read(history)
+    assert [(m.role, m.text, m.location.line) for m in edit.messages] == [
+        ("user", "rename foo\nin a.py", 6),
+        (
+            "assistant",
+            "Sure. Not a session: # aider chat started at 2024-01-01 00:00:00\n\na.py\n```python"
+            "\n<<<<<<< SEARCH\nfoo\n=======\nbar\n>>>>>>> REPLACE\n```",
+            9,
+        ),
+        ("tool", "Applied edit to a.py", 20),
+    ]
+    (call,) = edit.messages[1].tool_calls
+    assert call.arguments == {"path": "a.py", "search": "foo", "replace": "bar"}
+    assert edit.messages[2].result.call_id == call.id and not edit.messages[2].result.is_error
+    assert markers.id.endswith("chat.md:24") and calls(markers) == []
 
 
 # --- the real files ----------------------------------------------------------------------
