@@ -44,7 +44,8 @@ format: $(DEV_STAMP)
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
-## bench: throughput of audit against a plain orjson parse of the same log
+## bench: audit against orjson's parse of the same bytes, per format family of ../shared/realdata*
+## (replicated to BENCH_MB=20 MB each) and on the synthetic log; start-up; a few minutes
 bench: $(STAMP)
 	$(BIN)/python bench/bench.py
 

@@ -1,7 +1,8 @@
 """The `audit` command and `python -m auditor`.
 
-`audit --version` is answered here, before the command line is built: typer costs a hundred
-milliseconds or more that a version check should not pay.
+`audit --version` is answered here, and a plain run (`audit PATHS…` with the options of a
+run, `cli/fast.py`) is read here, before typer builds the command line: typer costs tens of
+milliseconds that a version check, a pre-commit hook or a small file's audit should not pay.
 """
 
 import sys
@@ -13,6 +14,9 @@ def main() -> None:
     if sys.argv[1:] == ["--version"]:
         print(VERSION)
         return
+    from auditor.cli import fast
+
+    fast.run(sys.argv[1:])  # returns only when typer is to read the arguments
     from auditor.cli import main as cli
 
     cli()

@@ -9,8 +9,10 @@ words name what changed (`bags … added` -> `update_reservation_baggages`).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
+from functools import lru_cache
+
+from auditor.patterns import lazy
 
 # Participles of actions that change something, by the verb a tool's name would use.
 VERBS = {
@@ -96,12 +98,13 @@ FAMILY = {verb: frozenset(f.split()) for f in _FAMILIES for verb in f.split()}
 added" is done by `create_calendar_event`, "I have sent the invitation" by
 `invite_user_to_slack`."""
 
-_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_WORDS = lazy(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 
 
-def words(name: str) -> list[str]:
+@lru_cache(maxsize=4096)  # a log calls a handful of tools, many times each
+def words(name: str) -> tuple[str, ...]:
     """The words of a tool name, lowercased: `update_reservation_flights`, `WebFetch`."""
-    return [w.lower() for w in _WORDS.findall(name)]
+    return tuple(w.lower() for w in _WORDS.findall(name))
 
 
 def tools_for(verb: str, subject: Iterable[str], tools: Iterable[str]) -> list[str]:
@@ -161,8 +164,10 @@ def names(part: str, subject: Iterable[str]) -> bool:
     stem = part.rstrip("s")
     if len(stem) < 3:
         return False
-    return any(
-        w.startswith(stem) or stem.startswith(w.rstrip("s"))
-        for w in subject
-        if len(w.rstrip("s")) >= 3
-    )
+    for w in subject:
+        if w.startswith(stem):
+            return True
+        short = w.rstrip("s")
+        if len(short) >= 3 and stem.startswith(short):
+            return True
+    return False

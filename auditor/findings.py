@@ -6,13 +6,13 @@ import enum
 import hashlib
 import os
 import posixpath
-import re
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
 from auditor.model import Location, ToolCall
+from auditor.patterns import lazy
 from auditor.text import cut
 
 
@@ -150,7 +150,7 @@ class Finding:
         }
 
 
-_VOLATILE = re.compile(r"\d+")
+_VOLATILE = lazy(r"\d+")
 
 
 def identity(code: str, conversation_key: str, turn: int | None, evidence: str) -> str:

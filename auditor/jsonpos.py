@@ -15,10 +15,12 @@ from collections.abc import Iterable, Iterator
 
 import orjson
 
+from auditor.patterns import lazy
+
 # A string (unrolled loop: linear, no backtracking), a structural character, or a scalar.
-_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\]:,]|[^\s{}\[\]:,"]+')
+_TOKEN = lazy(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\]:,]|[^\s{}\[\]:,"]+')
 # What a skipped value is read for: strings (which hide brackets), opening and closing brackets.
-_NESTED = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|([{\[])|([}\]])')
+_NESTED = lazy(rb'"[^"\\]*(?:\\.[^"\\]*)*"|([{\[])|([}\]])')
 _HERE = object()  # trie key: a pointer ends at this node
 
 

@@ -72,6 +72,8 @@ class Invocation:
     write_baseline: str | None = None
     statistics: bool = False
     jobs: int = 1
+    fitted_jobs: bool = False
+    """`--jobs auto`: no more workers than the work keeps busy (none for a small input)."""
     engine: str = "local"
     """`dask`: audited on a Dask cluster (`auditor.engine.dask`)."""
     scheduler: str | None = None
@@ -131,14 +133,18 @@ class Outcome:
 
 def audit(invocation: Invocation, chosen: Settings) -> Outcome:
     """Run the engine over the paths, write the baseline if asked, then apply the one given."""
-    from auditor import baseline, engine, sources
+    from auditor import engine, sources
     from auditor.progress import Bar
 
     if invocation.engine == "dask":
         from auditor.engine import dask
 
         dask.require()
-    accepted = baseline.load(invocation.baseline_file) if invocation.baseline_file else None
+    accepted = None
+    if invocation.baseline_file:
+        from auditor import baseline  # here, and below: most runs keep no baseline
+
+        accepted = baseline.load(invocation.baseline_file)
     started = time.perf_counter()
     planned = list(engine.plan(invocation.paths, chosen))
     refuse_to_overwrite(invocation, planned)
@@ -154,11 +160,15 @@ def audit(invocation: Invocation, chosen: Settings) -> Outcome:
         for line in verbose_lines(report):
             stderr(f"audit: {line}")
     if invocation.write_baseline:
+        from auditor import baseline
+
         baseline.write(invocation.write_baseline, report.findings)
         if not invocation.quiet:
             found = plural(len(report.findings), "finding")
             stderr(f"audit: wrote {found} to {invocation.write_baseline}")
     if accepted is not None:
+        from auditor import baseline
+
         report = baseline.apply(report, accepted)
     return Outcome(report, elapsed)
 
@@ -174,7 +184,9 @@ def _audit_plan(
 
         with dask.runner(invocation.scheduler, invocation.jobs) as runner:
             return engine.audit_plan(planned, chosen, progress, runner=runner)
-    return engine.audit_plan(planned, chosen, progress=progress, jobs=invocation.jobs)
+    return engine.audit_plan(
+        planned, chosen, progress=progress, jobs=invocation.jobs, fitted=invocation.fitted_jobs
+    )
 
 
 def verbose_lines(report: Report) -> list[str]:

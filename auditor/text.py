@@ -13,9 +13,11 @@ import re
 
 import orjson
 
+from auditor.patterns import lazy
+
 # C0 controls (tab included: it breaks table cells), DEL, C1 controls, bidi embeddings,
 # overrides and isolates, zero-width and invisible marks, line and paragraph separators.
-_UNSAFE = re.compile(
+_UNSAFE = lazy(
     "[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]"
 )
 
@@ -39,7 +41,7 @@ def safe(text: str) -> str:
 
 # The same characters less line breaks and tabs, which a page shows as they are, plus lone
 # surrogates, which no UTF-8 file can hold.
-_UNSAFE_KEEP_LINES = re.compile(
+_UNSAFE_KEEP_LINES = lazy(
     "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f"
     "\ud800-\udfff\ufeff\ufff9-\ufffb]"
 )
@@ -53,7 +55,7 @@ def safe_lines(text: str) -> str:
 # What orjson leaves raw in a string: everything unsafe above except the C0 controls (which JSON
 # itself escapes). Escaped as \uXXXX, a consumer still decodes the same text, but no terminal,
 # `grep`, `less` or line-based reader of the file sees a control, a bidi override or a line break.
-_RAW_IN_JSON = re.compile(
+_RAW_IN_JSON = lazy(
     "[\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]"
 )
 

@@ -1,36 +1,42 @@
-"""`make bench`: how fast `audit` reads a log compared with parsing it, and its peak memory.
+"""`make bench`: how fast `audit` reads real logs compared with parsing them, and its memory.
 
-Generates a synthetic OpenAI-format JSON Lines log shaped like tau-bench's airline
-trajectories (about 16 KB and 26 messages a conversation: a 6 KB system prompt, short user
-and assistant turns, the user giving the user and reservation ids the agent looks up, tool
-results of ~650 characters, tools declared with schemas), with a few
-percent of conversations carrying injected failures (a call without result, an orphan result,
-a repeated failing call, a call written as text, leaked harmony tokens, an approval followed by
-a different call). Then measures, in one run:
+One table, from one run, with the machine's load average before and after:
 
-- orjson parsing every line of the file and every call's arguments string (the floor:
-  reading the log at all), the ratio of every audit to it printed beside its time;
-- `audit -f json` on the same file with `--jobs 1` and `--jobs 2` (when the option exists),
-  wall time and the peak resident memory of the whole process tree;
-- `audit --version` start-up time;
-- then (`bench/stages.py`, BENCH_STAGES=0 skips it) where one core's time goes in process:
-  decode, model, replay, and each rule family and rule, so a slow rule is seen the day it lands;
-- then (`bench/readers.py`, BENCH_READERS=0 skips it) what each agent-framework reader costs
-  per megabyte beside the OpenAI chat reader.
+- one row per format family of the real corpora in ../shared/realdata* (tau-bench, tau2,
+  Claude Code / Codex / managed-agent sessions, gateway exchanges, mini-swe-agent, OpenHands,
+  traces), each replicated with fresh ids to BENCH_MB megabytes (`bench/real.py`), and their
+  total; without ../shared it says so and the table holds the synthetic log only;
+- one row for the synthetic log: OpenAI-format JSON Lines shaped like tau-bench's airline
+  trajectories (about 16 KB and 26 messages a conversation: a 6 KB system prompt, short user
+  and assistant turns, the user giving the ids the agent looks up, tool results of ~650
+  characters, tools declared with schemas), a few percent of conversations carrying injected
+  failures (a call without result, an orphan result, a repeated failing call, a call written
+  as text, leaked harmony tokens, an approval followed by a different call);
+- per row: orjson's parse of the same bytes (the floor, CPU time); `audit -f json --jobs 1`
+  (CPU time, one core's: MB/s and the ratio to the floor by it; wall time; peak RSS) and
+  `--jobs auto` (wall time, speed-up, peak RSS of the process tree); and what each rule family
+  costs (an in-process audit of the first copies with `--ignore FAMILY`);
+- start-up: `audit` of an empty file, `audit --version`, a small input (one copy of the
+  sessions family) with each `--jobs` setting, and the import time of the empty file's audit
+  by package (`python -X importtime`), with which of typer, jsonlines, fsspec, Dask it loaded.
 
-Size: BENCH_MB (default 200) megabytes of log; `BENCH_MB=1000 make bench` for the 1 GB figure.
+Size: BENCH_MB (default 20) megabytes per family, which takes `make bench` about five minutes
+on two shared cores; `BENCH_MB=200 make bench` for the figures at scale, `BENCH_MB=1000` for
+the 1 GB memory figure. Each time is the best of BENCH_RUNS (default 3) runs; peak memory is
+the highest seen. Inputs are cached in bench/out/.
 
-`BENCH_OTEL=1 make bench` also measures an OTLP JSON Lines file (the Collector's file exporter)
-of the same size, made by repeating a real kagent trace (Tempo export in
-`../shared/realdata-next`, or the trimmed copy in `fixtures/formats/otel`) with fresh trace and
-conversation ids: each trace's three resource batches are three lines, interleaved with the
-next trace's, so spans are buffered per trace. It prints throughput and peak RSS, which must
-stay flat whatever the file's size (memory bounded by the open traces, not by the file).
-Each time is the best of BENCH_RUNS (default 3) runs; peak memory is the highest seen.
-`BENCH_CODING_READERS=1 make bench` also compares the coding agents' readers with the OpenAI
-chat reader, per megabyte, as whole audits (`bench/coding_readers.py`; `python
-bench/coding_readers.py` runs it alone).
-The log is cached in bench/out/. Figures are printed, never asserted: tests do not time things.
+More, each on request:
+- BENCH_STAGES=1: where one core's time goes on the synthetic log, in process (decode, model,
+  replay, each rule; `bench/stages.py`);
+- BENCH_SHAPES=1: growth on the input shapes that were once quadratic (`bench/shapes.py`);
+- BENCH_READERS=1: what each agent-framework reader costs per megabyte (`bench/readers.py`);
+- BENCH_OTEL=1: an OTLP JSON Lines file of BENCH_MB made by repeating a real kagent trace
+  (Tempo export in `../shared/realdata-next`, or the trimmed copy in `fixtures/formats/otel`)
+  with fresh trace and conversation ids, each trace's three resource batches interleaved with
+  the next trace's, so spans are buffered per trace: throughput and peak RSS;
+- BENCH_CODING_READERS=1: the coding agents' readers against the OpenAI chat reader
+  (`bench/coding_readers.py`).
+Figures are printed, never asserted: tests do not time things.
 """
 
 from __future__ import annotations
@@ -38,20 +44,20 @@ from __future__ import annotations
 import compileall
 import os
 import random
-import statistics
-import subprocess
 import sys
-import threading
-import time
 from pathlib import Path
 
 import orjson
 
+# This checkout's auditor, whatever is installed, then the sibling modules of this script.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import coding_readers  # sibling modules of this script
+import coding_readers
 import readers
+import real
 import shapes
 import stages
+from process import LAZY, audit_run, has_jobs, imports, load, startup
 
 OUT = Path(__file__).resolve().parent / "out"
 ROOT = Path(__file__).resolve().parent.parent
@@ -238,90 +244,6 @@ def parse_only(path: Path) -> float:
     return min(stages.floor(path) for _ in range(RUNS))
 
 
-def _tree_rss_kb(pid: int) -> int:
-    """Resident memory of a process and all its descendants, from /proc."""
-    total = 0
-    stack = [pid]
-    while stack:
-        p = stack.pop()
-        try:
-            with open(f"/proc/{p}/status") as f:
-                for line in f:
-                    if line.startswith("VmRSS:"):
-                        total += int(line.split()[1])
-            for task in os.listdir(f"/proc/{p}/task"):
-                with open(f"/proc/{p}/task/{task}/children") as f:
-                    stack.extend(int(c) for c in f.read().split())
-        except OSError:
-            continue
-    return total
-
-
-def audit_run(
-    path: Path,
-    jobs: int | None,
-    options: tuple[str, ...] = (),
-    output: str = os.devnull,
-    others: tuple[int, ...] = (),
-) -> tuple[float, float]:
-    """Wall time and peak resident memory (MB) of one `audit -f json` process tree, with
-    `options` added, the report written to `output`, and the process trees of `others` (a
-    Dask cluster's, `engine/dask.py`) counted in the memory."""
-    command = [
-        sys.executable,
-        "-m",
-        "auditor",
-        str(path),
-        "-f",
-        "json",
-        "--no-progress",
-        "--exit-zero",
-        "-o",
-        output,
-        *options,
-    ]
-    if jobs is not None:
-        command += ["--jobs", str(jobs)]
-    start = time.perf_counter()
-    child = subprocess.Popen(command)
-    peak = 0
-    done = threading.Event()
-
-    def sample() -> None:
-        nonlocal peak
-        while not done.is_set():
-            peak = max(peak, sum(_tree_rss_kb(p) for p in (child.pid, *others)))
-            time.sleep(0.02)
-
-    sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
-    child.wait()
-    elapsed = time.perf_counter() - start
-    done.set()
-    sampler.join()
-    if child.returncode != 0:
-        raise SystemExit(f"audit exited {child.returncode}")
-    return elapsed, peak / 1024
-
-
-def has_jobs() -> bool:
-    help_text = subprocess.run(
-        [sys.executable, "-m", "auditor", "--help"], capture_output=True, text=True
-    ).stdout
-    return "--jobs" in help_text
-
-
-def startup() -> float:
-    times = []
-    for _ in range(7):
-        start = time.perf_counter()
-        subprocess.run(
-            [sys.executable, "-m", "auditor", "--version"], capture_output=True, check=True
-        )
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
-
 OTEL_SAMPLES = (
     ROOT.parent
     / "shared"
@@ -408,47 +330,71 @@ def bench_otel(megabytes: int) -> None:
 
 
 def main() -> None:
-    megabytes = int(os.environ.get("BENCH_MB", "200"))
+    megabytes = int(os.environ.get("BENCH_MB", "20"))
     OUT.mkdir(exist_ok=True)
     # A user's install has its bytecode; a machine with PYTHONDONTWRITEBYTECODE would otherwise
     # compile ~100 modules from source in every timed process (about 0.2 s each).
     compileall.compile_dir(ROOT / "auditor", quiet=1)
+    jobs = ["1", "auto"] if has_jobs() else []
+    print(
+        f"make bench: {megabytes} MB per family (BENCH_MB), best of {RUNS} (BENCH_RUNS); "
+        f"{os.cpu_count()} cores, load average {load()} (1, 5, 15 min)"
+    )
+    rows = []
+    if real.available():
+        for family in real.FAMILIES:
+            top = real.replicate(family, megabytes)
+            rows.append(real.measure(family, top, audit_run, jobs, real.sample(top)))
+    else:
+        print(f"{real.SHARED} not found: the real corpora are left out, the synthetic log only")
     path = OUT / f"synthetic-v3-{megabytes}mb.jsonl"
     if not path.exists():
         print(f"generating {path.name} …", flush=True)
         generate(path, megabytes)
-    size = path.stat().st_size / 1e6
-    with open(path, "rb") as f:
-        conversations = sum(1 for _ in f)
+    rows.append(real.measure("synthetic", path, audit_run, jobs))
     print(
-        f"log: {path.name}: {size:.0f} MB, {conversations:,} conversations; "
-        f"machine: {os.cpu_count()} cores"
+        "orjson: CPU seconds parsing the same bytes; -j 1: CPU seconds of `audit -f json "
+        "--jobs 1` (one process), MB/s and orjson's time over it by CPU time, wall seconds, peak "
+        "RSS; -j auto: wall seconds of the process tree, speed-up over -j 1, peak RSS; in-process: "
+        f"CPU seconds of the first {real.SAMPLE_MB} MB audited in process, and the share of "
+        "it that --ignore FAMILY saves"
     )
-    parse = parse_only(path)
-    print(f"orjson lines+arguments {parse:7.2f} s  {size / parse:7.1f} MB/s  (the floor)")
-    jobs_options = [1, 2] if has_jobs() else [None]
-    results = {}
-    for jobs in jobs_options:
-        runs = [audit_run(path, jobs) for _ in range(RUNS)]
-        elapsed, peak = min(r[0] for r in runs), max(r[1] for r in runs)
-        results[jobs] = elapsed
-        label = f"audit --jobs {jobs}" if jobs else "audit"
+    real.table(rows, jobs)
+    empty = OUT / "empty.jsonl"
+    empty.write_bytes(b"")
+    print(
+        f"start-up: audit EMPTY-FILE {startup(str(empty), '--allow-empty') * 1000:4.0f} ms, "
+        f"audit --version {startup('--version') * 1000:4.0f} ms (median of 7)"
+    )
+    sessions = real.OUT / f"real-v1-sessions-{megabytes}mb" / "copy-0000"
+    small = sessions if sessions.is_dir() else ROOT / "fixtures" / "demo"
+    size = sum(f.stat().st_size for f in real.logs(small)) / 1e6
+    quiet = ("--no-respect-gitignore", "--quiet")
+    for setting in jobs:
+        runs = [audit_run(small, setting, quiet) for _ in range(max(RUNS, 5))]
         print(
-            f"{label:<22} {elapsed:7.2f} s  {size / elapsed:7.1f} MB/s  "
-            f"{parse / elapsed:5.3f}x orjson  peak RSS {peak:6.0f} MB"
+            f"small input ({small.relative_to(ROOT.parent)}, {size:.1f} MB): -j {setting} "
+            f"{min(r.wall for r in runs) * 1000:4.0f} ms wall, "
+            f"{min(r.cpu for r in runs) * 1000:4.0f} ms CPU (best of {len(runs)})"
         )
-    if 1 in results and 2 in results:
-        print(f"--jobs 2 speed-up over --jobs 1: {results[1] / results[2]:.2f}x")
-    print(f"audit --version        {startup() * 1000:7.0f} ms (median of 7)")
+    by_package, loaded = imports(str(empty), "--allow-empty")
+    top = sorted(by_package.items(), key=lambda kv: -kv[1])[:6]
     print(
-        "targets: audit >= 0.25x orjson on one core (the goal beyond: 0.5x); "
-        "--jobs 2 >= 1.8x --jobs 1; peak RSS < 150 MB on 1 GB; --version < 150 ms"
+        f"imports of EMPTY-FILE (python -X importtime, own time by package): "
+        f"{sum(by_package.values()):.0f} ms; "
+        + ", ".join(f"{name} {ms:.0f}" for name, ms in top)
+        + f"; of {', '.join(LAZY)}: {', '.join(loaded) or 'none'} imported"
     )
-    if os.environ.get("BENCH_STAGES", "1") != "0":
+    print(f"load average at the end: {load()}")
+    print(
+        "targets: every real family >= 0.10x orjson on one core, the synthetic log >= 0.12x; "
+        "start-up <= 100 ms, --version < 50 ms; peak RSS < 150 MB at 1 GB"
+    )
+    if os.environ.get("BENCH_STAGES") == "1":
         stages.main(path)
-    if os.environ.get("BENCH_SHAPES", "1") != "0":
+    if os.environ.get("BENCH_SHAPES") == "1":
         shapes.main(audit_run)
-    if os.environ.get("BENCH_READERS", "1") != "0":
+    if os.environ.get("BENCH_READERS") == "1":
         readers.main(path)
     if os.environ.get("BENCH_OTEL"):
         bench_otel(megabytes)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
 
 import typer
 
 from auditor import VERSION
+from auditor.cli import values
 from auditor.cli.exits import exit_with, fail
 from auditor.cli.options import (
     AllowEmptyOption,
@@ -49,10 +49,7 @@ from auditor.cli.options import (
     VerboseOption,
     VersionOption,
     WriteBaselineOption,
-    parse_jobs,
-    parse_outputs,
 )
-from auditor.errors import AuditorError
 from auditor.text import reflow
 
 EXAMPLES = reflow(
@@ -168,7 +165,7 @@ def audit(
         if list_formats:
             info.formats(sys.stdout)
             return 0
-        invocation = _invocation(**options)
+        invocation = values.invocation(options)
         if list_rules or show_settings or show_files:
             info.show(invocation, rules=list_rules, settings=show_settings, files=show_files)
             return 0
@@ -177,49 +174,3 @@ def audit(
         return run.main(invocation)
 
     exit_with(act, debug)
-
-
-def _invocation(**o: Any) -> Any:
-    """The parsed command line as the run's typed Invocation."""
-    from auditor.run import Invocation
-
-    return Invocation(
-        paths=tuple(o["paths"] or ()),
-        outputs=parse_outputs(o["output_format"], o["output"]),
-        input_format=o["input_format"],
-        tools=o["tools_file"],
-        select=tuple(o["select"] or ()),
-        extend_select=tuple(o["extend_select"] or ()),
-        ignore=tuple(o["ignore"] or ()),
-        extend_ignore=tuple(o["extend_ignore"] or ()),
-        exclude=tuple(o["exclude"] or ()),
-        respect_gitignore=False if o["no_respect_gitignore"] else None,
-        follow_links=o["follow_links"],
-        force_exclude=o["force_exclude"],
-        fail_on=o["fail_on"].value if o["fail_on"] is not None else None,
-        exit_zero=o["exit_zero"],
-        allow_empty=o["allow_empty"],
-        progress=not o["no_progress"],
-        quiet=o["quiet"],
-        verbose=o["verbose"],
-        show_evidence=o["show_evidence"] or o["verbose"],
-        color=o["color"].value,
-        config_file=o["config_file"],
-        baseline_file=o["baseline_file"],
-        write_baseline=o["write_baseline"],
-        statistics=o["statistics"],
-        jobs=parse_jobs(o["jobs"]),
-        engine=o["engine"].value,
-        scheduler=_scheduler(o["engine"], o["scheduler"], o["jobs"]),
-    )
-
-
-def _scheduler(engine: Engine, scheduler: str | None, jobs: str) -> str | None:
-    """`--scheduler` belongs to `--engine dask`, whose cluster then decides the parallelism."""
-    if scheduler is None:
-        return None
-    if engine is not Engine.dask:
-        raise AuditorError("--scheduler needs --engine dask")
-    if jobs != "1":
-        raise AuditorError("--jobs sizes a local run: with --scheduler, the cluster's workers do")
-    return scheduler

@@ -1,4 +1,7 @@
-"""How a command ends: its exit status, and an error as one line on stderr."""
+"""How a command ends: its exit status, and an error as one line on stderr.
+
+Both raise SystemExit, which typer's command lets through as it is and which a run read
+without typer (`cli/fast.py`) ends with alike."""
 
 from __future__ import annotations
 
@@ -6,8 +9,6 @@ import signal
 import sys
 from collections.abc import Callable
 from typing import NoReturn
-
-import typer
 
 from auditor.errors import AuditorError, Terminated
 
@@ -19,24 +20,22 @@ def exit_with(act: Callable[[], int], debug: bool) -> NoReturn:
     signal.signal(signal.SIGTERM, _terminated)
     try:
         status = act()
-    except typer.Exit:
-        raise
     except AuditorError as exc:
         fail(str(exc))
     except KeyboardInterrupt:
         _stderr("audit: interrupted")
-        raise typer.Exit(130) from None
+        raise SystemExit(130) from None
     except Terminated:
         _stderr("audit: terminated")
-        raise typer.Exit(143) from None
+        raise SystemExit(143) from None
     except BrokenPipeError:
         run.silence_stdout()
-        raise typer.Exit(1) from None
+        raise SystemExit(1) from None
     except Exception as exc:
         if debug:
             raise
         fail(f"internal error: {type(exc).__name__}: {exc} (run with --debug for a traceback)")
-    raise typer.Exit(status)
+    raise SystemExit(status)
 
 
 def _terminated(signum: int, frame: object) -> NoReturn:
@@ -52,4 +51,4 @@ def _stderr(line: str) -> None:
 
 def fail(message: str) -> NoReturn:
     _stderr(f"audit: error: {message}")
-    raise typer.Exit(2)
+    raise SystemExit(2)

@@ -4,8 +4,7 @@ usage error into one `audit: error: …` line."""
 from __future__ import annotations
 
 import sys
-from enum import StrEnum
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 
@@ -13,19 +12,11 @@ import typer
 from typer._click.exceptions import ClickException
 from typer.core import TyperCommand
 
-from auditor.errors import AuditorError
+from auditor.cli.values import Color, Engine, FailOn, format_error, parse_jobs, parse_outputs
 from auditor.findings import DEFAULT_FAIL_ON
-from auditor.reporters import REPORTERS, help_text
+from auditor.reporters import help_text
 
-if TYPE_CHECKING:
-    from auditor.run import Output
-
-
-class FailOn(StrEnum):
-    error = "error"
-    warning = "warning"
-    note = "note"
-    never = "never"
+__all__ = ["Color", "Engine", "FailOn", "parse_jobs", "parse_outputs"]
 
 
 _FAIL_ON_LEVELS = (
@@ -35,17 +26,6 @@ _FAIL_ON_LEVELS = (
     )
     + f" or {list(FailOn)[-1]}"
 )
-
-
-class Engine(StrEnum):
-    local = "local"
-    dask = "dask"
-
-
-class Color(StrEnum):
-    auto = "auto"
-    always = "always"
-    never = "never"
 
 
 class Command(TyperCommand):
@@ -221,13 +201,9 @@ AllowEmptyOption = Annotated[
 def _formats(values: list[str] | None) -> list[str] | None:
     """`-f`'s values checked as Click checks choices: a known FORMAT, with `:FILE` or not."""
     for value in values or ():
-        name, colon, path = value.partition(":")
-        if name not in REPORTERS:
-            raise typer.BadParameter(
-                f"`{value}` is not FORMAT or FORMAT:FILE with FORMAT one of {', '.join(REPORTERS)}"
-            )
-        if colon and not path:
-            raise typer.BadParameter(f"`{value}` names no FILE after the colon")
+        error = format_error(value)
+        if error is not None:
+            raise typer.BadParameter(error)
     return values
 
 
@@ -404,8 +380,9 @@ JobsOption = Annotated[
         "--jobs",
         "-j",
         metavar="N",
-        help="Audit in N processes (`auto`: one per core). Large JSON Lines files are "
-        "split; the report is the same as with one.",
+        help="Audit in N processes (`auto`: one per core, as many as the input keeps busy: "
+        "none for a small one). Large JSON Lines files are split; the report is the same as "
+        "with one.",
         rich_help_panel=PANEL_MISC,
         show_default=False,
     ),
@@ -456,45 +433,3 @@ HelpOption = Annotated[
         callback=_help,
     ),
 ]
-
-
-def parse_outputs(formats: list[str] | None, output: str | None) -> tuple[Output, ...]:
-    """`-f FORMAT` (repeated, each with `:FILE` or not) and `-o FILE` as the run's outputs.
-
-    A `-f` without a file goes to `-o FILE`, else to stdout; there can be one such. Without
-    any `-f`, the one output is in the default format (to `-o FILE`, if given).
-    """
-    from auditor.run import Output
-
-    outputs: list[Output] = []
-    bare: list[str] = []
-    for value in formats or ():
-        name, colon, path = value.partition(":")
-        if colon:
-            outputs.append(Output(name, path))
-        else:
-            bare.append(name)
-    if len(bare) > 1:
-        raise AuditorError(
-            f"-f {bare[0]} and -f {bare[1]} would both go to "
-            f"{'-o ' + output if output else 'stdout'}: give all but one a file, "
-            "-f FORMAT:FILE"
-        )
-    if bare or output is not None or not outputs:
-        outputs.insert(0, Output(bare[0] if bare else None, output))
-    return tuple(outputs)
-
-
-def parse_jobs(value: str) -> int:
-    """`--jobs`: a number of processes, or `auto` for one per core."""
-    if value.strip().lower() == "auto":
-        from auditor.engine.runners import cpus
-
-        return cpus()
-    try:
-        jobs = int(value)
-    except ValueError:
-        jobs = 0
-    if jobs < 1:
-        raise AuditorError(f"invalid --jobs `{value}`: use a number >= 1 or `auto`")
-    return jobs

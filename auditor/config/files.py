@@ -10,9 +10,7 @@ pyproject.toml) is read for that table, any other for its top-level keys.
 
 from __future__ import annotations
 
-import difflib
 import os
-import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -132,6 +130,8 @@ CONFIG_BYTES = 16 * 1024 * 1024
 
 
 def _parse(path: Path) -> dict[str, Any]:
+    import tomllib  # here: a run without a configuration file never pays for it
+
     try:
         return tomllib.loads(read_regular(path, CONFIG_BYTES).decode("utf-8"))
     except UnicodeDecodeError as exc:
@@ -163,6 +163,8 @@ def _checked(config: FileConfig) -> FileConfig:
 
 
 def suggest(key: str, known: Sequence[str]) -> str:
+    import difflib
+
     hint = difflib.get_close_matches(key, known, n=1)
     return f" (did you mean `{hint[0]}`?)" if hint else ""
 

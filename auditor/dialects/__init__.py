@@ -32,7 +32,6 @@ text and the work per message is capped, so a megabyte of `{` or `Action:` costs
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -60,6 +59,7 @@ from auditor.dialects._reading import (
 )
 from auditor.dialects._scan import TextScanner
 from auditor.model import Conversation, Message
+from auditor.patterns import lazy
 
 if TYPE_CHECKING:
     from auditor.replay import Replay
@@ -85,7 +85,7 @@ HARMONY_TOOL_AUTHORS = harmony.AUTHORS
 """Harmony authors that are tools: a frame they wrote is a tool's output."""
 
 # Anything the reader could find needs one of these; most answers have none and cost one scan.
-_TRIGGER = re.compile(
+_TRIGGER = lazy(
     r"[{\[<]|Action|Observation|Final|Answer|assistant(?:final|analysis|comm)|\Aanalysis"
 )
 _TRIGGER_HINTS = ("{", "[", "<", "Action", "Observation", "Final", "Answer", "assistant")

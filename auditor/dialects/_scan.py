@@ -16,6 +16,7 @@ from typing import Any
 import orjson
 
 from auditor.dialects._reading import Block, TextCall, TextSpan
+from auditor.patterns import lazy
 
 MAX_SCAN = 1_000_000
 """Characters the JSON bracket scanner may visit in one message, over all values."""
@@ -31,11 +32,11 @@ MAX_BLOCKS = 1_000
 """Tagged blocks (`<tool_call>`, `<function=…>`, `[TOOL_CALLS]`, …) read per message."""
 MAX_MARKS = 4_000
 """ReAct labels and control tokens read per message (a real message has a handful)."""
-_TICKS = re.compile(r"`+")
-_VALUE_START = re.compile(r"\s*+(?:```[\w-]{0,20}\s*+)?")
-_STRUCT = re.compile(r'[\[\]{}"\\]')
-_NAME_HINT = re.compile(r"""["'](?:name|tool|tool_name|action)["']\s*+:""")
-_IDENT = re.compile(r"[A-Za-z_][\w.\-]{0,63}")
+_TICKS = lazy(r"`+")
+_VALUE_START = lazy(r"\s*+(?:```[\w-]{0,20}\s*+)?")
+_STRUCT = lazy(r'[\[\]{}"\\]')
+_NAME_HINT = lazy(r"""["'](?:name|tool|tool_name|action)["']\s*+:""")
+_IDENT = lazy(r"[A-Za-z_][\w.\-]{0,63}")
 NOT_ACTIONS = frozenset(("none", "n/a", "na", "final answer", "finish", "no action", "null"))
 """Action names that say "no call"."""
 _RESERVED = frozenset(("tool", "tool_name", "type", "id", "call_id", "tool_call_id"))

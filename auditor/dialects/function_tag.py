@@ -12,15 +12,14 @@ its mangled opener names a tool.
 
 from __future__ import annotations
 
-import re
-
 from auditor.dialects._reading import Block, TextCall
 from auditor.dialects._scan import MAX_BLOCKS, TextScanner, positions, valid_name
+from auditor.patterns import lazy
 
 LLAMA = "the Llama `<function=…>` dialect"
-_FUNCTION_TAG = re.compile(r"<function=([^>\s]{1,64})>")
-_PARAMETER_TAG = re.compile(r"<parameter=([^>\s]{1,64})>")
-_MANGLED = re.compile(
+_FUNCTION_TAG = lazy(r"<function=([^>\s]{1,64})>")
+_PARAMETER_TAG = lazy(r"<parameter=([^>\s]{1,64})>")
+_MANGLED = lazy(
     r"<(?:name|function|tool|tool_name)>\s*+([A-Za-z_][\w.\-]{0,63})"
     r"|<function[\s:]++([A-Za-z_][\w.\-]{0,63})\s*+>"
     r"|(?<![<\w])function=([A-Za-z_][\w.\-]{0,63})>"

@@ -8,10 +8,9 @@ the `<|start|>` was stripped, and may end with the text (no terminator).
 
 from __future__ import annotations
 
-import re
-
 from auditor.dialects._reading import Frame, TextCall, Token
 from auditor.dialects._scan import TextScanner, valid_name
+from auditor.patterns import lazy
 
 AUTHORS = ("functions.", "browser.", "container.", "python")
 """Harmony authors that are tools: a frame they wrote is a tool's output."""
@@ -26,7 +25,7 @@ TOKENS = frozenset(
         "<|return|>",
     )
 )
-_RECIPIENT = re.compile(r"\bto=([^\s<]{1,128})")
+_RECIPIENT = lazy(r"\bto=([^\s<]{1,128})")
 
 
 def frames(scan: TextScanner, tokens: tuple[Token, ...]) -> tuple[Frame, ...]:

@@ -11,11 +11,11 @@ or the end of the text, and json-repair shows what they were meant to be.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from auditor.dialects._reading import TextCall, Token
 from auditor.dialects._scan import MAX_BLOCKS, TextScanner, valid_name
+from auditor.patterns import lazy
 
 FORM = "the Kimi K2 `<|tool_call_begin|>` dialect"
 _SECTION = ("<|tool_calls_section_begin|>", "<|tool_call_section_begin|>")
@@ -26,8 +26,8 @@ _CALL, _ARGUMENTS, _CALL_END = (
     "<|tool_call_end|>",
 )
 _MARKS = frozenset((*_SECTION, *_SECTION_END, _CALL, _ARGUMENTS, _CALL_END))
-_NATIVE_ID = re.compile(r"\s*+(?:functions\.)?([\w.\-]{1,64}):\d{1,6}\s*+")
-_OPENAI_ID = re.compile(r"\s*+call_[\w\-]{1,64}\s*+")
+_NATIVE_ID = lazy(r"\s*+(?:functions\.)?([\w.\-]{1,64}):\d{1,6}\s*+")
+_OPENAI_ID = lazy(r"\s*+call_[\w\-]{1,64}\s*+")
 
 
 def calls(scan: TextScanner, tokens: tuple[Token, ...]) -> list[TextCall]:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
 from auditor.dialects._reading import TextCall, Token
 from auditor.dialects._scan import MAX_BLOCKS, TextScanner, valid_name
+from auditor.patterns import lazy
 
-_MISTRAL_NAME = re.compile(r"\s*+([\w.\-]{1,64})(?:\[CALL_ID\][\w\-]{0,64})?\[ARGS\]")
+_MISTRAL_NAME = lazy(r"\s*+([\w.\-]{1,64})(?:\[CALL_ID\][\w\-]{0,64})?\[ARGS\]")
 
 
 def calls(scan: TextScanner, tokens: tuple[Token, ...]) -> list[TextCall]:

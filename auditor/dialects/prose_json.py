@@ -14,9 +14,10 @@ import re
 
 from auditor.dialects._reading import TextCall
 from auditor.dialects._scan import MAX_CANDIDATES, TextScanner, json_fence
+from auditor.patterns import lazy
 
-_JSON_START = re.compile(r"""[\[{]\s*+["'{\[]""")
-_EXPLAINS = re.compile(
+_JSON_START = lazy(r"""[\[{]\s*+["'{\[]""")
+_EXPLAINS = lazy(
     r"\b(?:for example|for instance|e\.g\.|examples?|like this|looks? like|such as|formats?"
     r"|formatted|schema|payload|request body|syntax|structure|would look|should look"
     r"|you (?:can|could|would|should) (?:send|call|use|write|pass))\b",

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
 from auditor.dialects._reading import TextCall, Token
 from auditor.dialects._scan import MAX_BLOCKS, MAX_REPAIR, TextScanner, valid_name
+from auditor.patterns import lazy
 
-_PYTHON_CALL = re.compile(r"\s*+([A-Za-z_]\w{0,63})\.call\(")
-_KWARG = re.compile(
-    r"""(\w{1,64})\s*+=\s*+(?:"([^"]{0,2000})"|'([^']{0,2000})'|([\w.\-]{1,100}))"""
-)
+_PYTHON_CALL = lazy(r"\s*+([A-Za-z_]\w{0,63})\.call\(")
+_KWARG = lazy(r"""(\w{1,64})\s*+=\s*+(?:"([^"]{0,2000})"|'([^']{0,2000})'|([\w.\-]{1,100}))""")
 _ENDS = ("<|eom_id|>", "<|eot_id|>")
 
 

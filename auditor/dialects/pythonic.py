@@ -21,11 +21,12 @@ from typing import Any
 
 from auditor.dialects._reading import TextCall, Token
 from auditor.dialects._scan import MAX_BLOCKS, TextScanner, valid_name
+from auditor.patterns import lazy
 
 MAX_SOURCE = 20_000
 """Characters of one list handed to the Python parser."""
-_TAG = re.compile(r"<(?:function[-_]?call|functioncall)>", re.I)
-_LIST_LINE = re.compile(r"^[ \t]*\[[ \t]*[A-Za-z_][\w.]{0,63}\(", re.M)
+_TAG = lazy(r"<(?:function[-_]?call|functioncall)>", re.I)
+_LIST_LINE = lazy(r"^[ \t]*\[[ \t]*[A-Za-z_][\w.]{0,63}\(", re.M)
 _HOW_BARE = "the pythonic call-list dialect (`[name(arg=…), …]`)"
 
 
@@ -131,7 +132,7 @@ def _end(scan: TextScanner, start: int) -> int:
     return end
 
 
-_STRUCT = re.compile(r"[()\[\]{}\"'\\]")
+_STRUCT = lazy(r"[()\[\]{}\"'\\]")
 
 
 def _line_end(scan: TextScanner, start: int) -> int | None:

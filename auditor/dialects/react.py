@@ -20,14 +20,15 @@ import orjson
 
 from auditor.dialects._reading import Segment, Step, TextCall
 from auditor.dialects._scan import MAX_MARKS, NOT_ACTIONS, TextScanner, valid_name
+from auditor.patterns import lazy
 
 FORM = "the ReAct `Action:` dialect"
-_LABEL = re.compile(
+_LABEL = lazy(
     r"^[ \t]*+(Thought|Action[ \t]*+Input|Action|Observation|Final[ \t]*+Answer|Answer)"
     r"(?:[ \t]*+\d{1,3})?[ \t]*+:",
     re.MULTILINE,
 )
-_BRACKET_ACTION = re.compile(r"([A-Za-z_][\w.\- ]{0,63})\[(.*)\]")
+_BRACKET_ACTION = lazy(r"([A-Za-z_][\w.\- ]{0,63})\[(.*)\]")
 
 
 def segments(scan: TextScanner) -> tuple[Segment, ...]:

@@ -13,18 +13,18 @@ that starts `analysisThe user asks…`, or `assistantfinal`, `assistantanalysis`
 from __future__ import annotations
 
 import itertools
-import re
 
 from auditor.dialects._reading import Token
 from auditor.dialects._scan import MAX_MARKS, TextScanner
+from auditor.patterns import lazy
 
-_TOKEN = re.compile(
+_TOKEN = lazy(
     r"<\|[a-z][a-z0-9_]{0,40}\|>"
     r"|\[(?:TOOL_CALLS|/?INST|/?TOOL_RESULTS|/?AVAILABLE_TOOLS|ARGS|CALL_ID)\]"
     r"|<｜[^｜\n]{1,40}｜>"
     r"|<(?:start|end)_of_turn>|<(?:eos|bos)>"
 )
-_GLUED = re.compile(
+_GLUED = lazy(
     r"assistant(?:final|analysis|commentary)"
     r"|\Aanalysis(?=(?:The|We|User|I|Let|Need|Okay|Ok|So|Now|This|They|It|Here|First|Sure"
     r"|Alright|Given|To|In|Based|Our|My)\b)"

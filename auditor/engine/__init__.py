@@ -25,17 +25,21 @@ import contextlib
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
-from auditor import sources, timeline
+from auditor import sources
 from auditor.config import Settings
 from auditor.engine.checker import ConversationChecker, conversation_key
 from auditor.engine.merge import FileMerge, decide, gaps, shown, summarise
 from auditor.engine.plan import Planned, cut_for_jobs, plan, spans
 from auditor.engine.results import UNREAD_SHOWN, Progress, SourceResult
-from auditor.engine.runners import Runner, local
+from auditor.engine.runners import Runner, local, workers_for
 from auditor.engine.source import audit_source
 from auditor.findings import Finding, occurrence
 from auditor.report import Counts, FileSummary, Report, RunError, Unread
+
+if TYPE_CHECKING:
+    from auditor import timeline
 
 __all__ = [
     "UNREAD_SHOWN",
@@ -80,6 +84,7 @@ def audit_plan(
     progress: Progress | None = None,
     jobs: int = 1,
     runner: Runner | None = None,
+    fitted: bool = False,
 ) -> Report:
     """Audit what `plan` found and return the sorted report.
 
@@ -88,6 +93,8 @@ def audit_plan(
     the same, byte for byte, as with one job. `runner` replaces the local runner for `jobs`
     (`runners.local`) by another (`dask.DaskRunner`), which gets the plan cut for its own
     `jobs`; what it returns is merged here in the same way, so its report is the same too.
+    With `fitted` (`--jobs auto`), no more local workers start than the plan keeps busy
+    (`runners.workers_for`): none for a small input.
     """
     findings: list[Finding] = []
     counts = Counts()
@@ -98,6 +105,9 @@ def audit_plan(
     timelines: list[timeline.Timeline] = []
     tooled: dict[str, SourceResult] = {}  # input file -> its inferred tools and undecided findings
     if runner is None:
+        if fitted and jobs > 1:
+            planned = list(planned)
+            jobs = workers_for(planned, jobs)
         runner = local(jobs)
     if runner.jobs > 1:
         planned = cut_for_jobs(planned, settings, runner.jobs)

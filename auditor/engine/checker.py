@@ -7,17 +7,16 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import re
 from collections.abc import Collection, Iterable
 from dataclasses import replace
 
-from auditor import timeline
 from auditor.config import Settings
 from auditor.engine.results import SourceResult, UnreadGroup, shape
 from auditor.errors import ConfigError
 from auditor.findings import Finding, Severity, Violation, excerpt, fingerprint, identity
 from auditor.formats import Problem, unreadable
 from auditor.model import Conversation, validate
+from auditor.patterns import lazy
 from auditor.replay import ApprovalOptions, Replay, replay
 from auditor.report import Counts, RunError
 from auditor.rules import BY_CODE, REQUIREMENTS, Rule
@@ -215,6 +214,8 @@ class ConversationChecker:
         hits = [(f.turn, f.evidence) for f in findings if f.code not in self.ignored]
         if not hits:
             return
+        from auditor import timeline  # here: only an HTML report asks for timelines
+
         # A page without this timeline (it says so) beats no page.
         with contextlib.suppress(Exception):
             self.result.timelines.append(timeline.build(conversation, hits))
@@ -265,7 +266,7 @@ def conversation_key(conversation: Conversation) -> str:
     return "sha256:" + digest.hexdigest()[:20]
 
 
-_INDEX = re.compile(r"/\d+(?=/|$)")
+_INDEX = lazy(r"/\d+(?=/|$)")
 
 
 def _unindexed(pointer: str) -> str:

@@ -11,15 +11,18 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from auditor import sources, timeline
+from auditor import sources
 from auditor.config import Settings
 from auditor.engine.results import SourceResult, UnreadGroup
 from auditor.engine.source import audit_source
 from auditor.findings import Finding
 from auditor.report import Counts, FileSummary, Gap
 from auditor.rules import BY_CODE, UNTOOLED
+
+if TYPE_CHECKING:
+    from auditor import timeline
 
 
 class FileMerge:
@@ -73,7 +76,7 @@ def shown(timelines: list[timeline.Timeline], findings: list[Finding]) -> list[t
     conversations to the end of their file."""
     kept = {(f.path, f.conversation) for f in findings if f.conversation is not None}
     shown = [t for t in timelines if (t.path, t.conversation) in kept]
-    shown.sort(key=timeline.Timeline.sort_key)
+    shown.sort(key=lambda t: t.sort_key())
     return shown
 
 

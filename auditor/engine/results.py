@@ -5,16 +5,18 @@ engine tells a progress display. A leaf of the engine package.
 
 from __future__ import annotations
 
-import re
 from bisect import insort
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
-from typing import IO, Any, Protocol
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
-from auditor import timeline
 from auditor.findings import Finding, fingerprint, identity
+from auditor.patterns import lazy
 from auditor.report import Counts, RunError, Unread
 from auditor.sources import Source
+
+if TYPE_CHECKING:
+    from auditor import timeline
 
 
 class Progress(Protocol):
@@ -62,7 +64,7 @@ class SourceResult:
 UNREAD_SHOWN = 20
 """IN findings of one kind listed one by one per file; the rest are counted in one finding."""
 UNREAD_SAMPLE = 5
-_NUMBERS = re.compile(r"\d+")
+_NUMBERS = lazy(r"\d+")
 
 
 def shape(message: str) -> str:

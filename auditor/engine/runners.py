@@ -7,12 +7,11 @@ report is the same, byte for byte, whichever runs.
 
 from __future__ import annotations
 
-import multiprocessing
+import contextlib
 import os
 import signal
-from collections.abc import Generator, Iterator
-from concurrent.futures import ProcessPoolExecutor
-from typing import Protocol
+from collections.abc import Generator, Iterator, Sequence
+from typing import TYPE_CHECKING, Protocol
 
 from auditor import sources
 from auditor.config import Settings
@@ -20,6 +19,9 @@ from auditor.engine.plan import Planned
 from auditor.engine.results import Progress, SourceResult
 from auditor.engine.source import audit_source
 from auditor.report import Counts, RunError, Unread
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 Results = Generator[RunError | Counts | Unread | tuple[sources.Source, SourceResult], None, None]
 """Each planned item, and each source with what `audit_source` returns for it, in plan order;
@@ -76,6 +78,10 @@ class ProcessPool:
         if workers <= 1:
             yield from Sequential().results(iter(items), settings, progress)
             return
+        import multiprocessing  # here: a run of one job never pays for it
+        from concurrent.futures import ProcessPoolExecutor
+
+        _warm()
         context = multiprocessing.get_context(
             "fork" if "fork" in multiprocessing.get_all_start_methods() else None
         )
@@ -86,7 +92,12 @@ class ProcessPool:
             initargs=(settings,),
         )
         try:
-            done = pool.map(_work, parallel)
+            # Futures of our own, not `pool.map`'s: closing its iterator cancels them, and a
+            # cancelled future that Python 3.11's pool then marks broken (the workers ended
+            # below) raises InvalidStateError in its manager thread, a traceback on stderr.
+            with _signals_held():  # a worker forked now starts with the parent's handlers
+                tasks = [pool.submit(_work, batch) for batch in _batches(parallel, workers)]
+            done = (result for task in tasks for result in task.result())
             for item in items:
                 if not isinstance(item, sources.Source):
                     yield item
@@ -98,6 +109,25 @@ class ProcessPool:
             _terminate(pool)
             raise
         pool.shutdown(wait=True)
+
+
+_ENDING = {signal.SIGINT, signal.SIGTERM}
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM held back while workers are forked, delivered after. A child forked
+    with them held keeps them held until its initializer has set its own handlers: a SIGTERM
+    from `_terminate` in between would otherwise run the parent's handler in the child, and
+    its traceback would reach stderr."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _ENDING)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def _terminate(pool: ProcessPoolExecutor) -> None:
@@ -126,6 +156,52 @@ def local(jobs: int) -> Runner:
     return Sequential() if jobs <= 1 else ProcessPool(jobs)
 
 
+WORK_PER_WORKER = 8 * 1024 * 1024
+"""Bytes of input that pay for a worker process. A worker costs its fork, the patterns it
+compiles and the modules it loads for itself, and its results sent back: below this much
+input the second core saves less than that (measured by `make bench`)."""
+BATCH_BYTES = 1024 * 1024
+"""Consecutive small files go to a worker together, up to this many bytes: a task per file
+of a thousand small files cost more in messages than the files did."""
+
+
+def workers_for(planned: Sequence[Planned], jobs: int) -> int:
+    """How many workers the plan keeps busy (`--jobs auto`), at most `jobs`: one per source
+    (standard input is read here) and per `WORK_PER_WORKER` bytes (a source of unknown size
+    counts as that much)."""
+    sizes = [
+        WORK_PER_WORKER if i.size is None else i.size
+        for i in planned
+        if isinstance(i, sources.Source) and i.path != "-"
+    ]
+    return max(1, min(jobs, len(sizes), sum(sizes) // WORK_PER_WORKER))
+
+
+def _batches(parallel: list[sources.Source], workers: int) -> Iterator[list[sources.Source]]:
+    """Consecutive sources grouped into tasks of about `BATCH_BYTES`, smaller when the input
+    is, so that every worker gets some eight tasks to balance its load."""
+    sizes = [source.size or 0 for source in parallel]
+    target = max(1, min(BATCH_BYTES, sum(sizes) // (workers * 8)))
+    batch: list[sources.Source] = []
+    held = 0
+    for source, size in zip(parallel, sizes, strict=True):
+        batch.append(source)
+        held += size
+        if held >= target:
+            yield batch
+            batch, held = [], 0
+    if batch:
+        yield batch
+
+
+def _warm() -> None:
+    """Import before forking what every worker would otherwise import for itself: shared,
+    copy-on-write, instead of loaded once per worker."""
+    import jsonlines  # noqa: F401  (a first JSON Lines line)
+
+    from auditor.replay.approvals import events, language, pending  # noqa: F401
+
+
 _worker_settings: Settings | None = None
 
 
@@ -136,8 +212,10 @@ def _start_worker(settings: Settings) -> None:
     # handler the fork inherited, and a Ctrl-C meant for the run is the parent's to handle.
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):  # held by the parent while it forked (`_signals_held`)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _ENDING)
 
 
-def _work(source: sources.Source) -> SourceResult:
+def _work(batch: list[sources.Source]) -> list[SourceResult]:
     assert _worker_settings is not None
-    return audit_source(source, _worker_settings)
+    return [audit_source(source, _worker_settings) for source in batch]

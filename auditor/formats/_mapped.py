@@ -33,8 +33,6 @@ reading (a conversation of several whose messages are missing is that conversati
 
 from __future__ import annotations
 
-import difflib
-import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -51,6 +49,7 @@ from auditor.formats._common import (
     tool_specs,
 )
 from auditor.model import Conversation, Location
+from auditor.patterns import lazy
 from auditor.sources import Record
 
 REQUIRED = ("detect", "messages", "role")
@@ -190,6 +189,8 @@ def declare(name: str, table: Any, where: str) -> MappedFormat:
         raise error("must be a table of JMESPath expressions")
     for key in table:
         if key not in (*EXPRESSIONS, "roles"):
+            import difflib
+
             hint = difflib.get_close_matches(key, [*EXPRESSIONS, "roles"], n=1)
             also = f" (did you mean `{hint[0]}`?)" if hint else ""
             raise error(f"unknown key `{key}`{also}; the keys are {', '.join(EXPRESSIONS)}, roles")
@@ -225,7 +226,7 @@ def declare(name: str, table: Any, where: str) -> MappedFormat:
     return MappedFormat(name, expressions, dict(roles), where)
 
 
-_PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+_PATH = lazy(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
 
 def _tokens(expression: str) -> list[str] | None:

@@ -45,6 +45,7 @@ from typing import Any, Literal
 
 from auditor.formats._common import MessageDraft
 from auditor.model import Location, ToolCall, ToolResult
+from auditor.patterns import lazy
 
 MAX_ACTIONS = 64
 """Actions read in one message."""
@@ -231,7 +232,7 @@ def fenced(language: str, tool: str, key: str) -> Callable[[MessageDraft], list[
     return actions
 
 
-_CLOSING_FENCE = re.compile(r"\n```")
+_CLOSING_FENCE = lazy(r"\n```")
 
 
 def fences(
@@ -259,8 +260,8 @@ def fences(
         pos = closers[k].end()
 
 
-_FUNCTION = re.compile(r"<function=([^>\s]{1,64})>")
-_PARAMETER = re.compile(r"<parameter=([^>\s]{1,64})>")
+_FUNCTION = lazy(r"<function=([^>\s]{1,64})>")
+_PARAMETER = lazy(r"<parameter=([^>\s]{1,64})>")
 
 
 def function_tags(draft: MessageDraft) -> list[Action]:

@@ -37,41 +37,43 @@ from auditor.formats._common import (
     unrecorded_draft,
 )
 from auditor.model import Conversation, Location, ToolCall
+from auditor.patterns import lazy
 from auditor.sources import Record
 
 NAME = "aider"
 
-_STARTED = re.compile(rb"(?m)^# aider chat started at \d{4}-\d\d-\d\d")
-_SESSION = re.compile(r"# aider chat started at ")
+_STARTED = lazy(rb"(?m)^# aider chat started at \d{4}-\d\d-\d\d")
+_SESSION = lazy(r"# aider chat started at ")
 """A session header where it starts a line (searched for as a literal: a `^` in multi-line mode
 makes the regex engine try every position of the text)."""
-_MARKED = re.compile(r"^(####|>)(?: ([^\n]*)|[ \t]*)$", re.M)
+_MARK = r"(####|>)(?: ([^\n]*)|[ \t]*)$"
+_MARKED = lazy("^" + _MARK, re.M)
 """A user line (`#### …`) or a console line (`> …`), not `>>>>>>> REPLACE`."""
-_NEXT_MARKED = re.compile(r"\n" + _MARKED.pattern[1:], re.M)
+_NEXT_MARKED = lazy("\n" + _MARK, re.M)
 """The same after the newline that ends a line: searched for from that newline, it has a
 literal to look for (a leading `^` would make the engine try every position)."""
-_TWO_SPACES_END = re.compile(r"  $", re.M)
+_TWO_SPACES_END = lazy(r"  $", re.M)
 """Two spaces that end a line: after a character that is not a space, the end of a console
 message that runs over several lines."""
-_CONSOLE_RUN = re.compile(r"(?:^>(?: [^\n]*)?  (?:\n|\Z))+", re.M)
+_CONSOLE_RUN = lazy(r"(?:^>(?: [^\n]*)?  (?:\n|\Z))+", re.M)
 """Consecutive console lines that each end a message (two trailing spaces)."""
-_USER_RUN = re.compile(r"(?:####(?: [^\n]*|[ \t]*)(?:\n|\Z))+")
+_USER_RUN = lazy(r"(?:####(?: [^\n]*|[ \t]*)(?:\n|\Z))+")
 """Consecutive user lines (a message pasted over several lines)."""
 # Line marks, found with `line_matches` (they start a line): each begins with its literal.
-_SEARCH = re.compile(r"<<<<<<{0,4} SEARCH[^\n]*\n")
-_DIVIDER = re.compile(r"======{0,4}[ \t]*\n")
-_REPLACE = re.compile(r">>>>>>{0,4} REPLACE[^\n]*$", re.M)
-_FENCE = re.compile(r"^(?:```|~~~|</?source)")
-_APPLIED = re.compile(r"Applied edit to (.+?)\s*$", re.M)
-_NO_MATCH = re.compile(
+_SEARCH = lazy(r"<<<<<<{0,4} SEARCH[^\n]*\n")
+_DIVIDER = lazy(r"======{0,4}[ \t]*\n")
+_REPLACE = lazy(r">>>>>>{0,4} REPLACE[^\n]*$", re.M)
+_FENCE = lazy(r"^(?:```|~~~|</?source)")
+_APPLIED = lazy(r"Applied edit to (.+?)\s*$", re.M)
+_NO_MATCH = lazy(
     r"## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in (.+)$"
     r"\n<{5,9} SEARCH\n(.*?)^={5,9}",
     re.M | re.S,
 )
-_THINKING = re.compile(r"<(thinking-content-\w+|think)>(.*?)</\1>", re.S)
+_THINKING = lazy(r"<(thinking-content-\w+|think)>(.*?)</\1>", re.S)
 _NOT_CONFORMED = "The LLM did not conform to the edit format."
-_OTHERS = re.compile(r"The other \d+ SEARCH/REPLACE blocks? (?:were|was) applied successfully\.")
-_WHOLE = re.compile(
+_OTHERS = lazy(r"The other \d+ SEARCH/REPLACE blocks? (?:were|was) applied successfully\.")
+_WHOLE = lazy(
     r"^([^\n`]{1,200})\n(?:```|<source>)[^\n]*\n(.*?)^(?:```|</source>)[ \t]*$", re.M | re.S
 )
 

@@ -27,24 +27,25 @@ from collections.abc import Iterator
 
 from auditor.formats._common import Problem, as_id, conversation, excerpt_json
 from auditor.model import UNRECORDED, Conversation, Location, Message, ToolCall, ToolResult
+from auditor.patterns import lazy
 from auditor.sources import Record
 
 NAME = "browser-result"
 
 _NUMBER = r"(-?\d+(?:\.\d+)?)"
 _ACTIONS: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
-    (re.compile(r"Navigate to (\S.*)"), "navigate", ("url",)),
-    (re.compile(r"Navigate back"), "navigate_back", ()),
-    (re.compile(rf"Click at \({_NUMBER}, {_NUMBER}\)"), "click", ("x", "y")),
-    (re.compile(rf"Hover at \({_NUMBER}, {_NUMBER}\)"), "hover", ("x", "y")),
-    (re.compile(r'Type "(.*)"', re.S), "type", ("text",)),
-    (re.compile(r"Press (\S+)"), "press", ("key",)),
+    (lazy(r"Navigate to (\S.*)"), "navigate", ("url",)),
+    (lazy(r"Navigate back"), "navigate_back", ()),
+    (lazy(rf"Click at \({_NUMBER}, {_NUMBER}\)"), "click", ("x", "y")),
+    (lazy(rf"Hover at \({_NUMBER}, {_NUMBER}\)"), "hover", ("x", "y")),
+    (lazy(r'Type "(.*)"', re.S), "type", ("text",)),
+    (lazy(r"Press (\S+)"), "press", ("key",)),
     (
-        re.compile(rf"Scroll \(delta_x={_NUMBER}, delta_y={_NUMBER}\)"),
+        lazy(rf"Scroll \(delta_x={_NUMBER}, delta_y={_NUMBER}\)"),
         "scroll",
         ("delta_x", "delta_y"),
     ),
-    (re.compile(r"Select picker (\S+) -> (.*)", re.S), "select", ("picker", "choice")),
+    (lazy(r"Select picker (\S+) -> (.*)", re.S), "select", ("picker", "choice")),
 )
 
 

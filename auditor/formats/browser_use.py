@@ -36,14 +36,15 @@ from auditor.formats._common import (
     unrecorded_draft,
 )
 from auditor.model import Conversation, Location, ToolCall
+from auditor.patterns import lazy
 from auditor.sources import Record
 
 NAME = "browser-use"
 _STEP_KEYS = ("model_output", "result", "state")
 
 
-_DUMP = re.compile(rb"\Asystem: *\n")
-_DUMP_LINE = re.compile(r"^(system|user|assistant): |^Model output:$", re.M)
+_DUMP = lazy(rb"\Asystem: *\n")
+_DUMP_LINE = lazy(r"^(system|user|assistant): |^Model output:$", re.M)
 
 
 def sniff(head: bytes) -> bool:

@@ -39,13 +39,15 @@ from auditor.formats._common import (
     unrecorded_draft,
 )
 from auditor.model import Conversation, Location, ToolCall
+from auditor.patterns import lazy
 from auditor.sources import Record
 
 NAME = "chatdev"
 
-_TAG = re.compile(rb"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d (?:INFO|WARNING|ERROR|DEBUG)\] ")
-_ENTRY = re.compile(_TAG.pattern.decode())
-_NEXT_ENTRY = re.compile("\n" + _ENTRY.pattern)
+_TAG_SOURCE = r"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d (?:INFO|WARNING|ERROR|DEBUG)\] "
+_TAG = lazy(_TAG_SOURCE.encode())
+_ENTRY = lazy(_TAG_SOURCE)
+_NEXT_ENTRY = lazy("\n" + _TAG_SOURCE)
 """An entry's tag after the newline before it: what opens an entry but the first, searched for
 by its literal (a leading `^` would make the engine try every position of the text)."""
 _MARKS = (
@@ -55,15 +57,13 @@ _MARKS = (
     "ChatDev",
     "AI Assistant (",
 )
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
-_TURN = re.compile(
-    r"([^:\n*]{1,80}): \*\*([^*\n]{1,80})<->([^*\n]{1,80}) on : (\w+), turn (\d+)\*\*"
-)
-_OLD_TURN = re.compile(r"\[\d+\] AI (?:Assistant|User) \(([^)\n]{1,80})\):")
-_START = re.compile(r"([^:\n*]{1,80}): \*\*\[Start Chat\]\*\*")
-_UPDATED = re.compile(r"\s*(\S+) updated\.")
-_WROTE = re.compile(r"^(.*\S) Wrote$", re.M)
-_TASK = re.compile(r"\*\*task_prompt\*\*: (.*?)(?:\n\n\*\*|\Z)", re.S)
+_ANSI = lazy(r"\x1b\[[0-9;]*m")
+_TURN = lazy(r"([^:\n*]{1,80}): \*\*([^*\n]{1,80})<->([^*\n]{1,80}) on : (\w+), turn (\d+)\*\*")
+_OLD_TURN = lazy(r"\[\d+\] AI (?:Assistant|User) \(([^)\n]{1,80})\):")
+_START = lazy(r"([^:\n*]{1,80}): \*\*\[Start Chat\]\*\*")
+_UPDATED = lazy(r"\s*(\S+) updated\.")
+_WROTE = lazy(r"^(.*\S) Wrote$", re.M)
+_TASK = lazy(r"\*\*task_prompt\*\*: (.*?)(?:\n\n\*\*|\Z)", re.S)
 _NOISE = (
     "flask app.py did not start",
     "**[OpenAI_Usage_Info",
@@ -81,7 +81,7 @@ _TURN_ENTRIES = (
     "**[CMD Execute]**",
     "**[User Provided Comments]**",
 )
-_FAILED = re.compile(r"Traceback \(most recent call last\)|^\w*Error: ", re.M)
+_FAILED = lazy(r"Traceback \(most recent call last\)|^\w*Error: ", re.M)
 
 
 def sniff(head: bytes) -> bool:

@@ -20,7 +20,6 @@ recorded. Checkpoints, progress checklists, retries and resume prompts are not t
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 import orjson
@@ -35,6 +34,7 @@ from auditor.formats._common import (
     unrecorded_draft,
 )
 from auditor.model import Conversation, Location, ToolCall
+from auditor.patterns import lazy
 from auditor.sources import Record
 
 NAME = "cline"
@@ -76,11 +76,11 @@ _READ = frozenset(
     )
 )
 """The entries that make the conversation; the others are the panel's."""
-_SECTION = re.compile(r"\[(\w+)(?: for '(?:[^\n]*)')?\] Result:\n")
+_SECTION = lazy(r"\[(\w+)(?: for '(?:[^\n]*)')?\] Result:\n")
 """A tool's result section where it starts a line (`line_matches`)."""
 _END = "\n<environment_details>"
-_FAILED = re.compile(r"The tool execution failed|<error>|The user denied this operation")
-_CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
+_FAILED = lazy(r"The tool execution failed|<error>|The user denied this operation")
+_CAMEL = lazy(r"(?<!^)(?=[A-Z])")
 
 
 def detect(record: Record) -> bool:

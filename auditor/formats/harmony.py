@@ -32,15 +32,16 @@ from auditor.formats._common import (
     tool_call,
 )
 from auditor.model import Conversation, Location, ToolCall, ToolSpec
+from auditor.patterns import lazy
 from auditor.sources import Record
 
 NAME = "harmony"
 START, MESSAGE, CHANNEL = "<|start|>", "<|message|>", "<|channel|>"
-_END = re.compile(r"<\|(end|call|return)\|>")
+_END = lazy(r"<\|(end|call|return)\|>")
 _AUTHORS = frozenset({"system", "developer", "user", "assistant"})
-_SECTION = re.compile(r"^## ([\w.-]+)[ \t]*$", re.M)
-_NAMESPACE = re.compile(r"^namespace ([\w.-]+) \{", re.M)
-_TYPE = re.compile(r"^type (\w+) =", re.M)
+_SECTION = lazy(r"^## ([\w.-]+)[ \t]*$", re.M)
+_NAMESPACE = lazy(r"^namespace ([\w.-]+) \{", re.M)
+_TYPE = lazy(r"^type (\w+) =", re.M)
 
 
 def sniff(head: bytes) -> bool:

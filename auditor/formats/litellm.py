@@ -11,31 +11,50 @@ the last of a run, or expect its findings once per log that holds them.
 In OpenHands' non-function-calling mode (`kwargs.stop` holds `</function`) the request's
 assistant messages write their calls as text, `<function=NAME><parameter=P>V</parameter>…
 </function>`, and the next user message answers the first of them, `EXECUTION RESULT of [NAME]:`
-then the output (`TEXT_ACTIONS`: a failure when the output ends on a non-zero exit code, as
-OpenHands' terminal reports it; otherwise replay reads the output). The `response` is already
+then the output (`TEXT_ACTIONS`). It failed when OpenHands says so: the agent SDK opens a failed
+observation with "[An error occurred during execution.]" (before its 1.0 the terminal with
+"[There was an error during command execution.]"), V0 closes an `ErrorObservation` with "[Error
+occurred in processing last action]", and the terminal ends on its exit code ("[The command
+completed with exit code 1.]"); otherwise replay reads the output. The `response` is already
 converted back to `tool_calls` there; `raw_response` holds its text form.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from auditor.formats import anthropic, openai
 from auditor.formats._common import MessageDraft, Problem, conversation, freeze, tool_specs
 from auditor.formats._text_actions import TextProtocol, exit_status, function_tags, pair
 from auditor.model import Conversation
+from auditor.patterns import lazy
 from auditor.sources import Record
 
 NAME = "litellm"
 # Besides `messages` and `response`, a completion log names what the call cost and took.
 LOG_KEYS = ("kwargs", "context_window", "latency_sec", "cost")
 
+_EXIT_CODE = exit_status(
+    r"\[(?:Command finished|The command completed) with exit code (-?\d+)", window=300
+)
+# OpenHands' own notes on a failed observation (see the module).
+_ERROR_HEADER = lazy(
+    r"\[An error occurred during execution\.\]|\[There was an error during command execution\.\]"
+)
+_ERROR_FOOTER = "[Error occurred in processing last action]"
+
+
+def _failed(text: str) -> bool | None:
+    if _ERROR_HEADER.match(text) or text.rstrip().endswith(_ERROR_FOOTER):
+        return True
+    return _EXIT_CODE(text)
+
+
 TEXT_ACTIONS = TextProtocol(
     actions=function_tags,
     runs="first",
-    opening=re.compile(r"EXECUTION RESULT of \[[^\]\n]{1,64}\]:\n?"),
-    failed=exit_status(r"\[(?:Command finished|The command completed) with exit code (-?\d+)", 300),
+    opening=lazy(r"EXECUTION RESULT of \[[^\]\n]{1,64}\]:\n?"),
+    failed=_failed,
     issued=True,
 )
 """OpenHands' prompt-based function calling: `<function=…>` answered by `EXECUTION RESULT`."""

@@ -37,13 +37,14 @@ from auditor.formats._common import (
 )
 from auditor.formats._text_actions import TextProtocol, exit_status, fenced, pair
 from auditor.model import Conversation, Location, Message, ToolResult
+from auditor.patterns import lazy
 from auditor.sources import Record
 
 NAME = "mini-swe-agent"
 VARIANTS = ("mini-swe-agent-1", "mini-swe-agent-1.1")
 
 _RETURNCODE = exit_status(r"<returncode>(-?\d+)</returncode>")
-_TIMEOUT = re.compile(r"The last command <command>.*?</command> timed out and has been", re.S)
+_TIMEOUT = lazy(r"The last command <command>.*?</command> timed out and has been", re.S)
 
 
 def _failed(text: str) -> bool | None:
@@ -56,7 +57,7 @@ def _failed(text: str) -> bool | None:
 TEXT_ACTIONS = TextProtocol(
     actions=fenced("bash", "bash", "command"),
     failed=_failed,
-    refusal=re.compile(r"Please always provide EXACTLY ONE action"),
+    refusal=lazy(r"Please always provide EXACTLY ONE action"),
     issued=True,
 )
 """mini 1.x: one ```` ```bash ```` block per message, answered by the next user message."""

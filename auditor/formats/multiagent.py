@@ -67,26 +67,27 @@ from auditor.formats._common import (
 )
 from auditor.formats._text_actions import Action, TextProtocol, fences, pair
 from auditor.model import Conversation, ToolCall
+from auditor.patterns import lazy
 from auditor.sources import Record
 
 NAME = "multiagent"
 KEYS = ("history", "chat_history")
 # Speakers that are people, or programs running the agents' code, not agents.
-_NOT_AGENTS = re.compile(r"(?i)human|user|user_?proxy|computer_?terminal|\w*executor")
-_AG2_REPORT = re.compile(r"\s*+exitcode: (-?\d+) \(execution (?:succeeded|failed)\)")
-_M1_REPORT = re.compile(
+_NOT_AGENTS = lazy(r"(?i)human|user|user_?proxy|computer_?terminal|\w*executor")
+_AG2_REPORT = lazy(r"\s*+exitcode: (-?\d+) \(execution (?:succeeded|failed)\)")
+_M1_REPORT = lazy(
     r"The script ran(?:, then exited with Unix exit code: (-?\d+)"
     r"| but produced no output to console\. The Unix exit code was: (-?\d+))"
 )
 _TRACEBACK = "Traceback (most recent call last)"
-_UNKNOWN_LANGUAGE = re.compile(r"unknown language (\w*)")
-_FILENAME = re.compile(r"^# filename: *([\w./-]{1,200})", re.MULTILINE)
+_UNKNOWN_LANGUAGE = lazy(r"unknown language (\w*)")
+_FILENAME = lazy(r"^# filename: *([\w./-]{1,200})", re.MULTILINE)
 # AG2 (autogen code_utils.CODE_BLOCK_PATTERN) and Magentic-One (Executor) code fences, read as
 # an opening fence matched where it stands and closing fences looked up by position.
-_AG2_OPEN = re.compile(r"```[ \t]*+(\w*)[ \t]*+\r?\n")
-_AG2_CLOSE = re.compile(r"\n[ \t]*+```")
-_M1_OPEN = re.compile(r"```(\w+)\n")
-_M1_CLOSE = re.compile(r"\n```")
+_AG2_OPEN = lazy(r"```[ \t]*+(\w*)[ \t]*+\r?\n")
+_AG2_CLOSE = lazy(r"\n[ \t]*+```")
+_M1_OPEN = lazy(r"```(\w+)\n")
+_M1_CLOSE = lazy(r"\n```")
 _M1_LOOK_BACK = 6  # Magentic-One's Executor checks up to check_last_n_message (5) + 1 messages
 MAX_BLOCKS = 64
 """Code blocks read in one message."""
@@ -95,22 +96,22 @@ _SHELL = frozenset(("sh", "bash", "shell", "console", "zsh"))
 
 _SCREENSHOT = "\n\nHere is a screenshot of "
 _WEB_ACTIONS = (
-    (re.compile(r"I typed '(.*)' into the browser search bar\.", re.S), "web_search", ("query",)),
-    (re.compile(r"I typed '(.*)' into the browser address bar\.", re.S), "visit_url", ("url",)),
+    (lazy(r"I typed '(.*)' into the browser search bar\.", re.S), "web_search", ("query",)),
+    (lazy(r"I typed '(.*)' into the browser address bar\.", re.S), "visit_url", ("url",)),
     (
-        re.compile(r"I typed '(.*)' into '(.*)'\.", re.S),
+        lazy(r"I typed '(.*)' into '(.*)'\.", re.S),
         "input_text",
         ("text_value", "input_field"),
     ),
-    (re.compile(r"I input '(.*)'\.", re.S), "input_text", ("text_value",)),
-    (re.compile(r"I clicked the browser back button\.", re.S), "history_back", ()),
-    (re.compile(r"I clicked the control\.", re.S), "", ()),  # which control: not said
-    (re.compile(r"I clicked '(.*)'\.", re.S), "click", ("target",)),
-    (re.compile(r"I scrolled down one page in the browser\.", re.S), "page_down", ()),
-    (re.compile(r"I scrolled up one page in the browser\.", re.S), "page_up", ()),
-    (re.compile(r"I scrolled the control (?:up|down)\.", re.S), "", ()),
-    (re.compile(r"I scrolled '(.*)' up\.", re.S), "scroll_element_up", ("target",)),
-    (re.compile(r"I scrolled '(.*)' down\.", re.S), "scroll_element_down", ("target",)),
+    (lazy(r"I input '(.*)'\.", re.S), "input_text", ("text_value",)),
+    (lazy(r"I clicked the browser back button\.", re.S), "history_back", ()),
+    (lazy(r"I clicked the control\.", re.S), "", ()),  # which control: not said
+    (lazy(r"I clicked '(.*)'\.", re.S), "click", ("target",)),
+    (lazy(r"I scrolled down one page in the browser\.", re.S), "page_down", ()),
+    (lazy(r"I scrolled up one page in the browser\.", re.S), "page_up", ()),
+    (lazy(r"I scrolled the control (?:up|down)\.", re.S), "", ()),
+    (lazy(r"I scrolled '(.*)' up\.", re.S), "scroll_element_up", ("target",)),
+    (lazy(r"I scrolled '(.*)' down\.", re.S), "scroll_element_down", ("target",)),
 )
 
 

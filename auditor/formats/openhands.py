@@ -13,7 +13,10 @@ history: [events], …}`, one conversation each, named by `instance_id`, whose t
   (else the parsed `action`), with `thought[]` as the assistant's text and `reasoning_content`
   as its reasoning; the actions of one model response (`llm_response_id`) make one turn;
 - `ObservationEvent`: the result of the call named by `tool_call_id`: `observation.content`, an
-  error when `observation.is_error` says so or its `exit_code` is not 0;
+  error when `observation.is_error` says so or its `exit_code` is not 0. Before the SDK's 1.0
+  (2025-11) an observation had no `content` or `is_error`: its text was `output`, and `error`
+  said it failed (a flag for the terminal; for the file editor and the browser the message,
+  which the model saw instead of `output`, or null);
 - `AgentErrorEvent`: an error result for the call it names (`tool_call_id`, `error`); when the
   log holds no such call (it failed validation before it became an action), the error stays a
   user turn from `environment`, as the model was shown it;
@@ -197,7 +200,7 @@ class _Events:
         if not isinstance(observation, dict):
             self.problems.append(Problem(here, "observation event has no `observation`"))
             return
-        text = text_of(observation.get("content"))
+        text = _observed(observation)
         result = result_draft(
             event.get("tool_call_id"), text, here, _failed(observation), event.get("tool_name")
         )
@@ -253,11 +256,21 @@ def _declared(tools: Any) -> tuple[ToolSpec, ...]:
     return tool_specs(named) or ()
 
 
+def _observed(observation: dict) -> str:
+    """What the model was shown: `content`; before 1.0 the `error` message, else `output`."""
+    if "content" in observation:
+        return text_of(observation["content"])
+    error = observation.get("error")
+    return error if isinstance(error, str) and error else text_of(observation.get("output"))
+
+
 def _failed(observation: dict) -> bool | None:
     flagged = observation.get("is_error")
     code = observation.get("exit_code")
-    if flagged is True:
+    error = observation.get("error")  # before 1.0: a flag, or the message (null: none)
+    if flagged is True or error is True or (isinstance(error, str) and error):
         return True
     if isinstance(code, int) and not isinstance(code, bool) and code != 0:
         return True
-    return False if flagged is False else None
+    said = flagged is False or error is False or ("error" in observation and error in (None, ""))
+    return False if said else None

@@ -9,10 +9,23 @@ An action event the model made carries `tool_call_metadata{function_name, tool_c
 model_response}`: it is a call of that function, with the arguments the model sent (read from
 `model_response`, else the event's `args`) and `args.thought` as the assistant's text; actions
 of one model response make one turn. Its observation names it in `cause` (`tool_call_metadata`
-repeats the call id) and is its result: an error when `success` is false or the exit code is
-not 0 (`extras.metadata.exit_code`), for an `error` observation, or when the edit linter refused
-the edit ("Your proposed edit has introduced new syntax error(s)", `swe_agent.REFUSAL`). An
-`error` observation without a `cause` answers a call the model wrote but OpenHands could not
+repeats the call id) and is its result. Whether it failed is read as OpenHands marks it
+(`_failed`), the log's fields first:
+
+- an `error` observation (OpenHands' `ErrorObservation`) is an error;
+- a command (`run`): `success`, else its exit code (`extras.metadata.exit_code`; before 2025
+  `extras.exit_code`, and the resolver's top-level `exit_code`) not 0;
+- a browser page: its `extras.error`; an MCP tool: the `isError` of the JSON result it returns;
+- the file editor (`read`, `edit` with `extras.impl_source` `oh_aci`): OpenHands has no field
+  for its failures but writes each as `ERROR:\n` and the editor's message ("No replacement was
+  performed, old_str … did not appear verbatim"); every other answer of the editor succeeded;
+- an IPython cell (`run_ipython`): its `success` is true whatever happened, so only the text
+  says: the editor skills' failures (`ERROR: …`, "[No exact match found in … for", "[Error
+  editing file …") are errors; any other output is left to the text, as replay reads it;
+- the edit linter refused the edit ("Your proposed edit has introduced new syntax error(s)",
+  `swe_agent.REFUSAL`): an error, and the edit did not run.
+
+An `error` observation without a `cause` answers a call the model wrote but OpenHands could not
 turn into an action (its parameters failed validation): the log does not keep that call, so
 the error stays a user turn from `environment`, as OpenHands showed it to the model.
 
@@ -21,13 +34,15 @@ ends the run without an observation, so it is the agent's last turn (its thought
 `final_thought`), not a call. Bookkeeping (`recall`, `change_agent_state`,
 `agent_state_changed`, `null` observations) holds no turn. Resolver events pair by position:
 each observation answers the action before it, a call named by its `action` (`run`,
-`run_ipython`) with its `command` or `code`.
+`run_ipython`) with its `command` or `code`, and answered as above by its `observation` kind.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
+
+import orjson
 
 from auditor.formats._common import (
     MessageDraft,
@@ -43,6 +58,7 @@ from auditor.formats._common import (
 )
 from auditor.formats.swe_agent import REFUSAL
 from auditor.model import Conversation, Location
+from auditor.patterns import lazy
 from auditor.sources import Record
 
 NAME = "openhands-v0"
@@ -196,10 +212,7 @@ class _Reader:
             if kind == "error":  # answers a call the log does not keep
                 self.drafts.append(MessageDraft("user", here, [text], name="environment"))
             return
-        draft = result_draft(call_id, text, here, _failed(event, kind, text))
-        if REFUSAL.match(text.lstrip("[")):
-            draft.result.ran = False  # type: ignore[union-attr]
-        self.drafts.append(draft)
+        self.drafts.append(_result(call_id, event, kind, text, here))
 
     def resolver(self, events: list, here: Location, instruction: Any) -> None:
         """The resolver's flattened events: each observation answers the action before it."""
@@ -230,10 +243,7 @@ class _Reader:
                     self.drafts.append(draft)
             elif isinstance(event.get("observation"), str) and waiting is not None:
                 text = text_of(event.get("content"))
-                draft = result_draft(waiting, text, where, _failed(event, "run", text))
-                if REFUSAL.match(text.lstrip("[")):
-                    draft.result.ran = False  # type: ignore[union-attr]
-                self.drafts.append(draft)
+                self.drafts.append(_result(waiting, event, event["observation"], text, where))
                 waiting = None
         self.instruction(instruction, here)
 
@@ -258,15 +268,50 @@ def _sent_arguments(response: Any, call_id: str | None) -> Any:
     return None
 
 
+def _result(call_id: str, event: dict, kind: str, text: str, here: Location) -> MessageDraft:
+    draft = result_draft(call_id, text, here, _failed(event, kind, text))
+    if REFUSAL.match(text.lstrip("[")):
+        draft.result.ran = False  # type: ignore[union-attr]
+    return draft
+
+
+# openhands-aci's file editor answers a failure `ERROR:\n<message>` (`_execute_file_editor`).
+_EDITOR_ERROR = "ERROR:\n"
+# The IPython editor skills (agent_skills `file_ops`, openhands-aci run in a cell before 2025-02)
+# print their failures so: `_output_error`'s `ERROR: …`, the editor's `ERROR:\n…`,
+# `edit_file_by_replace`'s "[No exact match found in FILE for", `_edit_file_impl`'s "[Error
+# editing file FILE. …]". Their other bracketed notes ("[No matches found for …]") are no error.
+_SKILL_ERROR = lazy(r"ERROR:\s|\[No exact match found in |\[Error editing file ")
+
+
 def _failed(event: dict, kind: str, text: str) -> bool | None:
+    """Whether an observation reports a failure, as OpenHands marks it (see the module)."""
     if kind == "error" or REFUSAL.match(text.lstrip("[")):
         return True
+    extras = as_object(event.get("extras"))
+    if kind in ("read", "edit") and extras.get("impl_source") == "oh_aci":
+        return text.startswith(_EDITOR_ERROR)
+    if kind == "run_ipython":  # `success` is always true for a cell
+        return True if _SKILL_ERROR.match(text) else None
+    if kind == "mcp":
+        return _mcp_error(text)
+    if isinstance(extras.get("error"), bool):  # a browser page
+        return bool(extras["error"])
     success = event.get("success")
     if isinstance(success, bool):
         return not success
-    extras = as_object(event.get("extras"))
     metadata = as_object(extras.get("metadata"))
-    code = metadata.get("exit_code", event.get("exit_code"))
+    code = metadata.get("exit_code", extras.get("exit_code", event.get("exit_code")))
     if isinstance(code, int) and not isinstance(code, bool):
         return code != 0
     return None
+
+
+def _mcp_error(text: str) -> bool | None:
+    """The `isError` of the MCP tool result OpenHands keeps as JSON text."""
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return None
+    flag = value.get("isError") if isinstance(value, dict) else None
+    return flag if isinstance(flag, bool) else None

@@ -16,6 +16,13 @@ has introduced new syntax error(s) … Your changes have NOT been applied", the 
 "… was NOT executed" and the blocklist's "Operation '…' is not supported by this environment".
 In text mode the action is a call the harness refused (EX003 reports it); in function-calling
 mode the reply is the `tool` result of a structured call, read as an error that did not run.
+
+SWE-agent keeps no exit code in `history`. A command it had to stop is an error by its own
+words (`FAILURE`, a line of the answer): 1.x answers "The command '…' was cancelled because it
+took more than N seconds"; 0.x wrote after what output there was "EXECUTION TIMED OUT" (also
+"… BECAUSE NO OUTPUT WAS PRODUCED …", "… AND INTERRUPT FAILED. RESTARTING PROCESS."),
+"COMMAND FAILED TO EXECUTE", "BROKEN PIPE ERROR" or "EXECUTION FAILED OR COMMAND MALFORMED".
+Any other answer is left to its text, as replay reads it.
 """
 
 from __future__ import annotations
@@ -35,12 +42,13 @@ from auditor.formats._common import (
 )
 from auditor.formats._text_actions import Action, TextProtocol, pair
 from auditor.model import Conversation, Location
+from auditor.patterns import lazy
 from auditor.sources import Record
 
 NAME = "swe-agent"
 
 # The last fenced block of a message, for logs without SWE-agent's own `action` field.
-_FENCE = re.compile(r"```[^\n`]*\n(.*?)```", re.S)
+_FENCE = lazy(r"```[^\n`]*\n(.*?)```", re.S)
 
 
 def detect(record: Record) -> bool:
@@ -71,7 +79,7 @@ def parse(record: Record) -> Iterator[Conversation | Problem]:
             text = text_of(entry.get("content"))
             refused = REFUSAL.match(text) is not None
             for call_id in ids:
-                drafts.append(result_draft(call_id, text, here, True if refused else None))
+                drafts.append(result_draft(call_id, text, here, True if refused else _failed(text)))
                 numbers.append(i)
                 if refused:
                     drafts[-1].result.ran = False  # type: ignore[union-attr]
@@ -104,14 +112,28 @@ def _fenced(draft: MessageDraft) -> list[Action]:
 
 # The edit linter, the bash syntax check and the command blocklist refuse an action: its reply
 # says that nothing ran (the edit was not applied).
-REFUSAL = re.compile(
+REFUSAL = lazy(
     r"Your proposed edit has introduced new syntax error"
     r"|Your bash command contained syntax errors and was NOT executed"
     r"|Operation '[^'\n]{0,200}' is not supported by this environment"
 )
+# The harness stopped the command: it timed out, or the shell broke (see the module).
+FAILURE = lazy(
+    r"^(?:EXECUTION TIMED OUT|COMMAND FAILED TO EXECUTE|BROKEN PIPE ERROR"
+    r"|EXECUTION FAILED OR COMMAND MALFORMED)\b"
+    r"|^The command '[\s\S]{0,2000}?' was cancelled because it took more than \d+ seconds",
+    re.MULTILINE,
+)
+
+
+def _failed(text: str) -> bool | None:
+    return True if FAILURE.search(text) else None
+
+
 TEXT_ACTIONS = TextProtocol(
     actions=_fenced,
     runs="last",
+    failed=_failed,
     refusal=REFUSAL,
     issued=True,
 )

@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass
 
 from auditor.model import Message, ToolCall, ToolResult
+from auditor.patterns import lazy
 
 
 # Built for every call and every assistant message: plain slotted dataclasses, read and never
@@ -46,7 +47,7 @@ def failed(result: ToolResult | None) -> bool:
 
 # Logs without an error flag (tau-bench, SWE-agent) say it in the text: "Error: payment amount
 # does not add up…", "Traceback (most recent call last):".
-_ERROR_TEXT = re.compile(
+_ERROR_TEXT = lazy(
     r"\s*(?:error\b|exception\b|traceback \(most recent call last\)"
     r"|an? (?:unexpected |unknown |internal )?error (?:has )?occurred\b"
     r"|internal (?:server )?error\b)",

@@ -10,17 +10,17 @@ visible as in the table (`safe`), and characters XML 1.0 cannot hold are escaped
 
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ET
 from itertools import groupby
 from typing import TextIO
 
 from auditor.findings import Finding
+from auditor.patterns import lazy
 from auditor.report import Context, Report
 from auditor.text import safe
 
 # Not allowed anywhere in an XML 1.0 document, escaped or not (C0/C1 are made visible by safe).
-_NOT_XML = re.compile("[\ud800-\udfff\ufffe\uffff]")
+_NOT_XML = lazy("[\ud800-\udfff\ufffe\uffff]")
 
 
 def _text(value: str) -> str:

@@ -36,6 +36,7 @@ from typing import Any
 
 from auditor.errors import ConfigError
 from auditor.findings import Severity, Violation
+from auditor.patterns import lazy
 from auditor.replay import Replay
 from auditor.rules import (
     answer_with_pending_action,
@@ -141,7 +142,7 @@ COVERAGE_HINTS: dict[str, str] = {
 
 SECTIONS = ("What it does", "Why is this bad?", "Example")
 CLOSING_SECTIONS = ("Does not fire on", "Use instead")
-_HEADING = re.compile(r"^## (.+)$", re.MULTILINE)
+_HEADING = lazy(r"^## (.+)$", re.MULTILINE)
 
 
 @dataclass(frozen=True)

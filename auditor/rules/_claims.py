@@ -15,12 +15,13 @@ from itertools import islice
 from typing import TYPE_CHECKING
 
 from auditor.actions import ACTIONS, PARTICIPLES, PARTICIPLES_OF, VERBS, names, nouns, of_family
+from auditor.patterns import lazy
 
 if TYPE_CHECKING:
     from auditor.replay import Replay
 
 _ADVERB = r"(?:(?:now|just|also|all|both|successfully|fully|finally)\s+)*"
-_CLAIM = re.compile(
+_CLAIM = lazy(
     r"\b(?:(?P<passive>ha(?:s|ve)\s+"
     + _ADVERB
     + r"been)|(?:I|we)(?:'ve|’ve|\s+have))\s+"
@@ -30,21 +31,21 @@ _CLAIM = re.compile(
 )
 # Words before a claim in its sentence that make it conditional, negated, hypothetical or a
 # reason given for something else.
-_HEDGE = re.compile(
+_HEDGE = lazy(
     r"\b(?:if|once|when|whenever|after|before|until|unless|whether|since|because|as soon as"
     r"|would|could|should|might|(?-i:may)|must|will|can|cannot|not|no|never|nothing|none)\b|n[’']t\b",
     re.IGNORECASE,
 )
-_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n")
+_SENTENCE_END = lazy(r"[.!?](?=\s|$)|\n")
 """A full stop that ends a sentence, not the one in `$2.00` or `e.g`."""
 _MOST_CLAIMS = 50
 """Claims read per message: no reply to a user makes more, and the cap keeps a hostile message
 from costing more than a normal one."""
 _REACH = 400
 """How far around a claim its sentence is read."""
-_CLAUSE = re.compile(r"[,;:()]|\band\b|\bbut\b", re.IGNORECASE)
-WORD = re.compile(r"[a-z]{3,}")
-_ID = re.compile(r"\S*\d\S*|\b[A-Z0-9]{4,}\b")
+_CLAUSE = lazy(r"[,;:()]|\band\b|\bbut\b", re.IGNORECASE)
+WORD = lazy(r"[a-z]{3,}")
+_ID = lazy(r"\S*\d\S*|\b[A-Z0-9]{4,}\b")
 """Ids and codes (`4XGCCM`, `HAT271`) say which one, not what kind of thing was acted on."""
 _VAGUE = frozenset(("the", "your", "our", "their", "its", "this", "that", "these", "those", "all"))
 """Words that say nothing about what was acted on: `it has been sent` matches by verb alone."""
@@ -129,7 +130,7 @@ def _objects(clause: str) -> tuple[str, ...]:
     return tuple(_SAME.get(w, w) for w in found if w not in _NOT_THINGS)
 
 
-_ACTION = re.compile(r"\b(?:" + "|".join(ACTIONS) + r")\b", re.IGNORECASE)
+_ACTION = lazy(r"\b(?:" + "|".join(ACTIONS) + r")\b", re.IGNORECASE)
 
 
 def _action(text: str, last: bool) -> tuple[str, int] | None:

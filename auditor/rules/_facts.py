@@ -21,38 +21,39 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 
+from auditor.patterns import lazy
 from auditor.replay.approvals.values import money_in
 from auditor.rules import _identifiers
 
 TEXT_LIMIT = 20_000
-_CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]{1,500}`", re.DOTALL)
-_REFERS = re.compile(
+_CODE = lazy(r"```.*?(?:```|\Z)|`[^`\n]{1,500}`", re.DOTALL)
+_REFERS = lazy(
     r"(?:\b(?:order|booking|reservation|confirmation|reference|ref|ticket|tracking|case|invoice"
     r"|transaction|receipt|flight|id|number|no|code)s?\b|#)[\s:#.*()-]{0,6}(?:is\s)?[\s*`'\"]{0,4}$",
     re.I,
 )
-_EXAMPLE = re.compile(
+_EXAMPLE = lazy(
     r"(?:\b(?:like|eg|for example|for instance|such as|example|format|sample|say)\b|\be\.g\.?)"
     r"[^.\n]{0,24}$",
     re.I,
 )
-_HEDGED = re.compile(
+_HEDGED = lazy(
     r"\b(?:hypothetical\w*|illustrat\w+|assum(?:e|ed|es|ing|ption)|placeholder|fictional"
     r"|fictitious|dummy|made[- ]up)\b",
     re.I,
 )
-_SENTENCE = re.compile(r"[.!?](?:\s|$)|\n")
-_SLOT = re.compile(
+_SENTENCE = lazy(r"[.!?](?:\s|$)|\n")
+_SLOT = lazy(
     r"\[(?:[^\[\]\n]{1,60}?\b(?:e\.g\.|for example)[^\[\]\n]{0,80}"
     r"|(?i:insert|enter|generated|placeholder)\b[^\[\]\n]{0,60})\]"
 )
-_COMPUTED_BEFORE = re.compile(
+_COMPUTED_BEFORE = lazy(
     r"(?:\b(?:(?:sub)?total\w*|sum|altogether|combined|overall|difference|balance|remaining"
     r"|refund\w*|due|savings?|in all)\b|=)[^.\n$€£]{0,60}$",
     re.I,
 )
-_COMPUTED_AFTER = re.compile(r"\s{0,2}[(\[][^)\]\n]{0,60}?[+×*/]|\s{0,2}[(\[][^)\]\n]{0,60}?\sx\s")
-_COUNT = re.compile(r"\d+(?:[.,]\d+)?[a-z]{1,2}\+?|\d+[a-z]?-[a-z]+", re.I)
+_COMPUTED_AFTER = lazy(r"\s{0,2}[(\[][^)\]\n]{0,60}?[+×*/]|\s{0,2}[(\[][^)\]\n]{0,60}?\sx\s")
+_COUNT = lazy(r"\d+(?:[.,]\d+)?[a-z]{1,2}\+?|\d+[a-z]?-[a-z]+", re.I)
 """A count or a size (`100k+`, `24-hour`), not a reference."""
 _HINTS = ("@", "/", "$", "€", "£", "usd", "eur", "gbp", "dollar", "euro", "pound", "[", "#")
 SORTS = ("e-mail address", "URL", "phone number")
@@ -126,7 +127,7 @@ def _computed(text: str, start: int, end: int) -> bool:
     )
 
 
-_NUMBER = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\w.])\d+(?:\.\d+)?")
+_NUMBER = lazy(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\w.])\d+(?:\.\d+)?")
 
 
 def amounts(text: str) -> set[Decimal]:

@@ -23,9 +23,11 @@ import re
 import string
 from functools import lru_cache
 
+from auditor.patterns import lazy
+
 _ID_CHARS = frozenset(string.ascii_letters + string.digits + "_#.@/:~+-?=&%")
-_RUNS = re.compile(r"[a-z0-9]+")
-_ANCHOR = re.compile(r"[\d/@]|\.\w")
+_RUNS = lazy(r"[a-z0-9]+")
+_ANCHOR = lazy(r"[\d/@]|\.\w")
 _WORDISH = string.ascii_letters + "_-"
 
 
@@ -44,23 +46,23 @@ class _Spaces(dict):
 _SPACES = _Spaces()
 # A phone number written with spaces or brackets; not a date followed by a time
 # (`2026-04-06 15:00` is no `2026040615`) nor an amount (`$1 250 000`, `1 250 000 EUR`).
-_PHONE = re.compile(
+_PHONE = lazy(
     r"(?<![\w+$€£:])\+?\(?\d{1,4}\)?(?:[ .-]?\(?\d{2,4}\)?){2,4}(?![\w:])"
     r"(?!\s?(?:usd|eur|gbp|dollars?|euros?|pounds?)\b)",
     re.I,
 )
-_CURRENCY = re.compile(r"[$€£]")
-_BREADCRUMB = re.compile(
+_CURRENCY = lazy(r"[$€£]")
+_BREADCRUMB = lazy(
     r"(?P<site>https?://[\w.-]{1,253})(?P<path>(?:[ \t]{1,3}[›>][ \t]{1,3}[^\s›>]{1,200}){1,12})"
 )
-_HOST = re.compile(r"(?:[a-z0-9-]+\.)+[a-z]{2,}(?::\d+)?/")
-_DIGITS = re.compile(r"\d{4,}")
-_DATE = re.compile(
+_HOST = lazy(r"(?:[a-z0-9-]+\.)+[a-z]{2,}(?::\d+)?/")
+_DIGITS = lazy(r"\d{4,}")
+_DATE = lazy(
     r"\d{4}-\d{2}-\d{2}(?:[t ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:z|[+-]\d{2}:?\d{2})?)?"
     r"|\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}|\d{1,2}:\d{2}(?::\d{2})?(?:am|pm)?"
 )
-_IN_DATE = re.compile(r"\d{4}-\d{2}-\d{2}|\d{4}/\d{2}/\d{2}")
-_NOT_ID = re.compile(r"v?\d+(?:\.\d+)+|\d+(?:\.\d+)?[a-z]{1,3}|[a-z]{1,3}\d{1,2}")
+_IN_DATE = lazy(r"\d{4}-\d{2}-\d{2}|\d{4}/\d{2}/\d{2}")
+_NOT_ID = lazy(r"v?\d+(?:\.\d+)+|\d+(?:\.\d+)?[a-z]{1,3}|[a-z]{1,3}\d{1,2}")
 _SEPARATORS = str.maketrans("", "", "-_#. ")
 _NO_LETTERS = str.maketrans("", "", string.ascii_lowercase)
 _NO_DIGITS = str.maketrans("", "", string.digits)

@@ -8,8 +8,7 @@ too few words to tell, count as English. The first `_SAMPLE` characters are read
 
 from __future__ import annotations
 
-import re
-
+from auditor.patterns import lazy
 from auditor.replay import Replay
 
 _SAMPLE = 3_000
@@ -64,5 +63,5 @@ def reads_as_english(text: str) -> bool:
 
 
 _PUNCTUATION = "\"'.,;:!?¿¡()[]{}<>«»“”„`*_-/"
-_NON_LATIN = re.compile(r"[^\W\d_\u0000-\u024f]")
+_NON_LATIN = lazy(r"[^\W\d_\u0000-\u024f]")
 """A letter of another script than the Latin one (Cyrillic, Greek, CJK, Arabic, ...)."""

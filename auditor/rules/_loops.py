@@ -33,6 +33,7 @@ import orjson
 from auditor.canonical import key
 from auditor.findings import Severity, Violation, excerpt, on_call
 from auditor.model import ToolCall
+from auditor.patterns import lazy
 from auditor.replay import Exchange, Replay
 from auditor.rules._toolnames import reads_only, words
 
@@ -165,11 +166,11 @@ def breaks(exchange: Exchange) -> bool:
 # Digits-bearing tokens (ids, amounts, dates, flight numbers) and quoted values vary between
 # attempts while the error stays the same; only a bounded prefix is normalised, so these
 # simple patterns stay linear on hostile text.
-QUOTED = re.compile(r"\"[^\"\n]*\"|(?<!\w)'[^'\n]*'(?!\w)|`[^`\n]*`|“[^”\n]*”")
-_TOKEN = re.compile(r"\S+")
+QUOTED = lazy(r"\"[^\"\n]*\"|(?<!\w)'[^'\n]*'(?!\w)|`[^`\n]*`|“[^”\n]*”")
+_TOKEN = lazy(r"\S+")
 _ERROR_PREFIX = 400
 _TRACEBACK = "Traceback (most recent call last)"
-_EXCEPTION = re.compile(r"^[\w.]{0,100}(?:Error|Exception)\b[^\n]{0,300}", re.MULTILINE)
+_EXCEPTION = lazy(r"^[\w.]{0,100}(?:Error|Exception)\b[^\n]{0,300}", re.MULTILINE)
 _TAIL = 4_000  # the exception line closes the traceback: only its end is searched
 
 

@@ -27,30 +27,32 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-_YOUR = re.compile(r"(?i)(?<![\w-])your[_-][a-z0-9]+(?:[_-][a-z0-9]+){0,6}")
-_ANGLE = re.compile(
+from auditor.patterns import lazy
+
+_YOUR = lazy(r"(?i)(?<![\w-])your[_-][a-z0-9]+(?:[_-][a-z0-9]+){0,6}")
+_ANGLE = lazy(
     r"<(?:(?i:your|insert|enter|replace|put)[ _-][^<>\n]{1,40}"
     r"|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+"
     r"|URL|URI|TOKEN|KEY|SECRET|PASSWORD|USERNAME|USER|EMAIL|PATH|FILE|FILENAME|HOST|ID)>"
 )
-_HERE = re.compile(r"(?i)(?<![\w-])[a-z0-9]+(?:[_-][a-z0-9]+){0,5}[_-]here(?![\w-])")
-_VERB = re.compile(
+_HERE = lazy(r"(?i)(?<![\w-])[a-z0-9]+(?:[_-][a-z0-9]+){0,5}[_-]here(?![\w-])")
+_VERB = lazy(
     r"(?i)(?<![\w-])(?:insert|replace|enter)[_-][a-z0-9]+(?:[_-][a-z0-9]+){0,5}"
     r"|(?<![\w-])change[_-]?me(?![\w-])"
 )
-_PATH = re.compile(r"(?i)(?:[a-z]:)?[/\\]?path[/\\]to[/\\][^\s'\"`,;)\]}]{0,200}")
-_MASK = re.compile(r"X{3,}|x{4,}")
+_PATH = lazy(r"(?i)(?:[a-z]:)?[/\\]?path[/\\]to[/\\][^\s'\"`,;)\]}]{0,200}")
+_MASK = lazy(r"X{3,}|x{4,}")
 _ID_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
-_HOST = re.compile(r"(?i)(?<![\w.-])(?:[a-z0-9-]{1,63}\.){0,4}example\.(?:com|org|net)(?![\w-])")
-_EMAIL = re.compile(
+_HOST = lazy(r"(?i)(?<![\w.-])(?:[a-z0-9-]{1,63}\.){0,4}example\.(?:com|org|net)(?![\w-])")
+_EMAIL = lazy(
     r"(?i)(?<![\w.+-])(?:foo@bar|user@domain|test@test|email@email|name@domain|you@yourdomain"
     r"|john\.doe@email|someone@somewhere|username@domain)\.com(?![\w-])"
 )
-_TEXT_ONLY = re.compile(
+_TEXT_ONLY = lazy(
     r"\{\{\s*+[A-Za-z_][\w.]{0,40}\s*+\}\}"
     r"|(?<![\w-])(?:1234567890|123-456-7890|\(123\) ?456-7890|555-555-5555)(?![\w-])"
 )
-_EXAMPLE = re.compile(
+_EXAMPLE = lazy(
     r"(?i)(?<![\w-])(?:example|sample|dummy|fake|placeholder)[_-](?:[a-z0-9]+[_-]){0,4}"
     r"(?:id|key|token|name|path|url|email|number|file|username|password)(?![\w-])"
 )
@@ -109,7 +111,7 @@ def find(text: str, code: bool = False, written: bool = False) -> Iterator[str]:
         end = max(end, start + len(value))
 
 
-_NAME = re.compile(r"[A-Za-z_]\w{0,80}")
+_NAME = lazy(r"[A-Za-z_]\w{0,80}")
 
 
 def binds(code: str, name: str) -> bool:

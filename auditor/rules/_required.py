@@ -15,17 +15,18 @@ from functools import lru_cache
 
 from auditor.actions import names, words
 from auditor.model import Conversation
+from auditor.patterns import lazy
 from auditor.rules._toolnames import READ_VERBS, reads_only
 
 _SCAN = 60_000
 """Characters of a policy read."""
-_EACH = re.compile(
+_EACH = lazy(
     r"\b(?:before|prior to|after|following|ahead of)\s+(?:each|every|any)\b"
     r"|\b(?:each|every)\s+time\b",
     re.I,
 )
-_SENTENCE = re.compile(r"[^.!?\n]{1,600}")
-_WORD = re.compile(r"[a-z]{3,}")
+_SENTENCE = lazy(r"[^.!?\n]{1,600}")
+_WORD = lazy(r"[a-z]{3,}")
 
 
 def required_each_time(conversation: Conversation, tool: str) -> bool:

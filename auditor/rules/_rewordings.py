@@ -8,8 +8,9 @@ screen runs first, exact while no reply has repeated.
 
 from __future__ import annotations
 
-import re
 from itertools import filterfalse
+
+from auditor.patterns import lazy
 
 SIMILAR = 0.7
 """Jaccard similarity of content words from which two messages are the same, reworded.
@@ -25,7 +26,7 @@ _SPACES = "".join(" " if not (chr(c).isalnum() or chr(c) in "'-") else chr(c) fo
 """`str.translate` table: ASCII punctuation but `'` and `-` becomes a space, so that `split()`
 gives the words at C speed (a string, not a dict: translated faster; past its end, characters
 stay as they are)."""
-_DIGIT = re.compile(r"\d")
+_DIGIT = lazy(r"\d")
 _STOP = """
     a an the and or but if then so to of in on at for by with from as is are was were be been
     being it its this that these those i you we they he she my your our their me us them do does
@@ -33,10 +34,10 @@ _STOP = """
     which who how when where why please let's let i'm i'll we'll you're it's am
 """
 STOP_WORDS = frozenset(_STOP.split())
-_NAME = re.compile(r"(?<![\w'-])[A-Z][\w&'-]*")
-_ID_TOKEN = re.compile(r"[\w./-]{4,200}")
-_ID_MARK = re.compile(r"[_/]|\w\.\w")
-_LETTER = re.compile(r"[A-Za-z]")
+_NAME = lazy(r"(?<![\w'-])[A-Z][\w&'-]*")
+_ID_TOKEN = lazy(r"[\w./-]{4,200}")
+_ID_MARK = lazy(r"[_/]|\w\.\w")
+_LETTER = lazy(r"[A-Za-z]")
 _ENDS = frozenset(".!?:;\"'*#>-(\n")
 _LINES = _SPACES[:10] + "\n" + _SPACES[11:]
 """`_SPACES` keeping newlines, which separate the replies (joined texts hold no other)."""

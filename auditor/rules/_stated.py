@@ -15,18 +15,19 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from auditor.patterns import lazy
 from auditor.replay.approvals.values import Argument, Value, in_arguments, in_text, leaves
 
-_BEFORE = re.compile(
+_BEFORE = lazy(
     r"\b(?:from|instead of|rather than|replacing|replaced|previous(?:ly)?|original(?:ly)?|old"
     r"|was|were|formerly|no longer)\W+(?:[\w-]+\W+){0,2}$",
     re.I,
 )
-_FILE = re.compile(
+_FILE = lazy(
     r"(?<![\w./-])[\w-]{1,80}(?:\.[\w-]{1,40}){0,3}\.(?i:pdf|docx?|xlsx?|csv|txt|pptx?|png|jpe?g"
     r"|gif|md|json|ya?ml|zip|html?|py|js|ts|odt|rtf|mp3|mp4|wav)\b"
 )
-_SETTING = re.compile(
+_SETTING = lazy(
     r"\b(?:to|as)\s+(?:[\"'`](?P<q>[^\"'`\n]{1,100})[\"'`]|[“‘](?P<c>[^”’\n]{1,100})[”’])"
 )
 SETTING_VERBS = frozenset(("update", "change", "set", "reset", "modify", "edit", "rename"))

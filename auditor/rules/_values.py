@@ -10,11 +10,11 @@ identifiers, since a program is free to name new files, variables and hosts.
 from __future__ import annotations
 
 import itertools
-import re
 from collections.abc import Iterator
 from typing import Any
 
 from auditor.model import ToolCall
+from auditor.patterns import lazy
 
 MAX_STRINGS = 256
 """String values read in one call's arguments."""
@@ -109,7 +109,7 @@ def comment_free(code: str) -> str:
 
 MAX_HEREDOCS = 64
 """Here-document openers read in one command."""
-_HEREDOC = re.compile(r"<<-?[ \t]*+(['\"]?)([A-Za-z_]\w{0,30})\1[^\n]*+\n")
+_HEREDOC = lazy(r"<<-?[ \t]*+(['\"]?)([A-Za-z_]\w{0,30})\1[^\n]*+\n")
 
 
 def heredocs(command: str) -> tuple[str, str]:

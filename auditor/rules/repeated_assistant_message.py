@@ -56,6 +56,7 @@ from collections.abc import Iterator, Sequence
 
 from auditor.findings import Severity, Violation, excerpt
 from auditor.model import Message
+from auditor.patterns import lazy
 from auditor.replay import Replay
 from auditor.rules._agents import private
 from auditor.rules._loops import Options, breaks, calls, quote, turns
@@ -100,7 +101,7 @@ def _replies(replay: Replay) -> list[tuple[Message, str]]:
     return replies
 
 
-_GREETING = re.compile(
+_GREETING = lazy(
     r"\W*(?:hi|hello|hey|hiya|yo|howdy|good (?:morning|afternoon|evening)|thanks|thank you)"
     r"(?: there| again)?\W*",
     re.I,
@@ -133,7 +134,7 @@ def _keyed(replay: Replay) -> list[tuple[Message, str]]:
     return keyed
 
 
-_FENCED = re.compile(r"```[^\n]*\n(.*?)```", re.S)
+_FENCED = lazy(r"```[^\n]*\n(.*?)```", re.S)
 
 
 def _code(text: str) -> str:

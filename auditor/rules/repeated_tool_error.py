@@ -36,12 +36,12 @@ or what would be accepted, or a rule the model cannot infer from the tool's desc
 ```
 """
 
-import re
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from typing import Any
 
 from auditor.findings import Severity, Violation
+from auditor.patterns import lazy
 from auditor.replay import Exchange, Replay
 from auditor.rules._loops import (
     Options,
@@ -138,8 +138,8 @@ def _cause_changed(run: list[Exchange]) -> bool:
     return False
 
 
-_WORD = re.compile(r"[a-z0-9]{3,}")
-_IDENTIFIER = re.compile(r"[^\s]{1,64}")
+_WORD = lazy(r"[a-z0-9]{3,}")
+_IDENTIFIER = lazy(r"[^\s]{1,64}")
 
 
 def _identifier(value: str) -> bool:

@@ -44,10 +44,10 @@ announcements in other words ("I'll estimate the prices").
 ```
 """
 
-import re
 from collections.abc import Iterator
 
 from auditor.findings import Severity, Violation, excerpt
+from auditor.patterns import lazy
 from auditor.replay import Replay
 
 CODE = "FB006"
@@ -70,34 +70,34 @@ _MADE_UP_DATA = (
     rf"\b(?:(?:{_MADE_UP})\s+{_GAP}{{0,2}}?(?:{_NOUNS})"
     rf"|simulat(?:e|ing)\s+(?:the\s+|some\s+)?{_GAP}{{0,3}}?(?:{_NOUNS}))\b"
 )
-_ANNOUNCE = re.compile(f"(?i){_MADE_UP_DATA}")
-_NEGATED = re.compile(
+_ANNOUNCE = lazy(f"(?i){_MADE_UP_DATA}")
+_NEGATED = lazy(
     r"(?i)(?:\bnot?\b|n't\b|\bnever\b|\bwithout\b|\brather than\b|\binstead of\b|\bavoid)"
     r"[^.!?\n,;:]{0,60}$"
 )
-_ASKED = re.compile(
+_ASKED = lazy(
     rf"(?i)\b(?:please|can you|could you|give me|show me|make up|invent|imagine|suppose|"
     rf"create|generate|let's|i want|i need)\b[^.!?\n]{{0,80}}\b(?:{_MADE_UP}|example)\b"
 )
 # A number right after a comparison (`the <= 1 case`) is a condition, not a figure reported.
 _FIGURE = r"(?<![<>=!]=\s)(?<![<>=!]=)(?<![<>]\s)(?<![<>])\d"
-_REPORT = re.compile(
+_REPORT = lazy(
     r"(?i)\b(?:answer|result|total|probability|likelihood|percentage|count|number of|prices?|"
     r"costs?|population|difference|average|mean|median|sum|savings|share|rate|output)\b"
     rf"[^.!?\n]{{0,80}}?{_FIGURE}"
     r"|FINAL ANSWER|\bTERMINATE\b"
 )
-_CAVEAT = re.compile(
+_CAVEAT = lazy(
     rf"(?i)\b(?:mock(?:ed)?|simulat\w*|synthetic|dummy|fake|hypothetical|placeholder|made[- ]up"
     rf"|fictional|fictitious|invented|imaginary|illustrat\w*|demonstrat\w*"
     rf"|not (?:real|actual|reliable))\b|{_MADE_UP_DATA}"
 )
 # A message about reproducing a bug or writing a test: the data it makes up is a test input.
-_FIXTURE = re.compile(
+_FIXTURE = lazy(
     r"(?i)\b(?:reproduc(?:e|es|ed|ing|tion|ible|er)|repro|bug|regression|failing test"
     r"|unit tests?|test (?:script|case|file|suite)s?)\b|\btest_\w+\.py\b"
 )
-_REAL = re.compile(rf"(?i)\b(?:actual|real|official)\s+{_GAP}{{0,2}}?(?:{_NOUNS})\b")
+_REAL = lazy(rf"(?i)\b(?:actual|real|official)\s+{_GAP}{{0,2}}?(?:{_NOUNS})\b")
 _HINTS = (
     "mock",
     "simulat",

@@ -61,6 +61,7 @@ from decimal import Decimal
 from auditor.dialects import read_turns
 from auditor.findings import Severity, Violation, excerpt
 from auditor.model import Message
+from auditor.patterns import lazy
 from auditor.replay import Replay
 from auditor.rules import _facts, _grounding
 from auditor.rules._agents import speaker
@@ -148,7 +149,7 @@ def _asked_for_examples(messages: Sequence[Message]) -> bool:
     return last is not None and _EXAMPLES.search(last.text[: _facts.TEXT_LIMIT]) is not None
 
 
-_EXAMPLES = re.compile(
+_EXAMPLES = lazy(
     r"\b(?:examples?|samples?|templates?|mock|dummy|fake|made[- ]up|make up|hypothetical"
     r"|fictional|fictitious|invent|placeholders?)\b",
     re.I,

@@ -55,12 +55,12 @@ taken as the same order), and identifiers without digits or punctuation (`mia_li
 ```
 """
 
-import re
 from collections.abc import Iterator
 from functools import lru_cache
 
 from auditor.findings import Severity, Violation, on_call
 from auditor.model import ToolCall
+from auditor.patterns import lazy
 from auditor.replay import Exchange, Replay
 from auditor.rules import _grounding, _identifiers
 from auditor.rules._agents import speaker
@@ -80,7 +80,7 @@ FREE_TEXT = frozenset(_FREE_TEXT.split())
 """Argument names (or words of them) that hold free text."""
 NEW_VALUES = ("new", "output", "out", "dest", "destination", "target", "save")
 """First words of argument names that hold a value the call creates."""
-_MAYBE_ID = re.compile(r"[\d/@.]")
+_MAYBE_ID = lazy(r"[\d/@.]")
 CREATE_VERBS = frozenset(
     ["create", "write", "mkdir", "make", "new", "save", "touch", "generate", "init"]
 )

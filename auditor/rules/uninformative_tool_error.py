@@ -31,12 +31,12 @@ argument and the values it accepts.
 ```
 """
 
-import re
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 
 from auditor.findings import Severity, Violation, excerpt
 from auditor.model import Message
+from auditor.patterns import lazy
 from auditor.replay import Exchange, Replay
 from auditor.rules._loops import QUOTED, Options, calls, quote, turns
 
@@ -54,7 +54,7 @@ _GENERIC_WORDS = """
     code http request could not be completed processing process
 """
 GENERIC = frozenset(_GENERIC_WORDS.split())
-_WORD = re.compile(r"[a-z]+")
+_WORD = lazy(r"[a-z]+")
 _LONGEST = 200
 """Longer errors carry detail even when they start generically."""
 

@@ -25,7 +25,6 @@ call somewhere unexpected; either way the step the model planned never happened.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterator
 
 from auditor.findings import Severity, Violation, on_call
@@ -62,6 +61,8 @@ def check(replay: Replay, options: None) -> Iterator[Violation]:
         if not _unknown(exchange, known):
             continue
         call = exchange.call
+        import difflib  # here: most runs meet no unknown tool
+
         close = difflib.get_close_matches(call.name, declared, n=1)
         hint = f"; did you mean `{close[0]}`?" if close else ""
         listed = ", ".join(f"`{n}`" for n in declared[:_LISTED])

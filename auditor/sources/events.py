@@ -8,10 +8,11 @@ each at its own path, so that the reader can join them into one conversation. A 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
-EVENT_FILE = re.compile(r"event-(\d{1,12})-[^/\\]{0,200}\.json")
+from auditor.patterns import lazy
+
+EVENT_FILE = lazy(r"event-(\d{1,12})-[^/\\]{0,200}\.json")
 
 
 def grouped(names: Iterable[str]) -> list[str]:

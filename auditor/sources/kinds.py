@@ -4,11 +4,11 @@ walk finds. A leaf: it imports only the model.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from auditor.model import Location
+from auditor.patterns import lazy
 
 Kind = Literal["jsonl", "document", "text", "sniff", "archive", "events"]
 """`events`: a folder of one event per file, read as one source (`auditor.sources.events`)."""
@@ -211,7 +211,7 @@ def os_reason(exc: OSError) -> str:
     return (exc.strerror or str(exc)).lower()
 
 
-_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+://")
+_URL = lazy(r"[A-Za-z][A-Za-z0-9+.-]+://")
 
 
 def is_url(path: str) -> bool:

@@ -530,18 +530,18 @@ def test_coverage_is_one_block_most_useful_first_the_rest_under_v():
     # Each note starts a line after the block's head; its own lines are indented under it.
     assert [line[:10] for line in block] == ["Coverage: "] + ["          "] * 5
     assert " ".join(" ".join(line.split()) for line in block).split(" Messages cut")[0] == (
-        "Coverage: EX005, EX007 could not examine 5 of 19 conversations: no tools declared or "
+        "Coverage: EX005, EX007 could not examine 5 of 20 conversations: no tools declared or "
         "given with --tools; --tools FILE declares them "
-        "CF001-CF004 could not examine 11 of 19 conversations: no approvals seen; "
+        "CF001-CF004 could not examine 12 of 20 conversations: no approvals seen; "
         "require-approval in [tool.auditor.approvals] names the tools that need one "
         "-v shows 2 more notes"
     )
     # With -v, every note; each reason once, with one count for all the rules it stopped
     # (before, EX005 and EX001 gave 3 and 6 conversations "with no tool calls").
     assert report.coverage_notes(verbose=True)[2:] == [
-        "EX001, EX005-EX007, FB004, FB005, LP001-LP003, LP005 could not examine 6 of 19 "
-        "conversations: no tool calls",
-        "tool sets: 14 declared by the log, 0 from --tools, 5 inferred from the calls in "
+        "EX001, EX005-EX007, FB004, FB005, FB007, LP001-LP003, LP005 could not examine 6 of "
+        "20 conversations: no tool calls",
+        "tool sets: 15 declared by the log, 0 from --tools, 5 inferred from the calls in "
         "their file or run (enough for FB003, not for EX005/EX007)",
     ]
 

@@ -159,6 +159,7 @@ def test_documented_configuration_example_is_valid(tmp_path):
         "respect-gitignore",
         "per-file-ignores",
         "max-record-mb",
+        "read-timeout",
         "fail-on-increase",
         "loops",
         "approvals",
@@ -169,6 +170,7 @@ def test_documented_configuration_example_is_valid(tmp_path):
     assert compare.config_limits(read.values, read.error) == {"LP001": 10.0, "EX": 25.0}
     settings = config.build(file=read)
     assert settings.max_record_bytes == 128 * 1024 * 1024
+    assert settings.read_timeout == 60.0
     assert settings.exclude == ("logs/archive/**", "*.partial.jsonl")
     assert settings.fail_on is Severity.WARNING
     assert [r.code for r in settings.rules] == [

@@ -531,6 +531,7 @@ def entry_points(monkeypatch):
         "entry_points",
         lambda group=None: [e for e in installed if group == formats.ENTRY_POINTS],
     )
+    monkeypatch.setattr(formats, "_may_declare", lambda group: True)
     formats.plugins.cache_clear()
     formats._builtin_and_plugins.cache_clear()
     yield installed
@@ -549,6 +550,29 @@ def test_a_plugin_reader_is_tried_before_the_built_in_ones(tmp_path, entry_point
     (conversation,) = read(path)
     assert conversation.format == "acme-openai"  # not read as OpenAI's `messages`
     assert "acme-openai" in config.build(input_format="acme-openai").input_format
+
+
+def test_plugins_are_looked_for_without_importlib_metadata_only_where_none_can_be(
+    tmp_path, monkeypatch
+):
+    # importlib.metadata costs a sixth of a run's start: it is imported only when the
+    # entry_points.txt of some installed distribution names the group.
+    import importlib.metadata
+
+    found = bool(list(importlib.metadata.entry_points(group=formats.ENTRY_POINTS)))
+    assert formats._may_declare(formats.ENTRY_POINTS) or not found
+    info = tmp_path / "acme_reader-1.0.dist-info"
+    info.mkdir()
+    (info / "entry_points.txt").write_text("[console_scripts]\nacme = acme:main\n")
+    from importlib.machinery import PathFinder
+
+    # Only this folder, and the standard library's finder (a library imported by another test
+    # may have added a finder of distributions of its own: then importlib always decides).
+    monkeypatch.setattr(sys, "path", [str(tmp_path), str(tmp_path / "absent")])
+    monkeypatch.setattr(sys, "meta_path", [PathFinder])
+    assert not formats._may_declare("acme.readers")
+    (info / "entry_points.txt").write_text("[acme.readers]\nacme = acme_reader\n")
+    assert formats._may_declare("acme.readers")
 
 
 def test_a_broken_plugin_is_a_config_error(entry_points):

@@ -122,6 +122,42 @@ def test_mini_swe_agent_runs_are_read_with_every_action():
     assert no_calls == ["pvlib__pvlib-python-1154.traj.json"]  # the run that timed out
 
 
+# --- SWE-agent -----------------------------------------------------------------------------
+
+
+def test_swe_agent_commands_it_had_to_stop_failed(tmp_path):
+    import json
+
+    footer = "\n(Open file: n/a)\n(Current directory: /repo)\nbash-$"
+    said = [
+        ("./rock", "\nEXECUTION TIMED OUT" + footer),  # 0.x, in place of any output
+        ("python attack.py", "[*] lehmer attack\nEXECUTION TIMED OUT BECAUSE NO OUTPUT" + footer),
+        ("sleep 99", "The command 'sleep 99' was cancelled because it took more than 30 seconds."),
+        ("grep -n timeout log", "3: EXECUTION TIMED OUT is what the old harness wrote" + footer),
+    ]
+    history = [{"role": "user", "content": "ISSUE: crack it." + footer, "agent": "primary"}]
+    for command, answer in said:
+        history.append({"role": "assistant", "content": f"```\n{command}\n```", "agent": "primary"})
+        history.append({"role": "user", "content": answer, "agent": "primary"})
+    path = tmp_path / "run.traj"
+    path.write_text(json.dumps({"history": history, "trajectory": [], "info": {}}))
+    (run,) = read(path)
+    assert [(e.call.name, e.result.is_error, e.failed) for e in replay(run).exchanges] == [
+        ("./rock", True, True),
+        ("python", True, True),
+        ("sleep", True, True),
+        ("grep", None, False),  # a line of output that only quotes it
+    ]
+    call = {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": "{}"}}
+    history[1:] = [
+        {"role": "assistant", "content": "", "tool_calls": [call], "agent": "primary"},
+        {"role": "tool", "content": said[2][1], "tool_call_ids": ["c1"], "agent": "primary"},
+    ]
+    path.write_text(json.dumps({"history": history, "trajectory": [], "info": {}}))
+    (run,) = read(path)
+    assert [(e.call.id, e.result.is_error) for e in replay(run).exchanges] == [("c1", True)]
+
+
 # --- LiteLLM completion logs ---------------------------------------------------------------
 
 
@@ -153,6 +189,35 @@ def test_litellm_text_call_followed_by_the_user_stays_text_for_ex003():
 
 
 @requires_realdata_3
+def test_litellm_text_calls_fail_as_openhands_notes_it(tmp_path):
+    import json
+
+    answers = [
+        "[An error occurred during execution.]\nInvalid `path` parameter: /nope.",  # the SDK's
+        "[There was an error during command execution.]\nbash: nope: command not found",
+        "Parameter 'command' is missing.\n[Error occurred in processing last action]",  # V0's
+        "FAILED 1 test\n[The command completed with exit code 1.]",
+        "Error: 0 failures\n[The command completed with exit code 0.]",
+    ]
+    messages = [{"role": "user", "content": "Fix it."}]
+    for n, answer in enumerate(answers):
+        call = f"<function=terminal>\n<parameter=command>step {n}</parameter>\n</function>"
+        messages.append({"role": "assistant", "content": call})
+        messages.append({"role": "user", "content": f"EXECUTION RESULT of [terminal]:\n{answer}"})
+    log = {"messages": messages, "kwargs": {"stop": ["</function"]}, "cost": 0.0}
+    log["response"] = {"choices": [{"message": {"role": "assistant", "content": "Done."}}]}
+    path = tmp_path / "completion.json"
+    path.write_text(json.dumps(log))
+    (run,) = read(path)
+    assert [(e.result.is_error, e.failed) for e in replay(run).exchanges] == [
+        (True, True),
+        (True, True),
+        (True, True),
+        (True, True),
+        (False, False),  # the exit code says, not the words
+    ]
+
+
 def test_litellm_logs_and_message_files_are_read_with_every_call():
     logs = {
         c.location.path.rsplit("/", 1)[1]: c for c in read(REALDATA_3 / "litellm-completion-logs")
@@ -251,6 +316,40 @@ def test_openhands_observation_without_its_action_is_an_orphan():
     assert failed == [True, True]
 
 
+def test_openhands_observations_before_sdk_1_0_say_errors_in_error(tmp_path):
+    import json
+
+    bash, editor = "ExecuteBashObservation", "FileEditorObservation"
+    observed = [  # the tools' observations as the SDK wrote them before 1.0 (2025-11)
+        ("terminal", {"kind": bash, "output": "rm: cannot remove", "error": True}),
+        ("terminal", {"kind": bash, "output": "Error: 0 tests", "error": False}),
+        ("editor", {"kind": editor, "output": "", "error": "Invalid `path`"}),
+        ("editor", {"kind": editor, "output": "Error handling added", "error": None}),
+        ("terminal", {"kind": bash, "output": "", "exit_code": 2}),
+    ]
+    events = []
+    for n, (tool, observation) in enumerate(observed):
+        call = {"id": f"c{n}", "name": tool, "arguments": "{}"}
+        events.append(
+            {"id": f"a{n}", "kind": "ActionEvent", "source": "agent", "tool_name": tool}
+            | {"tool_call_id": f"c{n}", "tool_call": call, "llm_response_id": f"r{n}"}
+        )
+        events.append(
+            {"id": f"o{n}", "kind": "ObservationEvent", "source": "environment"}
+            | {"tool_name": tool, "tool_call_id": f"c{n}", "observation": observation}
+        )
+    path = tmp_path / "events.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in events))
+    (run,) = read(path)
+    assert [(e.result.text, e.result.is_error, e.failed) for e in replay(run).exchanges] == [
+        ("rm: cannot remove", True, True),
+        ("Error: 0 tests", False, False),  # the flag says, not the words
+        ("Invalid `path`", True, True),  # the model was shown the error, not the output
+        ("Error handling added", False, False),
+        ("", True, True),
+    ]
+
+
 # --- OpenHands V0 --------------------------------------------------------------------------
 
 
@@ -286,6 +385,82 @@ def test_openhands_v0_resolver_refused_edits_in_a_row_are_a_loop():
     (finding,) = audit([path]).findings
     assert (finding.code, finding.turn) == ("LP002", 3)
     assert finding.message.startswith("`run_ipython` failed 4 calls in succession")
+
+
+def results(conversation: Conversation) -> list[tuple]:
+    """(turn, is_error as logged, failed as replay reads it, the text's start) of every call."""
+    return [
+        (e.turn, e.result.is_error, e.failed, e.result.text[:30])
+        for e in replay(conversation).exchanges
+        if e.result is not None
+    ]
+
+
+def test_openhands_v0_file_editor_fails_with_its_error_prefix():
+    (run,) = read(FORMATS / "openhands-v0" / "editor-errors-excerpt.jsonl")
+    assert results(run) == [
+        (2, True, True, "ERROR:\nInvalid `view_range` pa"),
+        (4, False, False, "Here's the result of running `"),
+        (6, True, True, "ERROR:\nParameter `old_str` is "),
+        (8, False, False, "Here's the result of running `"),
+        (10, False, False, "The file /workspace/ponylang__"),  # quotes a `SyntaxError`
+        (12, True, True, "ERROR:\nNo replacement was perf"),
+    ]
+    assert 'return SyntaxError(token, "unknown command")' in run.messages[11].text
+
+
+def test_openhands_v0_edit_skills_no_exact_match_is_an_error():
+    (run,) = read(FORMATS / "openhands-v0" / "resolver-no-exact-match-excerpt.jsonl")
+    assert results(run) == [
+        (1, None, False, "[File: /workspace/src/PullRequ"),  # open_file: the text decides
+        (3, True, True, "[No exact match found in /work"),
+        (5, None, False, "[File: /workspace/src/PullRequ"),
+        (7, True, True, "[No exact match found in /work"),
+        (9, True, True, "[No exact match found in /work"),
+        (11, None, False, "[File: /workspace/src/PullRequ"),  # applied
+    ]
+    assert "console.error('Error fetching repos:', error);" in run.messages[12].text
+    # two refusals of the same edit after a view that changed nothing: below LP001's three
+    assert not audit([FORMATS / "openhands-v0" / "resolver-no-exact-match-excerpt.jsonl"]).findings
+
+
+# (observation, its fields) -> (is_error as read, failed as replay reads it)
+_MARKED = [
+    # IPython's `success` is true for every cell: the edit skills' words decide, else the text
+    ("run_ipython", {"content": "[No exact match found in /a.py for\n```\nx\n```\n]"}, True, True),
+    ("run_ipython", {"content": "ERROR: File /b.py not found."}, True, True),
+    ("run_ipython", {"content": '[No matches found for "x" in /a.py]'}, None, False),
+    ("run_ipython", {"content": "Error: printed by the cell itself"}, None, True),
+    # a command's exit code where OpenHands wrote it before 2025
+    ("run", {"content": "No such file", "extras": {"exit_code": 2}}, True, True),
+    ("run", {"content": "error: none", "extras": {"exit_code": 0}}, False, False),
+    ("browse", {"content": "Page", "extras": {"error": True, "url": "x"}}, True, True),
+    ("mcp", {"content": '{"isError": true, "content": []}'}, True, True),
+    ("mcp", {"content": '{"isError": false, "content": [{"text": "Error: 404"}]}'}, False, False),
+    # a file that starts so, read without the editor: OpenHands does not say
+    ("read", {"content": "ERROR:\nlog line", "extras": {"path": "/log"}}, None, True),
+]
+
+
+def test_openhands_v0_observations_fail_as_openhands_marks_them(tmp_path):
+    import json
+
+    events: list[dict] = [
+        {"id": 0, "source": "user", "message": "", "action": "message", "args": {"content": "Go"}}
+    ]
+    for n, (kind, fields, _, _) in enumerate(_MARKED, 1):
+        metadata = {"function_name": kind, "tool_call_id": f"t{n}"}
+        action = {"id": 2 * n, "source": "agent", "message": "", "action": kind, "args": {}}
+        events.append(action | {"tool_call_metadata": metadata})
+        answer = {"id": 2 * n + 1, "source": "agent", "message": "", "observation": kind}
+        answer |= {"cause": 2 * n, "tool_call_metadata": metadata} | fields
+        if kind == "run_ipython":
+            answer["success"] = True  # as OpenHands writes every cell's since 2024-12
+        events.append(answer)
+    path = tmp_path / "events.json"
+    path.write_text(json.dumps(events))
+    (run,) = read(path)
+    assert [(r[1], r[2]) for r in results(run)] == [(m[2], m[3]) for m in _MARKED]
 
 
 @requires_realdata_3

@@ -19,7 +19,7 @@ from typing import ClassVar
 
 import pytest
 
-from auditor import config, engine
+from auditor import config, engine, sources
 from auditor.engine import runners
 from tests.helpers import FIXTURES, ROOT
 
@@ -100,7 +100,8 @@ class Recorded(futures.ProcessPoolExecutor):
 @pytest.fixture
 def recorded(monkeypatch):
     Recorded.asked = []
-    monkeypatch.setattr(runners, "ProcessPoolExecutor", Recorded)
+    # runners imports the pool where one starts: the name it then reads is this one
+    monkeypatch.setattr(futures, "ProcessPoolExecutor", Recorded)
     monkeypatch.setattr(runners, "cpus", lambda: 64)  # the cap by work, on any machine
     return Recorded.asked
 
@@ -134,3 +135,49 @@ def test_jobs_auto_is_one_per_cpu_this_process_may_use(monkeypatch):
     monkeypatch.undo()
     if hasattr(os, "sched_getaffinity"):
         assert runners.cpus() == len(os.sched_getaffinity(0))
+
+
+def test_jobs_auto_starts_workers_for_the_work_only(recorded, tmp_path, monkeypatch):
+    # A worker costs its start (fork, its own patterns and modules, results sent back):
+    # `--jobs auto` starts none for less input than `WORK_PER_WORKER` per worker, where
+    # `--jobs N` starts N (one per source at most). The report is the same either way.
+    for name in "abcdef":
+        (tmp_path / f"{name}.jsonl").write_bytes(DEMO.read_bytes())
+    settings = config.build()
+
+    def fitted() -> list[dict]:
+        planned = engine.plan([str(tmp_path)], settings)
+        report = engine.audit_plan(planned, settings, jobs=6, fitted=True)
+        return [f.to_dict() for f in report.findings]
+
+    one = [f.to_dict() for f in engine.audit([str(tmp_path)], settings).findings]
+    assert fitted() == one and recorded == []  # 6 small files: no pool at all
+    monkeypatch.setattr(runners, "WORK_PER_WORKER", DEMO.stat().st_size * 2)
+    assert fitted() == one and recorded == [3]  # six files' worth: three workers
+    size = runners.WORK_PER_WORKER
+    planned = [
+        sources.Source("a.jsonl", "jsonl", False, True, size=size * 5),
+        sources.Source("b.json", "document", False, True),  # of unknown size: one worker's
+        sources.Source("-", "jsonl", False, True, size=size * 9),  # stdin is read here
+    ]
+    assert runners.workers_for(planned, 64) == 2
+    assert runners.workers_for(planned[:1], 64) == 1
+
+
+def test_small_files_go_to_the_workers_together(monkeypatch, tmp_path):
+    # A task per file of a thousand small files cost more in messages than the files did.
+    submitted = []
+
+    class Counted(futures.ProcessPoolExecutor):
+        def submit(self, fn, batch, /):
+            submitted.append(len(batch))
+            return super().submit(fn, batch)
+
+    monkeypatch.setattr(futures, "ProcessPoolExecutor", Counted)
+    monkeypatch.setattr(runners, "cpus", lambda: 2)
+    for i in range(40):
+        (tmp_path / f"{i:02d}.jsonl").write_bytes(DEMO.read_bytes())
+    two = engine.audit([str(tmp_path)], config.build(), jobs=2)
+    one = engine.audit([str(tmp_path)], config.build(), jobs=1)
+    assert sum(submitted) == 40 and 2 <= len(submitted) < 40  # files sent together
+    assert [f.to_dict() for f in two.findings] == [f.to_dict() for f in one.findings]

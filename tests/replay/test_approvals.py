@@ -580,6 +580,11 @@ _PIECES = [
     "certificate",
     "$45",
     "twelve bags",
+    "ſix bags",
+    "TWO extra ",
+    "someone ",
+    "mia@example.com",
+    "_",
 ]
 
 
@@ -598,3 +603,52 @@ def test_value_prefilters_change_nothing(text):
     ids = [values._CODE, values._PREFIXED, values._NUMBER_ID]
     if values._DIGIT.search(text) is None:  # where `_ids_in` stops at once
         assert not any(p.search(text) for p in ids)
+        assert list(values._dates_in(text, False)) == dates
+        if not values._may_count(text):  # where `in_text` reads no quantity
+            assert values._QUANTITY.search(text) is None
+    if "_" not in text:
+        assert values._PREFIXED.search(text) is None
+    if "@" not in text:
+        assert values._EMAIL.search(text) is None
+
+
+def test_plain_language_pairing_reads_each_text_and_result_once(monkeypatch):
+    # The approval walk of tau-bench once read a proposal's text whole and again per option,
+    # the same listing again when the agent repeated it, and each call's result twice. Count
+    # the readings, never the time: once per conversation, however often a text recurs.
+    from collections import Counter
+
+    from auditor import formats, sources
+    from auditor.replay.approvals import records, values
+
+    texts: Counter[str] = Counter()
+    results: Counter[str] = Counter()
+    in_text, parse = values.in_text, records._json
+
+    def counting_in_text(text: str) -> list:
+        texts[text] += 1
+        return in_text(text)
+
+    def counting_parse(text: str) -> object:
+        results[text] += 1
+        return parse(text)
+
+    monkeypatch.setattr(values, "in_text", counting_in_text)
+    monkeypatch.setattr(records, "_json", counting_parse)
+    conversations = []
+    for name in ("tau-bench-gpt-4o-airline-excerpt.json", "tau2-bench-excerpt.json"):
+        path = str(FIXTURES / "formats" / "tau" / name)
+        reader = formats.FileReader()
+        read = sources.read(sources.Source(path, *sources.kind_of(path), True))
+        found = [*(c for r in read for c in reader.feed(r)), *reader.finish()]
+        conversations += [c for c in found if isinstance(c, Conversation)]
+    assert len(conversations) >= 3
+    approvals = read = 0
+    for conversation in conversations:
+        texts.clear()
+        results.clear()
+        approvals += len(replay(conversation).approvals)
+        assert max(texts.values(), default=1) == 1
+        assert results.total() <= sum(m.result is not None for m in conversation.messages)
+        read += len(texts)
+    assert approvals > 0 and read > 0

@@ -78,7 +78,7 @@ def _open(page, html: str, path: Path) -> None:
 
 def test_the_demo_report_jumps_to_a_finding_and_explains_it(page, tmp_path):
     _open(page, html_of(DEMO), tmp_path / "report.html")
-    assert page.text_content("#filter-count") == "18 of 18 conversations shown"
+    assert page.text_content("#filter-count") == "19 of 19 conversations shown"
     # A finding of cycle-012 whose timeline is closed: clicking it opens the timeline there.
     conversation = page.locator("article.conv", has_text="cycle-012")
     finding = conversation.locator("a.finding").first
@@ -100,7 +100,7 @@ def test_the_demo_report_jumps_to_a_finding_and_explains_it(page, tmp_path):
     assert not dialog.is_visible()
     # Filters hide the conversations that have no finding of the chosen rule.
     page.select_option("#filter-code", "LP004")
-    assert page.text_content("#filter-count") == "1 of 18 conversations shown"
+    assert page.text_content("#filter-count") == "1 of 19 conversations shown"
     assert page.locator("article.conv:visible").count() == 1
     assert page.dialogs == []
 

@@ -89,9 +89,9 @@ def test_errors_are_compared_with_their_varying_values_masked():
 
 
 def test_tool_names_read_as_words():
-    assert words("update_reservation_flights") == ["update", "reservation", "flights"]
-    assert words("WebFetch") == ["web", "fetch"]
-    assert words("send-email") == ["send", "email"]
+    assert words("update_reservation_flights") == ("update", "reservation", "flights")
+    assert words("WebFetch") == ("web", "fetch")
+    assert words("send-email") == ("send", "email")
     assert reads_only("get_user_details") and reads_only("Grep") and reads_only("calculate")
     assert not reads_only("book_reservation") and not reads_only("Edit") and not reads_only("")
 

@@ -29,7 +29,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from auditor.model import Conversation
-from auditor.replay.approvals import events, language, pending
 from auditor.replay.approvals.drafts import Approval, ApprovalSource, Calls
 from auditor.replay.approvals.options import DEFAULT_PENDING_PATTERNS, ApprovalOptions
 from auditor.replay.approvals.replies import asks_to_confirm, verdict
@@ -52,6 +51,9 @@ def pair(
     conversation: Conversation, exchanges: Sequence[Exchange], options: ApprovalOptions
 ) -> tuple[Approval, ...]:
     """Every approval in the conversation, paired with its decision and the call that ran."""
+    # Here, not above: a run that never asks for approvals (no CF rule) never loads them.
+    from auditor.replay.approvals import events, language, pending
+
     explicit = events.present(conversation.messages, exchanges)
     asked = pending.present(exchanges, options)
     policy = language.gating(exchanges, options, conversation)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from auditor.patterns import lazy
 from auditor.replay.approvals.values import Argument, Value, in_arguments, same
 
 
@@ -83,7 +84,7 @@ def _implied(d: Drift, implied: tuple[Value, ...], cards: Mapping[str, str]) -> 
     return d.why == "never shown" and any(same(v, d.sent, cards) for v in implied)
 
 
-_FREE_KEYS = re.compile(r"non_?free|chargeable|billable|extra_paid", re.I)
+_FREE_KEYS = lazy(r"non_?free|chargeable|billable|extra_paid", re.I)
 
 
 def _charges_nothing(arguments: Any) -> bool:

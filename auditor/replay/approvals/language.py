@@ -30,12 +30,13 @@ with and the payment method a refund went back to.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from auditor import actions
 from auditor.model import Conversation, Message
+from auditor.patterns import lazy
 from auditor.replay.approvals import records, replies, values
 from auditor.replay.approvals.drafts import ApprovalDraft, Calls
 from auditor.replay.approvals.options import ApprovalOptions
@@ -48,7 +49,7 @@ if TYPE_CHECKING:
 
 # Without `require_approval`, the tools whose calls a plain-language decision covers.
 
-_MUTATING = re.compile(
+_MUTATING = lazy(
     r"(?:book|cancel|update|modify|change|delete|remove|create|send|pay|refund|purchase|buy"
     r"|order|submit|charge|issue|upgrade|downgrade|edit|exchange|return|reserve)(?:_|$)",
     re.I,
@@ -61,10 +62,10 @@ _VAGUE_NOUNS = frozenset(
 )
 # A question of which one ("Which would you like to change?"): what answers it picks the
 # things to act on; it confirms no details of the action.
-_WHICH = re.compile(r"\bwhich\b[^.?!\n]{0,100}\?", re.I)
+_WHICH = lazy(r"\bwhich\b[^.?!\n]{0,100}\?", re.I)
 # A question about how to pay ("Which payment method would you like to use?", "how would you
 # like to pay?"): where it was asked, no payment goes without saying.
-_ASKS_PAYMENT = re.compile(
+_ASKS_PAYMENT = lazy(
     r"\b(?:which|what|how|provide|specify|choose|select)\b[^.?!\n]{0,80}"
     r"\b(?:pay|paying|payment|refund(?:ed)?\s+to)\b",
     re.I,
@@ -73,31 +74,49 @@ _ASKS_PAYMENT = re.compile(
 
 @dataclass(slots=True)
 class _Proposal:
-    """The assistant's message a decision answers."""
+    """The assistant's message a decision answers; its values are read when first needed."""
 
     turn: int
     text: str
     asks: bool
+    read: Callable[[str], list[Value]]
+    """`values.in_text`, once per text of the conversation."""
+    _looked: bool = False
+    _items: tuple[list[str], str] | None = None
     _options: list[list[Value]] | None = None
     _common: list[Value] | None = None
     _values: list[Value] | None = None
 
+    def lists(self) -> bool:
+        """It lists options to choose from (two or more numbered or bulleted items)."""
+        if not self._looked:
+            self._items, self._looked = replies.items(self.text), True
+        return self._items is not None
+
     def values(self) -> list[Value]:
         """Every value it names."""
         if self._values is None:
-            self._values = values.in_text(self.text)
+            self._values = self.read(self.text)
         return self._values
 
     def options(self) -> list[list[Value]]:
         """The values of each option it lists, by its number (1-based) or position."""
         if self._options is None:
-            self._options, self._common = replies.listed(self.text)
+            self._options = (
+                [self.read(item) for item in self._items[0]]
+                if self.lists() and self._items is not None
+                else []
+            )
         return self._options
 
     def common(self) -> list[Value]:
         """The values outside its options (a total, the reservation acted on)."""
-        self.options()
-        assert self._common is not None
+        if self._common is None:
+            self._common = (
+                self.read(self._items[1])
+                if self.lists() and self._items is not None
+                else self.values()
+            )
         return self._common
 
 
@@ -151,26 +170,52 @@ class _Walk:
         self.records = records.Records()  # what tool results show of bookings, orders, items
         self.user_words: set[str] = set()  # every word the user wrote, as records match them
         self.waived = False  # the user said no confirmation is needed ("just do it")
+        # Read into `records` and `user_words` when a covered call first needs them.
+        self.unread: list[str] = []
+        self.unheard: list[str] = []
+        self.texts: dict[str, list[Value]] = {}  # each text's values, read once
+
+    def read(self, text: str) -> list[Value]:
+        """The values a text names (`values.in_text`), read once however often it is said."""
+        found = self.texts.get(text)
+        if found is None:
+            found = self.texts[text] = values.in_text(text)
+        return found
+
+    def gated(self) -> dict[int, str]:
+        """The assistant's calls a decision may cover (by `id()`), each with why it needs
+        approval (`required`: empty when only its name says it writes)."""
+        found = {}
+        for e in self.calls.exchanges:
+            if e.caller != "assistant" or id(e) in self.calls.linked:
+                continue
+            required = self.options.reason(e.call.name) or self.policy.requires(e.call.name)
+            if required or _MUTATING.match(e.call.name):
+                found[id(e)] = required
+        return found
 
     def walk(self) -> None:
+        gated = self.gated()
+        # After the last gated call nothing can be covered: only the cards a draft shows.
+        last = max((e.turn for e in self.calls.exchanges if id(e) in gated), default=-1)
         for m in self.calls.messages:
-            if m.role == "user" and m.text.strip():
+            if m.index > last:
+                if m.result is not None:
+                    self.cards.update(values.card_profiles(m.result.text))
+            elif m.role == "user" and m.text.strip():
                 self._shown(m.text)
-                self.user_words.update(records.tokens(m.text))
+                self.unheard.append(m.text)
                 self.waived = self.waived or replies.waives(m.text)
                 self.decision = self._decide(m)
                 self.said = []
             elif m.role == "assistant":
                 self._heard(m)
                 for e in self.calls.at.get(m.index, ()):
-                    if e.caller != "assistant" or id(e) in self.calls.linked:
-                        continue
-                    required = self.options.reason(e.call.name) or self.policy.requires(e.call.name)
-                    if required or _MUTATING.match(e.call.name):
-                        self._cover(e, required)
+                    if id(e) in gated:
+                        self._cover(e, gated[id(e)])
             elif m.result is not None:
                 self.cards.update(values.card_profiles(m.result.text))
-                self.records.read(m.result.text)
+                self.unread.append(m.result.text)
 
     def _heard(self, m: Message) -> None:
         if not m.text.strip():
@@ -178,7 +223,7 @@ class _Walk:
         self._shown(m.text)
         if m.tool_calls:
             return  # words beside a call report on it; the user could not answer them first
-        here = _Proposal(m.index, m.text, replies.asks_to_confirm(m.text))
+        here = _Proposal(m.index, m.text, replies.asks_to_confirm(m.text), self.read)
         self.said.append(here)
         if here.asks:
             self.proposal = here
@@ -201,13 +246,13 @@ class _Walk:
             (
                 p
                 for p in reversed([*([self.proposal] if self.proposal else []), *self.said])
-                if len(p.options()) >= 2
+                if p.lists()
             ),
             None,
         )
         said = replies.verdict(m.text)
         verbs = replies.instructed(m.text) if said is None else None
-        own = tuple(values.in_text(m.text))
+        own = tuple(self.read(m.text))
         chosen = (
             None
             if listing is None
@@ -330,11 +375,16 @@ class _Walk:
         user's own words describe (by a tool result's name or options); unless the user was
         asked how to pay, the payment the record it acts on was made with, and a payment
         method its result shows money sent back to."""
+        for text in self.unread:
+            self.records.read(text)
+        for text in self.unheard:
+            self.user_words.update(records.tokens(text))
+        self.unread, self.unheard = [], []
         implied = self.records.named(e.call.arguments, self.user_words)
         if not decision.asks_payment:
             implied += self.records.paid_for(e.call.arguments)
             if e.result is not None and not e.failed:
-                implied += records.refunded(e.result.text)
+                implied += self.records.refunded(e.result.text)
         return tuple(implied)
 
 

@@ -21,6 +21,7 @@ from functools import lru_cache
 from typing import Any
 
 from auditor.errors import ConfigError
+from auditor.patterns import lazy
 
 PENDING_SCAN = 300
 """Characters of a tool result read for a request for confirmation: its opening, not deep
@@ -94,7 +95,7 @@ def pending_test(patterns: tuple[str, ...]) -> Callable[[str], bool] | None:
 
 
 # Escapes that mean the same on lowercased text; any other (`\x41`, `\N{…}`) keeps re.I.
-_CLASS_ESCAPES = re.compile(r"\\[sSdDwWbB.\\\-()\[\]{}|?*+^$ /_:'\"]")
+_CLASS_ESCAPES = lazy(r"\\[sSdDwWbB.\\\-()\[\]{}|?*+^$ /_:'\"]")
 
 
 def _check(pattern: str) -> None:

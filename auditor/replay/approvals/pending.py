@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from auditor import canonical
+from auditor.patterns import lazy
 from auditor.replay.approvals.drafts import ApprovalDraft, Calls
 from auditor.replay.approvals.options import PENDING_SCAN, ApprovalOptions, pending_test
 from auditor.replay.approvals.replies import verdict
@@ -78,7 +79,7 @@ def _same_arguments(d: ApprovalDraft, arguments: Any) -> bool:
     return canonical.same_meaning(_unflagged(d.asked), _unflagged(arguments))
 
 
-_SELF_APPROVAL = re.compile(
+_SELF_APPROVAL = lazy(
     r"(?:user_?)?(?:confirm(?:ed|ation)?|approved?|approval|force|skip_?confirm(?:ation)?|yes)",
     re.I,
 )

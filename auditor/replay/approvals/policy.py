@@ -18,10 +18,11 @@ from functools import lru_cache
 
 from auditor import actions
 from auditor.model import Conversation
+from auditor.patterns import lazy
 
 _SCAN = 60_000
 """Characters of a system prompt read: policies state the rule near their top."""
-_DEMANDS = re.compile(
+_DEMANDS = lazy(
     r"\b(?:obtain|get|ask for|ask the user for|seek|receive|require|request|need|have)\b"
     r"[^.\n]{0,60}?\b(?:explicit|express|clear|written)?\s?(?:user\s|the user'?s?\s)?"
     r"(?:confirmation|consent|approval)\b"
@@ -30,7 +31,7 @@ _DEMANDS = re.compile(
     r"(?:confirmation|approval|consent)\b",
     re.I,
 )
-_ALL_WRITES = re.compile(
+_ALL_WRITES = lazy(
     r"\b(?:updates?|changes?|modif(?:y|ies)|writes? to|alters?) (?:the |any )?(?:\w+ )?"
     r"(?:database|records?|account|data)\b|\bconsequential actions?\b|\bwrite (?:actions|tools)\b",
     re.I,
@@ -39,7 +40,7 @@ _VERB_STEMS = (
     "book cancel modif updat chang edit upgrad downgrad exchang return refund delet remov add "
     "creat send transfer pay purchas order submit issu"
 )
-_VERBS = re.compile(r"\b(" + "|".join(_VERB_STEMS.split()) + r")\w*", re.I)
+_VERBS = lazy(r"\b(" + "|".join(_VERB_STEMS.split()) + r")\w*", re.I)
 _WRITE_VERBS = """
     book reserve cancel update modify change edit upgrade downgrade exchange return delete remove
 """
@@ -48,7 +49,7 @@ _WRITES = frozenset(_WRITE_VERBS.split())
 "every action that updates the database" covers, besides the verbs it names. Tools that send,
 issue or create something new (`send_certificate`) are left to the verbs a policy names."""
 _QUOTE = 110
-_EXPLICIT = re.compile(
+_EXPLICIT = lazy(
     r"\b(?:explicit(?:ly)?|express(?:ly)?)\b[^.\n]{0,30}\b(?:confirm|consent|approv)"
     r"|\(yes\)|[\"“']yes[\"”']",
     re.I,

@@ -11,8 +11,8 @@ it was made with. `Records` keeps, from every JSON tool result, by the ids it sh
 - the words that describe each item: its `name`, and the values of its `options` together,
   by each of its ids (`item_id`, `product_id`).
 
-`refunded` reads a call's own result: the payment methods whose latest entry in a payment list
-sends money back (a negative amount, a `refund` transaction).
+`Records.refunded` reads a call's own result: the payment methods whose latest entry in a
+payment list sends money back (a negative amount, a `refund` transaction).
 """
 
 from __future__ import annotations
@@ -23,15 +23,16 @@ from typing import Any
 
 import orjson
 
+from auditor.patterns import lazy
 from auditor.replay.approvals.values import Value, payment_id
 
 _LIMIT = 100_000
 """Longer tool results are not read: a record a decision is about is a lookup's answer."""
 _NODES = 20_000
 """JSON containers visited in one result, at most."""
-_ID_KEY = re.compile(r"(?:^|_)id$", re.I)
+_ID_KEY = lazy(r"(?:^|_)id$", re.I)
 _NAME_KEYS = ("name", "title", "product_name")
-_TOKEN = re.compile(r"[a-z0-9]{2,}")
+_TOKEN = lazy(r"[a-z0-9]{2,}")
 
 
 def tokens(text: str) -> frozenset[str]:
@@ -54,10 +55,12 @@ class Records:
     def __init__(self) -> None:
         self.paid_with: dict[str, Value] = {}
         self.described: dict[str, list[frozenset[str]]] = {}
+        self._parsed: dict[str, Any] = {}  # results `refunded` parsed before `read` took them
 
     def read(self, text: str) -> None:
         """Take in one tool result."""
-        for record in _dicts(_json(text)):
+        data = self._parsed.pop(text) if text in self._parsed else _json(text)
+        for record in _dicts(data):
             ids = [v for k, v in record.items() if _ID_KEY.search(k) and _plain(v)]
             if ids:
                 self._add(record, ids)
@@ -94,19 +97,20 @@ class Records:
             if any(d <= said for d in self.described.get(k, ()))
         ]
 
-
-def refunded(text: str) -> list[Value]:
-    """The payment methods a call's result shows it sent money back to: the latest entry of a
-    payment list, with a negative amount or a `refund` transaction."""
-    out = []
-    for record in _dicts(_json(text)):
-        for key, value in record.items():
-            if "payment" in key.lower() and isinstance(value, list) and value:
-                last = value[-1]
-                payment = _payment_in(last)
-                if payment is not None and isinstance(last, dict) and _refund(last):
-                    out.append(payment)
-    return out
+    def refunded(self, text: str) -> list[Value]:
+        """The payment methods a call's result shows it sent money back to: the latest entry
+        of a payment list, with a negative amount or a `refund` transaction (the result is
+        parsed once, for `read` too)."""
+        data = self._parsed[text] = _json(text)
+        out = []
+        for record in _dicts(data):
+            for key, value in record.items():
+                if "payment" in key.lower() and isinstance(value, list) and value:
+                    last = value[-1]
+                    payment = _payment_in(last)
+                    if payment is not None and isinstance(last, dict) and _refund(last):
+                        out.append(payment)
+        return out
 
 
 def _refund(entry: dict[str, Any]) -> bool:

@@ -9,10 +9,11 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from auditor.patterns import lazy
 from auditor.replay.approvals import values
 from auditor.replay.approvals.values import Value
 
-_ASKS = re.compile(
+_ASKS = lazy(
     r"\b(?:please|kindly|can you|could you|would you|do you|to) (?:please )?confirm\b"
     r"|\b(?:would|do) you (?:like|want|wish) (?:me |us )?to\b"
     r"|\bif you(?:'d| would)? (?:like|want|wish) (?:me |us )?to (?:proceed|go ahead|continue)\b"
@@ -25,7 +26,7 @@ _ASKS = re.compile(
     re.I,
 )
 # The user's yes: at the start of a sentence or clause, perhaps after a grudging word.
-_YES = re.compile(
+_YES = lazy(
     r"(?:^|[.!?,;:\n])\W{0,8}(?:(?:but|so|then|well|fine|ok|okay|alright|all right|in that case"
     r"|if so|understood|i understand|i see)\W{1,3}){0,2}"
     r"(?:yes|yeah|yep|yup|sure|ok|okay|oui|s[ií]|correct|confirmed|confirming|fine"
@@ -38,39 +39,39 @@ _YES = re.compile(
     r"|i want you to|feel free to)\s(?:\w+\s){0,2}?(?:go ahead|proceed)\b",
     re.I,
 )
-_NO = re.compile(
+_NO = lazy(
     r"\W*(?:no(?! problem| worries)|nope|nah|non|don'?t|do not|not yet|never ?mind"
     r"|cancel (?:that|it)|stop|wait|hold (?:on|off))\b",
     re.I,
 )
-_SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
-_TAKEN_BACK = re.compile(r"\b(?:no|not|don'?t|wait|stop|hold on)\b", re.I)
+_SENTENCE_END = lazy(r"[.!?](?:\s|$)")
+_TAKEN_BACK = lazy(r"\b(?:no|not|don'?t|wait|stop|hold on)\b", re.I)
 # Simulated users thank, comment and restate before the yes: look past the first sentences.
 REPLY_SCAN = 1200
 # A plain refusal says little more than no ("No, keep it.", "No, I changed my mind."); a reply
 # that asks for something else is an answer, not a denial of what runs next.
 _PLAIN_NO_WORDS = 4
-_ELSE = re.compile(r"\b(?:instead|rather|but|use|other|another|try|only|just)\b|\d", re.I)
+_ELSE = lazy(r"\b(?:instead|rather|but|use|other|another|try|only|just)\b|\d", re.I)
 # An instruction: a request, then a verb of action ("could you please cancel", "let's book").
 _VERB = (
     r"(?P<verb>cancel|book|reserve|change|modify|update|upgrade|downgrade|add|remove|switch|move"
     r"|reschedule|adjust|exchange|return|refund|send|proceed|go ahead"
     r"|make (?:that|the|this|those) changes?)\b"
 )
-_INSTRUCTION = re.compile(
+_INSTRUCTION = lazy(
     r"(?:^|[.!?;,\n]|\b(?:please|kindly|can you|could you|would you|will you"
     r"|(?:i'?d|i would) (?:still )?(?:like|love|prefer)(?: you)? to|i (?:want|need)(?: you)? to"
     r"|let'?s|go ahead and|help me|you (?:can|may)|i'?d like to))"
     r"\W{0,3}(?:(?:please|also|just|now|kindly|go ahead and|still|then)\s){0,3}" + _VERB,
     re.I,
 )
-_NOT = re.compile(
+_NOT = lazy(
     r"\b(?:not|never|no need|instead of|whether|if|unless|without|how (?:do|can|to)"
     r"|what|why|when)\b|n't\b",
     re.I,
 )
 _GENERIC = {"proceed", "go ahead"}
-_CORRECTION = re.compile(
+_CORRECTION = lazy(
     r"^\W*no\b|\b(?:instead|rather|change (?:it|that|this) to|make it|switch (?:it|that) to)\b",
     re.I,
 )
@@ -83,13 +84,13 @@ _SYNONYMS = {
 }
 # A request that names what to act on but no verb we know: "Can you make sure my free
 # baggage allowance is applied?" covers a call of a tool named for it (`…_baggages`).
-_REQUEST = re.compile(
+_REQUEST = lazy(
     r"\b(?:can you|could you|would you|please|make sure|(?:i'?d|i would) like|i (?:want|need)"
     r"(?:ed)?)\b",
     re.I,
 )
-_ACTING = re.compile(r"\b(?:appl(?:y|ied)|use|used|include|included|put|set|get)\b", re.I)
-_WORD = re.compile(r"[a-z]{3,}")
+_ACTING = lazy(r"\b(?:appl(?:y|ied)|use|used|include|included|put|set|get)\b", re.I)
+_WORD = lazy(r"[a-z]{3,}")
 
 
 def asked_about(reply: str) -> frozenset[str]:
@@ -101,7 +102,7 @@ def asked_about(reply: str) -> frozenset[str]:
     return frozenset(_WORD.findall(text.lower()))
 
 
-_ORDINAL_CHOICE = re.compile(
+_ORDINAL_CHOICE = lazy(
     r"\b(?:option|choice|number|no\.|#)\s?(?P<n>\d{1,2}|one|two|three|four|five|six)\b"
     r"|\b(?:the\s)?(?P<ord>first|second|third|fourth|fifth|sixth|last)\s"
     r"(?:option|one|choice|flight|card|itinerary|route|connection)\b",
@@ -115,7 +116,7 @@ _ORDINAL_NUMBERS = {
     "fifth": 5,
     "sixth": 6,
 } | values.NUMBERS
-_ITEM = re.compile(
+_ITEM = lazy(
     r"^(?P<indent>[ \t]*)(?:[-*•]\s+)?(?:\*\*)?(?:(?:option|choice)\s+)?(?P<n>\d{1,2})[.):]"
     r"|^(?P<bullet_indent>[ \t]*)[-*•]\s",
     re.I,
@@ -145,7 +146,7 @@ def verdict(reply: str) -> bool | None:
     return False if plain else None
 
 
-_WAIVES = re.compile(
+_WAIVES = lazy(
     r"\b(?:no need to|(?:you )?(?:do not|don'?t) (?:need to|have to)|without)\s(?:\w+\s){0,2}?"
     r"(?:check(?:ing)?|ask(?:ing)?|confirm(?:ing|ation)?|wait(?:ing)?)\b"
     r"|\bjust do (?:it|that|them)\b"
@@ -188,19 +189,20 @@ _MOST_OPTIONS = 60
 """A message listing more items is a report, not a choice to make."""
 
 
-def listed(text: str) -> tuple[list[list[Value]], list[Value]]:
-    """The values of each numbered (else bulleted) item of a message, and the values outside
-    any item. An item runs to the next one at its indentation; the last one ends where text
-    at that indentation follows a blank line."""
+def items(text: str) -> tuple[list[str], str] | None:
+    """The text of each numbered (else bulleted) item of a message, and the text outside any
+    item; None when it lists fewer than two items or more than `_MOST_OPTIONS`. An item runs
+    to the next one at its indentation; the last one ends where text at that indentation
+    follows a blank line. Nothing is read for values here."""
     lines = text[: values.TEXT_LIMIT].splitlines()
-    items = [(i, m) for i, line in enumerate(lines) if (m := _ITEM.match(line))]
-    numbered = [item for item in items if item[1]["n"]]
-    marked = [i for i, _ in (numbered if len(numbered) >= 2 else items)]
+    found = [(i, m) for i, line in enumerate(lines) if (m := _ITEM.match(line))]
+    numbered = [item for item in found if item[1]["n"]]
+    marked = [i for i, _ in (numbered if len(numbered) >= 2 else found)]
     top = min((_indent(lines[i]) for i in marked), default=0)
     starts = [i for i in marked if _indent(lines[i]) == top]
     if not 2 <= len(starts) <= _MOST_OPTIONS:
-        return [], values.in_text(text)
-    options, common = [], lines[: starts[0]]
+        return None
+    pieces, common = [], lines[: starts[0]]
     for k, start in enumerate(starts):
         end = starts[k + 1] if k + 1 < len(starts) else len(lines)
         if k + 1 == len(starts):
@@ -209,8 +211,8 @@ def listed(text: str) -> tuple[list[list[Value]], list[Value]]:
                     common += lines[j:end]
                     end = j
                     break
-        options.append(values.in_text("\n".join(lines[start:end])))
-    return options, values.in_text("\n".join(common))
+        pieces.append("\n".join(lines[start:end]))
+    return pieces, "\n".join(common)
 
 
 def _indent(line: str) -> int:

@@ -21,6 +21,8 @@ from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 from typing import Any
 
+from auditor.patterns import lazy
+
 TEXT_LIMIT = 20_000
 _LEAF_LIMIT = 254
 
@@ -60,28 +62,28 @@ _DAY_WORD = "|".join(sorted(_ORDINALS, key=len, reverse=True))
 _DAY = r"(?P<day>\d{1,2}(?:st|nd|rd|th)?|" + _DAY_WORD + r")"
 _YEAR = r"(?:,?\s+(?P<year>\d{4}))?"
 _DATES = [
-    re.compile(r"\b(?P<year>\d{4})-(?P<month>\d{1,2})-(?P<day>\d{1,2})\b"),
-    re.compile(r"\b" + _MONTH + r"\s+(?:the\s+)?" + _DAY + r"\b" + _YEAR, re.I),
-    re.compile(r"\b(?:the\s+)?" + _DAY + r"\s+(?:of\s+)?" + _MONTH + r"\b" + _YEAR, re.I),
-    re.compile(r"\b(?P<a>\d{1,2})/(?P<b>\d{1,2})(?:/(?P<year>\d{4}))?\b"),
+    lazy(r"\b(?P<year>\d{4})-(?P<month>\d{1,2})-(?P<day>\d{1,2})\b"),
+    lazy(r"\b" + _MONTH + r"\s+(?:the\s+)?" + _DAY + r"\b" + _YEAR, re.I),
+    lazy(r"\b(?:the\s+)?" + _DAY + r"\s+(?:of\s+)?" + _MONTH + r"\b" + _YEAR, re.I),
+    lazy(r"\b(?P<a>\d{1,2})/(?P<b>\d{1,2})(?:/(?P<year>\d{4}))?\b"),
 ]
 _DATES_IN_DIGITS = (_DATES[0], _DATES[3])
 _MONTH_HINTS = tuple(name[:3] for name in MONTHS if len(name) == 3)
 """What every month name holds. On ASCII text, where `re.I` is plain ASCII case folding, a text
 holding none of them is spared the patterns with a month name (the slowest: day words)."""
-_MONEY = re.compile(
+_MONEY = lazy(
     r"(?:(?P<cur>[$€£]|\b(?:USD|EUR|GBP)\s?)(?P<n>\d{1,3}(?:,\d{3})+(?:\.\d{1,2})?|\d+(?:\.\d{1,2})?)"
     r"|\b(?P<m>\d{1,3}(?:,\d{3})+(?:\.\d{1,2})?|\d+(?:\.\d{1,2})?)\s?"
     r"(?:dollars|usd|euros?|eur|pounds|gbp)\b)",
     re.I,
 )
 PAYMENT_KINDS = ("credit_card", "debit_card", "gift_card", "certificate", "paypal", "bank")
-_PAYMENT_ID = re.compile(
+_PAYMENT_ID = lazy(
     r"\b(?P<kind>credit_card|debit_card|gift_card|certificate|paypal|bank_account|bank)_(?P<n>\d+)\b",
     re.I,
 )
 _CARD_WORDS = r"(?:visa|master\s?card|amex|american express|discover|credit card|debit card|card)"
-_PAYMENT_TEXT = re.compile(
+_PAYMENT_TEXT = lazy(
     r"\b(?P<kind>" + _CARD_WORDS + r"|gift card|(?:travel )?certificate)s?\s{1,3}"
     r"(?:(?:number|no\.?|#|id|ending in|ending with|ending|that ends in|last four digits"
     r"|last 4 digits|last four|last 4|with)\s{1,3}){0,2}[#:(]?\s?(?:[x*]{2,4}[-\s]?)?"
@@ -105,23 +107,21 @@ _PAYMENT_HINTS = (
     "discover",
 )
 """A word each alternative of `_PAYMENT_ID` and `_PAYMENT_TEXT` holds (lowercase)."""
-_FLIGHT = re.compile(r"\b[A-Z]{2,3}\d{1,4}\b")
-_EMAIL = re.compile(r"\b[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}\b")
-_CODE = re.compile(
-    r"#?\b(?=[A-Z0-9]{5,12}\b)(?=[A-Z0-9]{0,11}\d)(?=[A-Z0-9]{0,11}[A-Z])[A-Z0-9]{5,12}\b"
-)
-_DIGIT = re.compile(r"\d")
-_NUMBER_ID = re.compile(r"(?<![\d.,$€£])\b\d{6,16}\b(?![.,]\d)")
-_PREFIXED = re.compile(r"\b[a-z]{2,20}(?:_[a-z]{2,20}){0,3}_\d{3,12}\b")
-_QUANTITY = re.compile(
+_FLIGHT = lazy(r"\b[A-Z]{2,3}\d{1,4}\b")
+_EMAIL = lazy(r"\b[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}\b")
+_CODE = lazy(r"#?\b(?=[A-Z0-9]{5,12}\b)(?=[A-Z0-9]{0,11}\d)(?=[A-Z0-9]{0,11}[A-Z])[A-Z0-9]{5,12}\b")
+_DIGIT = lazy(r"\d")
+_NUMBER_ID = lazy(r"(?<![\d.,$€£])\b\d{6,16}\b(?![.,]\d)")
+_PREFIXED = lazy(r"\b[a-z]{2,20}(?:_[a-z]{2,20}){0,3}_\d{3,12}\b")
+_QUANTITY = lazy(
     r"\b(?P<n>\d{1,3}|" + "|".join(NUMBERS) + r")\s(?:(?:extra|more|additional|checked|new|"
     r"non-?free|free|of)\s){0,2}(?:[a-z]{3,20}\s)?(?P<noun>[a-z]{2,20})\b",
     re.I,
 )
 _MONEY_KEY_WORDS = "amount price total cost fee fees refund balance charge sum subtotal paid"
 _MONEY_WORDS = frozenset(_MONEY_KEY_WORDS.split())
-_PAYMENT_KEYS = re.compile(r"payment|card|method", re.I)
-_QUANTITY_KEY = re.compile(
+_PAYMENT_KEYS = lazy(r"payment|card|method", re.I)
+_QUANTITY_KEY = lazy(
     r"(?:quantity|count|number)_of_(?P<a>\w+)|num_(?P<b>\w+)|(?P<c>\w+)_(?:count|quantity)",
     re.I,
 )
@@ -154,26 +154,38 @@ class Argument:
 def in_text(text: str) -> list[Value]:
     """The values a message names, in order of kind."""
     text = text[:TEXT_LIMIT]
+    digits = _DIGIT.search(text) is not None
     found: list[Value] = []
     found += money_in(text)
-    found += _dates_in(text)
+    found += _dates_in(text, digits)
     payments = payments_in(text)
     found += payments
     flights = _flights_in(text)
     found += [Value("flight", f, f) for f in flights]
-    found += [Value("email", m.group().lower(), m.group()) for m in _EMAIL.finditer(text)]
+    if "@" in text:
+        found += [Value("email", m.group().lower(), m.group()) for m in _EMAIL.finditer(text)]
     numbers = {v.key.rpartition(":")[2] for v in payments}
-    for v in _ids_in(text):
+    for v in _ids_in(text, digits):
         if v.key in numbers or v.key in flights:
             continue
         # `BOH180` may be a flight or a booking: it can match either, and decides neither
         found.append(Value("code", v.key, v.text) if _FLIGHT.fullmatch(v.key) else v)
-    for m in _QUANTITY.finditer(text):
-        n = m["n"].lower()
-        count = NUMBERS.get(n)
-        number = count if count is not None else int(n)
-        found.append(Value("quantity", f"{_noun(m['noun'])}:{number}", m.group()))
+    if digits or _may_count(text):
+        for m in _QUANTITY.finditer(text):
+            n = m["n"].lower()
+            count = NUMBERS.get(n)
+            number = count if count is not None else int(n)
+            found.append(Value("quantity", f"{_noun(m['noun'])}:{number}", m.group()))
     return found
+
+
+def _may_count(text: str) -> bool:
+    """A text without digits may hold a quantity only by a number word (on ASCII text, where
+    `re.I` is plain ASCII case folding; elsewhere it may, and is read)."""
+    if not text.isascii():
+        return True
+    lowered = text.lower()
+    return any(word in lowered for word in NUMBERS)
 
 
 def in_arguments(arguments: Any) -> list[Argument]:
@@ -238,10 +250,13 @@ def decimal_key(value: Decimal) -> str:
     return f"{normal:f}"
 
 
-def _dates_in(text: str) -> Iterator[Value]:
+def _dates_in(text: str, digits: bool = True) -> Iterator[Value]:
+    """The dates a text names; `digits` False says it holds none (spares the patterns of
+    digits only)."""
     lowered = text.lower()
     named = not lowered.isascii() or any(month in lowered for month in _MONTH_HINTS)
-    for pattern in _DATES if named else _DATES_IN_DIGITS:
+    patterns = _DATES if named else _DATES_IN_DIGITS
+    for pattern in patterns if digits else [p for p in patterns if p not in _DATES_IN_DIGITS]:
         for m in pattern.finditer(text):
             before = lowered[max(0, m.start() - 30) : m.start()]
             birth = any(w in before for w in _BIRTH_WORDS)
@@ -353,15 +368,16 @@ def _flights_in(text: str) -> list[str]:
     return list(dict.fromkeys(m.group() for m in codes if m.group().rstrip("0123456789") in named))
 
 
-def _ids_in(text: str) -> Iterator[Value]:
-    if _DIGIT.search(text) is None:
+def _ids_in(text: str, digits: bool) -> Iterator[Value]:
+    if not digits:
         return  # each kind of id holds a digit
     for m in _CODE.finditer(text):
         code = m.group().lstrip("#")
         yield Value("id", code.upper(), m.group())
-    for m in _PREFIXED.finditer(text):
-        if _PAYMENT_ID.fullmatch(m.group()) is None:
-            yield Value("handle", m.group().lower(), m.group())
+    if "_" in text:  # every handle has one
+        for m in _PREFIXED.finditer(text):
+            if _PAYMENT_ID.fullmatch(m.group()) is None:
+                yield Value("handle", m.group().lower(), m.group())
     for m in _NUMBER_ID.finditer(text):
         yield Value("id", m.group(), m.group())
 
@@ -465,7 +481,7 @@ def _same_payment(shown: str, sent: str, cards: Mapping[str, str]) -> bool:
     return shown_rest == sent_number
 
 
-_CARD_PROFILE = re.compile(
+_CARD_PROFILE = lazy(
     r'"(?P<id>(?:credit_card|debit_card|gift_card|certificate)_\d+)"\s*:\s*\{[^{}]{0,300}?'
     r'"last_four"\s*:\s*"(?P<last4>\d{4})"'
 )
