@@ -18,18 +18,20 @@ One table, from one run, with the machine's load average before and after:
   costs (an in-process audit of the first copies with `--ignore FAMILY`);
 - start-up: `audit` of an empty file, `audit --version`, a small input (one copy of the
   sessions family) with each `--jobs` setting, and the import time of the empty file's audit
-  by package (`python -X importtime`), with which of typer, jsonlines, fsspec, Dask it loaded.
+  by package (`python -X importtime`), with which of typer, jsonlines, fsspec, Dask it loaded;
+- then the readers of issue 26 against the OpenAI chat reader, per megabyte and on the same
+  transcripts written as OpenAI chat (`bench/readers.py`; BENCH_READERS=0 skips it).
 
 Size: BENCH_MB (default 20) megabytes per family, which takes `make bench` about five minutes
-on two shared cores; `BENCH_MB=200 make bench` for the figures at scale, `BENCH_MB=1000` for
-the 1 GB memory figure. Each time is the best of BENCH_RUNS (default 3) runs; peak memory is
-the highest seen. Inputs are cached in bench/out/.
+on two shared cores, and the readers' table about four more (BENCH_READERS_MB, default 10);
+`BENCH_MB=200 make bench` for the figures at scale, `BENCH_MB=1000` for the 1 GB memory
+figure. Each time is the best of BENCH_RUNS (default 3) runs; peak memory is the highest seen.
+Inputs are cached in bench/out/.
 
 More, each on request:
 - BENCH_STAGES=1: where one core's time goes on the synthetic log, in process (decode, model,
   replay, each rule; `bench/stages.py`);
 - BENCH_SHAPES=1: growth on the input shapes that were once quadratic (`bench/shapes.py`);
-- BENCH_READERS=1: what each agent-framework reader costs per megabyte (`bench/readers.py`);
 - BENCH_OTEL=1: an OTLP JSON Lines file of BENCH_MB made by repeating a real kagent trace
   (Tempo export in `../shared/realdata-next`, or the trimmed copy in `fixtures/formats/otel`)
   with fresh trace and conversation ids, each trace's three resource batches interleaved with
@@ -390,12 +392,12 @@ def main() -> None:
         "targets: every real family >= 0.10x orjson on one core, the synthetic log >= 0.12x; "
         "start-up <= 100 ms, --version < 50 ms; peak RSS < 150 MB at 1 GB"
     )
+    if os.environ.get("BENCH_READERS") != "0":
+        readers.main(path)
     if os.environ.get("BENCH_STAGES") == "1":
         stages.main(path)
     if os.environ.get("BENCH_SHAPES") == "1":
         shapes.main(audit_run)
-    if os.environ.get("BENCH_READERS") == "1":
-        readers.main(path)
     if os.environ.get("BENCH_OTEL"):
         bench_otel(megabytes)
     if os.environ.get("BENCH_CODING_READERS"):
