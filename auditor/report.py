@@ -312,8 +312,9 @@ class Report:
             )
             lines.append((useful, f"{text}; {hint}" if hint else text))
         sets = self.tool_sets()
-        uses = any("tools" in r.requires or r.resolve is not None for r in self.rules)
-        if uses and (sets["file"] or sets["inferred"]):
+        if (sets["file"] or sets["inferred"]) and any(
+            "tools" in r.requires or r.resolve is not None for r in self.rules
+        ):
             lines.append(
                 (
                     False,

@@ -27,6 +27,15 @@ def test_every_rule_module_is_registered():
     assert _modules(auditor.rules) == registered
 
 
+def test_the_registry_says_what_each_rule_module_says():
+    """The registry lists each rule's code, name, severity and preview so that selecting rules
+    imports none; its module is the truth."""
+    for rule in RULES:
+        module = importlib.import_module("auditor.rules." + rule.name.replace("-", "_"))
+        said = (module.CODE, module.NAME, module.SEVERITY, getattr(module, "PREVIEW", False))
+        assert (rule.code, rule.name, rule.severity, rule.preview) == said
+
+
 def test_rule_codes_and_names_are_unique_and_well_formed():
     codes = [r.code for r in RULES]
     names = [r.name for r in RULES]

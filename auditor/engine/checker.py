@@ -6,9 +6,11 @@ out where a rule's screen says it cannot fire); a crashing rule is reported, not
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 from collections.abc import Collection, Iterable
 from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 from auditor.config import Settings
 from auditor.engine.results import SourceResult, UnreadGroup, shape
@@ -17,14 +19,16 @@ from auditor.findings import Finding, Severity, Violation, excerpt, fingerprint,
 from auditor.formats import Problem, unreadable
 from auditor.model import Conversation, validate
 from auditor.patterns import lazy
-from auditor.replay import ApprovalOptions, Replay, replay
 from auditor.report import Counts, RunError
 from auditor.rules import BY_CODE, REQUIREMENTS, Rule
-from auditor.rules import invalid_record as in001
-from auditor.rules import unrecognized_record as in002
 from auditor.sources import InvalidRecord, Record
 
-_UNREAD = frozenset({in001.CODE, in002.CODE})
+if TYPE_CHECKING:
+    from auditor.replay import ApprovalOptions, Replay
+
+IN001, IN002 = "IN001", "IN002"
+"""The rules the engine reports while reading (they have no `check`)."""
+_UNREAD = frozenset({IN001, IN002})
 
 
 class ConversationChecker:
@@ -37,19 +41,33 @@ class ConversationChecker:
         self.result = result
         self.ignored = ignored
         """Codes `per-file-ignores` drops in this file: no timeline marks their findings."""
-        self.in001 = BY_CODE[in001.CODE] if settings.enabled(in001.CODE) else None
-        self.in002 = BY_CODE[in002.CODE] if settings.enabled(in002.CODE) else None
-        self.checks = [
+        self.in001 = BY_CODE[IN001] if settings.enabled(IN001) else None
+        self.in002 = BY_CODE[IN002] if settings.enabled(IN002) else None
+        self.conversations = self.assistant_turns = 0
+        self.tools_given = self.tools_declared = self.tools_inferred = 0
+
+    @functools.cached_property
+    def checks(self) -> list[tuple[Rule, Any, Any]]:
+        """Each enabled rule that checks conversations, with its options and screen: read when
+        the first conversation comes, so that a file of none imports no rule's module."""
+        settings = self.settings
+        return [
             (rule, settings.options_of(rule), rule.screen if settings.screens else None)
             for rule in settings.rules
             if rule.check is not None
         ]
-        # Replay finds approvals in chat logs the way the enabled CF rules' options say, and
-        # pairs them only when an enabled rule needs them.
-        self.approvals = ApprovalOptions.merge(options for _, options, _ in self.checks)
-        self.pairs = any("approvals" in rule.requires for rule, _, _ in self.checks)
-        self.conversations = self.assistant_turns = 0
-        self.tools_given = self.tools_declared = self.tools_inferred = 0
+
+    @functools.cached_property
+    def approvals(self) -> ApprovalOptions:
+        """Replay finds approvals in chat logs the way the enabled CF rules' options say."""
+        from auditor.replay import ApprovalOptions
+
+        return ApprovalOptions.merge(options for _, options, _ in self.checks)
+
+    @functools.cached_property
+    def pairs(self) -> bool:
+        """Replay pairs approvals only when an enabled rule needs them."""
+        return any("approvals" in rule.requires for rule, _, _ in self.checks)
 
     def counts(self) -> Counts:
         """What the conversations read so far add to the report's counts."""
@@ -121,13 +139,16 @@ class ConversationChecker:
         )
 
     def conversation(self, conversation: Conversation) -> None:
+        from auditor.replay import replay  # here: a file of no conversation replays none
+
         result = self.result
+        approvals = self.approvals  # outside the record boundary, as the rules' modules load
         given = conversation.tools is None and self.settings.tools is not None
         if given:
             conversation = replace(conversation, tools=self.settings.tools)
         try:
             validate(conversation)
-            rep = replay(conversation, self.approvals)
+            rep = replay(conversation, approvals)
             if self.pairs:
                 rep.approvals  # noqa: B018 (paired here, inside the record boundary)
         except Exception as exc:  # the record boundary: this conversation, not the run

@@ -81,7 +81,7 @@ class ProcessPool:
         import multiprocessing  # here: a run of one job never pays for it
         from concurrent.futures import ProcessPoolExecutor
 
-        _warm()
+        _warm(settings)
         context = multiprocessing.get_context(
             "fork" if "fork" in multiprocessing.get_all_start_methods() else None
         )
@@ -194,12 +194,15 @@ def _batches(parallel: list[sources.Source], workers: int) -> Iterator[list[sour
         yield batch
 
 
-def _warm() -> None:
+def _warm(settings: Settings) -> None:
     """Import before forking what every worker would otherwise import for itself: shared,
     copy-on-write, instead of loaded once per worker."""
     import jsonlines  # noqa: F401  (a first JSON Lines line)
 
     from auditor.replay.approvals import events, language, pending  # noqa: F401
+
+    for rule in settings.rules:
+        rule.check  # noqa: B018  (the registry imports a rule's module when first asked)
 
 
 _worker_settings: Settings | None = None

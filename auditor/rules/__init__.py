@@ -26,75 +26,57 @@ findings on real logs to show it is precise.
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from auditor.errors import ConfigError
-from auditor.findings import Severity, Violation
+from auditor.findings import Severity
 from auditor.patterns import lazy
-from auditor.replay import Replay
-from auditor.rules import (
-    answer_with_pending_action,
-    approved_arguments_changed,
-    approved_arguments_reformatted,
-    argument_schema_violation,
-    claim_contradicts_call,
-    claimed_action_without_call,
-    confirmation_loop,
-    cyclic_tool_calls,
-    fabricated_observation,
-    invalid_record,
-    leaked_control_tokens,
-    malformed_arguments,
-    orphan_tool_result,
-    placeholder_argument,
-    repeated_assistant_message,
-    repeated_tool_call,
-    repeated_tool_error,
-    simulated_data,
-    tool_call_in_text,
-    unanswered_tool_call,
-    unapproved_execution,
-    ungrounded_answer_fact,
-    ungrounded_argument,
-    uninformative_tool_error,
-    unknown_tool,
-    unrecognized_record,
-)
 from auditor.rules._language import english
 
-_MODULES: tuple[ModuleType, ...] = (
-    invalid_record,
-    unrecognized_record,
-    fabricated_observation,
-    answer_with_pending_action,
-    claimed_action_without_call,
-    ungrounded_argument,
-    placeholder_argument,
-    simulated_data,
-    claim_contradicts_call,
-    ungrounded_answer_fact,
-    unanswered_tool_call,
-    orphan_tool_result,
-    tool_call_in_text,
-    leaked_control_tokens,
-    unknown_tool,
-    malformed_arguments,
-    argument_schema_violation,
-    approved_arguments_changed,
-    approved_arguments_reformatted,
-    unapproved_execution,
-    confirmation_loop,
-    repeated_tool_call,
-    repeated_tool_error,
-    cyclic_tool_calls,
-    repeated_assistant_message,
-    uninformative_tool_error,
+if TYPE_CHECKING:
+    from auditor.findings import Violation
+    from auditor.replay import Replay
+
+ERROR, WARNING = Severity.ERROR, Severity.WARNING
+
+# Each rule's code, name (its module's, `-` written `_`), default severity and whether it is in
+# preview, as its module says (`tests/test_registry.py` holds the two together): enough to
+# select rules, validate a configuration and list them, so a run imports a rule's module only
+# when it checks a conversation or documents the rule.
+_REGISTERED: tuple[tuple[str, str, Severity, bool], ...] = (
+    ("IN001", "invalid-record", ERROR, False),
+    ("IN002", "unrecognized-record", WARNING, False),
+    ("FB001", "fabricated-observation", ERROR, False),
+    ("FB002", "answer-with-pending-action", ERROR, False),
+    ("FB003", "claimed-action-without-call", WARNING, False),
+    ("FB004", "ungrounded-argument", WARNING, False),
+    ("FB005", "placeholder-argument", ERROR, False),
+    ("FB006", "simulated-data", WARNING, False),
+    ("FB007", "claim-contradicts-call", ERROR, False),
+    ("FB008", "ungrounded-answer-fact", WARNING, True),
+    ("EX001", "unanswered-tool-call", ERROR, False),
+    ("EX002", "orphan-tool-result", WARNING, False),
+    ("EX003", "tool-call-in-text", ERROR, False),
+    ("EX004", "leaked-control-tokens", ERROR, False),
+    ("EX005", "unknown-tool", ERROR, False),
+    ("EX006", "malformed-arguments", ERROR, False),
+    ("EX007", "argument-schema-violation", ERROR, False),
+    ("CF001", "approved-arguments-changed", ERROR, False),
+    ("CF002", "approved-arguments-reformatted", WARNING, False),
+    ("CF003", "unapproved-execution", ERROR, False),
+    ("CF004", "confirmation-loop", WARNING, False),
+    ("LP001", "repeated-tool-call", WARNING, False),
+    ("LP002", "repeated-tool-error", WARNING, False),
+    ("LP003", "cyclic-tool-calls", WARNING, False),
+    ("LP004", "repeated-assistant-message", WARNING, False),
+    ("LP005", "uninformative-tool-error", WARNING, False),
 )
 
 FAMILIES = {
@@ -170,22 +152,7 @@ class Rule:
 
     @classmethod
     def from_module(cls, module: ModuleType) -> Rule:
-        summary, _, doc = (module.__doc__ or "").strip().partition("\n")
-        doc = doc.strip()
-        return cls(
-            code=module.CODE,
-            name=module.NAME,
-            severity=module.SEVERITY,
-            summary=summary.strip(),
-            doc=doc,
-            check=getattr(module, "check", None),
-            requires=tuple(getattr(module, "REQUIRES", ())),
-            options=getattr(module, "Options", None),
-            sections=_sections(doc),
-            resolve=getattr(module, "resolve", None),
-            screen=getattr(module, "screen", None),
-            preview=getattr(module, "PREVIEW", False),
-        )
+        return cls(code=module.CODE, name=module.NAME, severity=module.SEVERITY, **_read(module))
 
     @property
     def family(self) -> str:
@@ -195,12 +162,60 @@ class Rule:
         return self.options() if self.options is not None else None
 
 
+_FROM_MODULE = ("summary", "doc", "check", "requires", "options", "sections", "resolve", "screen")
+
+
+def _read(module: ModuleType) -> dict[str, Any]:
+    """What a rule's module says beyond its code, name and severity."""
+    summary, _, doc = (module.__doc__ or "").strip().partition("\n")
+    doc = doc.strip()
+    return {
+        "summary": summary.strip(),
+        "doc": doc,
+        "check": getattr(module, "check", None),
+        "requires": tuple(getattr(module, "REQUIRES", ())),
+        "options": getattr(module, "Options", None),
+        "sections": _sections(doc),
+        "resolve": getattr(module, "resolve", None),
+        "screen": getattr(module, "screen", None),
+        "preview": getattr(module, "PREVIEW", False),
+    }
+
+
 def _sections(doc: str) -> dict[str, str]:
     parts = _HEADING.split(doc)
     return {parts[i].strip(): parts[i + 1].strip() for i in range(1, len(parts) - 1, 2)}
 
 
-RULES: tuple[Rule, ...] = tuple(Rule.from_module(m) for m in _MODULES)
+class _FromModule:
+    """A field of a registry's rule read from its module the first time it is asked for: the
+    module is imported then and every such field kept in the rule, where this descriptor (which
+    defines no `__set__`) no longer sees it. A rule built with all its fields never uses it."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __get__(self, rule: Rule | None, owner: type | None = None) -> Any:
+        if rule is None:
+            return self
+        module = importlib.import_module(f"{__name__}.{rule.name.replace('-', '_')}")
+        for key, value in _read(module).items():
+            rule.__dict__.setdefault(key, value)
+        return rule.__dict__[self.name]
+
+
+for _field in _FROM_MODULE:
+    setattr(Rule, _field, _FromModule(_field))
+
+
+def _registered(code: str, name: str, severity: Severity, preview: bool) -> Rule:
+    """A rule of the registry, its module not imported yet."""
+    rule = object.__new__(Rule)
+    rule.__dict__.update(code=code, name=name, severity=severity, preview=preview)
+    return rule
+
+
+RULES: tuple[Rule, ...] = tuple(_registered(*entry) for entry in _REGISTERED)
 BY_CODE: dict[str, Rule] = {r.code: r for r in RULES}
 BY_NAME: dict[str, Rule] = {r.name: r for r in RULES}
 
@@ -248,7 +263,7 @@ def matching(selector: str, preview: bool = False) -> list[Rule]:
     return [r for r in found if preview or not r.preview]
 
 
-ALWAYS = (invalid_record.CODE,)
+ALWAYS = ("IN001",)
 """Rules no selection turns off: a record that could not be read is why the other rules saw
 nothing, so it is always reported (its severity can still be lowered)."""
 

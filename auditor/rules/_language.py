@@ -8,8 +8,12 @@ too few words to tell, count as English. The first `_SAMPLE` characters are read
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from auditor.patterns import lazy
-from auditor.replay import Replay
+
+if TYPE_CHECKING:
+    from auditor.replay import Replay
 
 _SAMPLE = 3_000
 _ENOUGH = 3
