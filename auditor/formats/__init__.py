@@ -20,43 +20,15 @@ a package ships under the `auditor.formats` entry point group (`plugins`).
 from __future__ import annotations
 
 import functools
+import importlib
 import os
 import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
 from auditor import sources
 from auditor.errors import ConfigError
-from auditor.formats import (
-    _companions,
-    aider,
-    anthropic,
-    autogen,
-    browser_result,
-    browser_use,
-    chatdev,
-    cline,
-    exchange,
-    harmony,
-    inspect_ai,
-    letta,
-    litellm,
-    mcp,
-    message_lines,
-    mini_swe_agent,
-    multiagent,
-    openai,
-    openai_agents,
-    openhands,
-    openhands_v0,
-    otel,
-    responses,
-    sharegpt,
-    smolagents,
-    stream,
-    swe_agent,
-    tau,
-)
+from auditor.formats import _companions
 from auditor.formats._common import Problem, tool_specs, unreadable
 from auditor.formats._mapped import MappedFormat, MappingMatchesNothing, declare
 from auditor.model import Conversation, Location
@@ -120,37 +92,69 @@ class Format(Protocol):
 # have a `history` like multi-agent chats. An agent-SDK event (`kind: …Event`) and a bare message
 # (no container key, no session key) are no other format's: they come first, since their
 # formats hold one event or message a line and detection runs on every line.
-FORMATS: dict[str, Format] = {
-    openhands.NAME: openhands,
-    message_lines.NAME: message_lines,
+_BUILT_IN = (
+    "openhands",
+    "message-lines",
     # Agent frameworks' own files, each recognised by keys no other format has; Letta's and
     # AutoGen's `messages` would pass for OpenAI's, smolagents' `thread_id` for a stream's.
-    browser_result.NAME: browser_result,
-    browser_use.NAME: browser_use,
-    letta.NAME: letta,
-    autogen.NAME: autogen,
-    cline.NAME: cline,
-    smolagents.NAME: smolagents,
-    chatdev.NAME: chatdev,
-    aider.NAME: aider,
-    otel.NAME: otel,
-    inspect_ai.NAME: inspect_ai,
-    openai_agents.NAME: openai_agents,
-    mcp.NAME: mcp,
-    mini_swe_agent.NAME: mini_swe_agent,
-    litellm.NAME: litellm,
-    openhands_v0.NAME: openhands_v0,
-    exchange.NAME: exchange,
-    tau.NAME: tau,
-    anthropic.NAME: anthropic,
-    responses.NAME: responses,
-    sharegpt.NAME: sharegpt,
-    swe_agent.NAME: swe_agent,
-    multiagent.NAME: multiagent,
-    openai.NAME: openai,
-    stream.NAME: stream,
-    harmony.NAME: harmony,
-}
+    "browser-result",
+    "browser-use",
+    "letta",
+    "autogen",
+    "cline",
+    "smolagents",
+    "chatdev",
+    "aider",
+    "otel",
+    "inspect-ai",
+    "openai-agents",
+    "mcp",
+    "mini-swe-agent",
+    "litellm",
+    "openhands-v0",
+    "exchange",
+    "tau",
+    "anthropic",
+    "responses",
+    "sharegpt",
+    "swe-agent",
+    "multiagent",
+    "openai",
+    "stream",
+    "harmony",
+)
+
+
+class _Readers(Mapping[str, Format]):
+    """The built-in formats by name, in detection order: a reader's module (named by the
+    format, `-` written `_`) is imported when it is first asked for, so that a run imports
+    the readers its records need, and none for a file of no record."""
+
+    def __init__(self, names: Sequence[str]) -> None:
+        self._names = tuple(names)
+        self._known = frozenset(names)
+        self._loaded: dict[str, Format] = {}
+
+    def __getitem__(self, name: str) -> Format:
+        reader = self._loaded.get(name)
+        if reader is None:
+            if name not in self._known:
+                raise KeyError(name)
+            module = f"{__name__}.{name.replace('-', '_')}"
+            reader = self._loaded[name] = importlib.import_module(module)  # type: ignore[assignment]
+        return reader
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._known
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+
+FORMATS: Mapping[str, Format] = _Readers(_BUILT_IN)
 
 
 def detect(record: Record, declared: Sequence[Format] = ()) -> Format | None:
@@ -304,13 +308,17 @@ class FileReader:
         `declared` are the formats the configuration maps (`Settings.formats`)."""
         self._declared = tuple(declared)
         self._forced = by_name(forced, self._declared) if forced else None
-        self._formats = registry(self._declared)
-        """The formats offered each record, in order (`registry`): looked up once per file."""
         self._reread = reread
         self._collectors: dict[str, Collector] = {}
         self.seen: dict[str, int] = {}
         """Records read per format name, in the order the formats first appeared (`-v`)."""
         self._path: str | None = None
+
+    @functools.cached_property
+    def _formats(self) -> tuple[Any, ...]:
+        """The formats offered each record, in order (`registry`): looked up once per file,
+        when its first record comes."""
+        return registry(self._declared)
 
     def format_of(self, record: Record) -> Format | None:
         """The format that reads the record: the forced one, or the first that detects it."""
