@@ -25,7 +25,6 @@ from __future__ import annotations
 import dataclasses
 from collections import defaultdict, deque
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -36,6 +35,7 @@ from auditor.errors import ConfigError, InputError
 from auditor.findings import Finding, normal_path
 from auditor.report import Report, Stale
 from auditor.sources import os_reason, read_regular
+from auditor.structs import dataclass
 from auditor.text import dumps
 
 VERSION = 2

@@ -8,11 +8,11 @@ on `1` vs `1.0` or a reordered key). Both use this module, so "the same call" me
 from __future__ import annotations
 
 import unicodedata
-from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
+from auditor.structs import dataclass
 from auditor.text import cut
 
 MAX_DEPTH = 128

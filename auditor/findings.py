@@ -6,13 +6,13 @@ import enum
 import hashlib
 import os
 import posixpath
-from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
 from auditor.model import Location, ToolCall
 from auditor.patterns import lazy
+from auditor.structs import dataclass
 from auditor.text import cut
 
 

@@ -11,10 +11,10 @@ ten fields), as much as the rest of reading a message.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from auditor.canonical import TOO_DEEP, depth_exceeds
+from auditor.structs import dataclass
 
 Origin = Literal["structured", "text"]
 

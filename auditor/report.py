@@ -5,11 +5,12 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, TextIO
 
 from auditor.findings import Finding, Severity
 from auditor.rules import COVERAGE_HINTS, FAMILIES, Rule
+from auditor.structs import dataclass
 from auditor.text import plural
 
 if TYPE_CHECKING:

@@ -15,12 +15,13 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, TextIO, cast
 
 from auditor.config import Settings
 from auditor.errors import AuditorError, ConfigError
 from auditor.report import Context, Report
+from auditor.structs import dataclass
 from auditor.text import plural
 
 if TYPE_CHECKING:

@@ -18,13 +18,13 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections.abc import Collection, Iterable
-from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
 from auditor.model import Conversation, Message, ToolCall
 from auditor.replay.calls import looks_like_error
+from auditor.structs import dataclass
 from auditor.text import cut
 
 NEAR = 3

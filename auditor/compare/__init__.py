@@ -21,7 +21,7 @@ import math
 import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 import orjson
@@ -30,6 +30,7 @@ from auditor import __version__
 from auditor import rules as registry
 from auditor.errors import ConfigError, InputError
 from auditor.report import Report
+from auditor.structs import dataclass
 from auditor.text import safe
 
 CONFIG_KEY = "fail-on-increase"

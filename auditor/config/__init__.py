@@ -10,7 +10,7 @@ apply), `--ignore` adds to the file's `ignore`, `--fail-on` replaces `fail-on`.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from auditor import rules as registry
@@ -33,6 +33,7 @@ from auditor.formats import FORMATS, declare, plugins
 from auditor.model import ToolSpec
 from auditor.rules import Rule
 from auditor.sources import MAX_RECORD_BYTES, Exclude
+from auditor.structs import dataclass
 
 FAIL_ON = ("error", "warning", "note", "never")
 

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from auditor.errors import ConfigError
 from auditor.rules import FAMILIES
 from auditor.sources import is_url, os_reason, read_regular
+from auditor.structs import dataclass
 
 PYPROJECT = "pyproject.toml"
 STANDALONE = (".auditor.toml", "auditor.toml")

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
+
+from auditor.structs import dataclass
 
 TextSpan = tuple[int, int]
 """Start and end of something in the text, as in `re.Match.span()`."""

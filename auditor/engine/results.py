@@ -7,13 +7,14 @@ from __future__ import annotations
 
 from bisect import insort
 from collections import defaultdict
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from auditor.findings import Finding, fingerprint, identity
 from auditor.patterns import lazy
 from auditor.report import Counts, RunError, Unread
 from auditor.sources import Source
+from auditor.structs import dataclass
 
 if TYPE_CHECKING:
     from auditor import timeline

@@ -6,10 +6,10 @@ A leaf of the replay package: the approvals read these types and nothing above t
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from auditor.model import Message, ToolCall, ToolResult
 from auditor.patterns import lazy
+from auditor.structs import dataclass
 
 
 # Built for every call and every assistant message: plain slotted dataclasses, read and never

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
+
+from auditor.structs import dataclass
 
 if TYPE_CHECKING:
     from auditor.report import Context, Report

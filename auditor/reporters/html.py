@@ -15,7 +15,7 @@ from __future__ import annotations
 import base64
 import hashlib
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cache
 from pathlib import Path
 from typing import Any, TextIO
@@ -24,6 +24,7 @@ from auditor import __version__
 from auditor.findings import Finding, Severity
 from auditor.report import Context, Report
 from auditor.rules import BY_CODE, RULES
+from auditor.structs import dataclass
 from auditor.text import safe_lines
 from auditor.timeline import Entry, Timeline, find
 

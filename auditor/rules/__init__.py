@@ -30,7 +30,7 @@ import importlib
 import importlib.util
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cache
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -39,6 +39,7 @@ from auditor.errors import ConfigError
 from auditor.findings import Severity
 from auditor.patterns import lazy
 from auditor.rules._language import english
+from auditor.structs import dataclass
 
 if TYPE_CHECKING:
     from auditor.findings import Violation

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from itertools import islice
 from typing import TYPE_CHECKING
 
 from auditor.actions import ACTIONS, PARTICIPLES, PARTICIPLES_OF, VERBS, names, nouns, of_family
 from auditor.patterns import lazy
+from auditor.structs import dataclass
 
 if TYPE_CHECKING:
     from auditor.replay import Replay

@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import itertools
 import re
-from dataclasses import dataclass
 from decimal import Decimal
 
 from auditor.patterns import lazy
 from auditor.replay.approvals.values import money_in
 from auditor.rules import _identifiers
+from auditor.structs import dataclass
 
 TEXT_LIMIT = 20_000
 _CODE = lazy(r"```.*?(?:```|\Z)|`[^`\n]{1,500}`", re.DOTALL)

@@ -24,7 +24,6 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from functools import lru_cache
 
@@ -36,6 +35,7 @@ from auditor.model import ToolCall
 from auditor.patterns import lazy
 from auditor.replay import Exchange, Replay
 from auditor.rules._toolnames import reads_only, words
+from auditor.structs import dataclass
 
 NEUTRAL_TOOLS = ("think",)
 """Tools that only record the model's thoughts: never a repeat, never a break."""

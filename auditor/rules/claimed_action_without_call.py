@@ -62,7 +62,6 @@ three bags have been added" after only the cabin changed), or simply instead of 
 """
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from auditor.actions import tools_for
 from auditor.dialects import marked_turns, read_turns
@@ -70,6 +69,7 @@ from auditor.findings import Severity, Violation, excerpt
 from auditor.model import Message
 from auditor.replay import Exchange, Replay
 from auditor.rules._claims import Claim, own_tools, possible, quoted, requests, said_done
+from auditor.structs import dataclass
 
 CODE = "FB003"
 NAME = "claimed-action-without-call"

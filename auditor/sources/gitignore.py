@@ -17,11 +17,11 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from auditor.sources.files import read_regular
 from auditor.sources.kinds import os_reason
+from auditor.structs import dataclass
 
 FILE = ".gitignore"
 

@@ -4,11 +4,11 @@ walk finds. A leaf: it imports only the model.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from auditor.model import Location
 from auditor.patterns import lazy
+from auditor.structs import dataclass
 
 Kind = Literal["jsonl", "document", "text", "sniff", "archive", "events"]
 """`events`: a folder of one event per file, read as one source (`auditor.sources.events`)."""

@@ -4,13 +4,14 @@ in, and the conversation's calls indexed once."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
 
 from auditor.model import ApprovalDecision, ApprovalRequest, Message
 from auditor.replay.approvals.values import Value
+from auditor.structs import dataclass
 
 if TYPE_CHECKING:
     from auditor.replay.calls import Exchange

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
 from auditor.patterns import lazy
 from auditor.replay.approvals.values import Argument, Value, in_arguments, same
+from auditor.structs import dataclass
 
 
 @dataclass(frozen=True, slots=True)

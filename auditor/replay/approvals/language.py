@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING
 
 from auditor import actions
@@ -43,6 +43,7 @@ from auditor.replay.approvals.options import ApprovalOptions
 from auditor.replay.approvals.policy import Policy
 from auditor.replay.approvals.policy import read as read_policy
 from auditor.replay.approvals.values import Value
+from auditor.structs import dataclass
 
 if TYPE_CHECKING:
     from auditor.replay.calls import Exchange

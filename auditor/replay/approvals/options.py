@@ -16,12 +16,12 @@ import fnmatch
 import importlib
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from auditor.errors import ConfigError
 from auditor.patterns import lazy
+from auditor.structs import dataclass
 
 PENDING_SCAN = 300
 """Characters of a tool result read for a request for confirmation: its opening, not deep

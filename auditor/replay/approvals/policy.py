@@ -13,12 +13,13 @@ The requirement says where it came from, for CF003 to quote.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import lru_cache
 
 from auditor import actions
 from auditor.model import Conversation
 from auditor.patterns import lazy
+from auditor.structs import dataclass
 
 _SCAN = 60_000
 """Characters of a system prompt read: policies state the rule near their top."""

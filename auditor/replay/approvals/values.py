@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 from typing import Any
 
 from auditor.patterns import lazy
+from auditor.structs import dataclass
 
 TEXT_LIMIT = 20_000
 _LEAF_LIMIT = 254
