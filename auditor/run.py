@@ -278,23 +278,27 @@ def output_format(output: Output) -> str:
 def write(invocation: Invocation, outcome: Outcome, output: Output, first: bool) -> str | None:
     """The report, in the output's format, to stdout or its file; what the reporter says it
     left out, if anything. The `first` output writes the notes a format keeps on stderr."""
-    from auditor import statistics as stats
     from auditor.reporters import REPORTERS, writer
-    from auditor.sources.gitignore import repository_root
 
     fmt = output_format(output)
-    write_to = (
-        functools.partial(stats.write, output_format=REPORTERS[fmt].statistics)
-        if invocation.statistics
-        else writer(fmt)
-    )
+    if invocation.statistics:
+        from auditor import statistics as stats
+
+        write_to = functools.partial(stats.write, output_format=REPORTERS[fmt].statistics)
+    else:
+        write_to = writer(fmt)
+    root = None
+    if REPORTERS[fmt].repository_root:
+        from auditor.sources.gitignore import repository_root
+
+        root = repository_root(".")
     context = Context(
         elapsed=outcome.elapsed,
         quiet=invocation.quiet,
         notes=sys.stderr if first else None,
         show_evidence=invocation.show_evidence,
         whole=invocation.verbose,
-        root=repository_root(".") if REPORTERS[fmt].repository_root else None,
+        root=root,
     )
     said: list[str | None] = []
 
@@ -338,13 +342,14 @@ def written(invocation: Invocation, report: Report) -> str | None:
 
 def main(invocation: Invocation) -> int:
     """Audit, write the report, and return the exit status (errors raise AuditorError)."""
-    from auditor import statistics as stats
     from auditor.reporters import REPORTERS
 
     chosen = settings(invocation)
     formats = [REPORTERS[output_format(o)] for o in invocation.outputs]
     for fmt in map(output_format, invocation.outputs):
         if invocation.statistics and not REPORTERS[fmt].statistics:
+            from auditor import statistics as stats
+
             raise ConfigError(f"--statistics prints as {', '.join(stats.FORMATS)}, not as {fmt}")
     if any(f.timelines for f in formats) and not invocation.statistics:
         chosen = replace(chosen, timelines=True)

@@ -260,15 +260,17 @@ def _tools(
 ) -> tuple[ToolSpec, ...] | None:
     """The tools `--tools FILE` declares, else the configuration's `tools = "FILE"` (a path
     relative to the configuration file)."""
-    from auditor import toolsfile
-
     if given:
+        from auditor import toolsfile  # here, and below: most runs read no tools file
+
         return toolsfile.read(given)
     if file is None or "tools" not in values:
         return None
     path = values["tools"]
     if not isinstance(path, str) or not path:
         raise file.error(f"tools must be the path of a file, got {shown_value(path)}")
+    from auditor import toolsfile
+
     return toolsfile.read(file.path.parent / path, origin=f"tools file (from {file.name})")
 
 

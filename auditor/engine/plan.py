@@ -21,7 +21,9 @@ def plan(paths: Iterable[str], settings: Settings) -> Iterator[Planned]:
     excluded and gitignored ones, and the files of other types a walk found. Nothing is read
     yet."""
     exclude = settings.excluder()
-    read_urls_as(settings)
+    paths = tuple(paths)
+    if any(sources.is_url(path) for path in paths):
+        read_urls_as(settings)
     found = sources.discover(
         paths,
         exclude,

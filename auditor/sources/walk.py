@@ -182,8 +182,6 @@ def discover(
     A symbolic link met in a walk whose target lies outside the directory named is Linked,
     not followed, unless `follow_links`; one into /proc, /sys or /dev is never followed.
     """
-    from auditor.sources.gitignore import Ignore
-
     seen: set[tuple[int, int]] = set()
     exclude = exclude or Exclude(())
     hidden = _Hidden(gitignore)
@@ -210,6 +208,8 @@ def discover(
         elif stat.S_ISDIR(st.st_mode):
             ignore = None
             if gitignore:
+                from auditor.sources.gitignore import Ignore  # here: a named file needs none
+
                 ignore, refused = Ignore.above(path)
                 yield from (PathError(where, why) for where, why in refused)
             yield from _walk(path, st, seen, exclude, ignore, None if follow_links else real)
