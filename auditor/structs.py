@@ -14,7 +14,7 @@ as the standard table says. `tests/test_structs.py` holds each to the standard l
 from __future__ import annotations
 
 import dataclasses
-import threading
+from _thread import get_ident
 from collections.abc import Callable
 from operator import attrgetter
 from typing import Any, TypeVar
@@ -101,7 +101,7 @@ _REPRS: set[tuple[int, int]] = set()
 
 def _repr(names: list[str]) -> Callable[[Any], str]:
     def __repr__(self: Any) -> str:
-        key = (id(self), threading.get_ident())
+        key = (id(self), get_ident())
         if key in _REPRS:
             return "..."
         _REPRS.add(key)

@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from auditor.errors import ConfigError
 from auditor.rules import FAMILIES
 from auditor.sources import is_url, os_reason, read_regular
 from auditor.structs import dataclass
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 PYPROJECT = "pyproject.toml"
 STANDALONE = (".auditor.toml", "auditor.toml")
@@ -67,7 +69,7 @@ class FileConfig:
         return ConfigError(f"invalid config in {self.name}: {self.table(sub)}{message}")
 
 
-def shown(path: Path) -> str:
+def shown(path: str | os.PathLike[str]) -> str:
     """A path as errors show it: relative to the current directory when that is shorter."""
     try:
         relative = os.path.relpath(path)
@@ -76,41 +78,54 @@ def shown(path: Path) -> str:
     return relative if len(relative) <= len(str(path)) else str(path)
 
 
-def discover(start: Path | None = None) -> FileConfig | None:
-    """The configuration nearest to `start` (default: the working directory), or None."""
-    here = (start or Path.cwd()).resolve()
-    for directory in (here, *here.parents):
+def discover(start: str | os.PathLike[str] | None = None) -> FileConfig | None:
+    """The configuration nearest to `start` (default: the working directory), or None.
+
+    Looked for with `os.path` (as `Path.resolve()` and its parents would): pathlib is imported
+    only for a file found, not by every run."""
+    directory = os.path.realpath(os.getcwd() if start is None else start)
+    while True:
         for name in STANDALONE:
-            candidate = directory / name
-            if candidate.is_file():
-                return _checked(FileConfig(candidate, _parse(candidate), in_pyproject=False))
-        candidate = directory / PYPROJECT
-        if candidate.is_file():
+            candidate = os.path.join(directory, name)
+            if os.path.isfile(candidate):
+                config = FileConfig(_path(candidate), _parse(candidate), in_pyproject=False)
+                return _checked(config)
+        candidate = os.path.join(directory, PYPROJECT)
+        if os.path.isfile(candidate):
             table = _tool_table(_parse(candidate))
             if table is not None:
-                return _checked(FileConfig(candidate, table, in_pyproject=True))
-    return None
+                return _checked(FileConfig(_path(candidate), table, in_pyproject=True))
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None
+        directory = parent
 
 
-def start_of(paths: Sequence[str]) -> Path:
+def start_of(paths: Sequence[str]) -> str:
     """Where discovery starts for a run over `paths`: their nearest common directory (a file's
     own directory), or the working directory when no local path is given."""
     local = [p for p in paths if p != "-" and not is_url(p)]
     if not local:
-        return Path.cwd()
+        return os.getcwd()
     directories = [
         os.path.abspath(p if os.path.isdir(p) else os.path.dirname(p) or ".") for p in local
     ]
     try:
-        return Path(os.path.commonpath(directories))
+        return os.path.commonpath(directories)
     except ValueError:  # paths on two drives (Windows)
-        return Path(directories[0])
+        return directories[0]
+
+
+def _path(path: str | os.PathLike[str]) -> Path:
+    from pathlib import Path  # here: a run without a configuration file never pays for it
+
+    return Path(path)
 
 
 def read(path: str | Path) -> FileConfig:
     """The configuration in the file `--config` names: its `[tool.auditor]` table when it has
     one (a pyproject.toml, whatever its name), else its top-level keys."""
-    path = Path(path)
+    path = _path(path)
     document = _parse(path)
     table = _tool_table(document)
     if table is not None:
@@ -129,7 +144,7 @@ CONFIG_BYTES = 16 * 1024 * 1024
 """A configuration file larger than this is not read (a pyproject.toml holds a few KB)."""
 
 
-def _parse(path: Path) -> dict[str, Any]:
+def _parse(path: str | os.PathLike[str]) -> dict[str, Any]:
     import tomllib  # here: a run without a configuration file never pays for it
 
     try:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
 from collections.abc import Collection, Iterable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -277,6 +276,8 @@ def conversation_key(conversation: Conversation) -> str:
     """
     if conversation.own_id:
         return conversation.id
+    import hashlib  # here, as in `findings.fingerprint`: only for a conversation with findings
+
     digest = hashlib.sha256()
     for message in conversation.messages[:8]:
         digest.update(message.role.encode())
