@@ -8,14 +8,22 @@ This decorator has `dataclasses.dataclass` generate `__init__` (and, for a froze
 fields, which cost nothing to make. They behave as the generated ones: the same fields (those
 `compare`, `repr` or `hash` select), the same strings and values, `NotImplemented` against
 another class, `...` for a value that holds itself, `__hash__` added, set to None or left
-as the standard table says. `tests/test_structs.py` holds each to the standard library's.
+as the standard table says.
+
+A frozen class's `__setattr__` and `__delattr__`, which Python 3.11 and 3.12 compile in
+`dataclasses._frozen_get_del_attr` (a third of a frozen class's cost), are closures too: that
+function is swapped for `_frozen_attributes`, which makes the same two, while this decorator
+runs (3.13 compiles a class's methods at once, and is left alone). `tests/test_structs.py`
+holds every method to the standard library's.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import sys
 from _thread import get_ident
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from operator import attrgetter
 from typing import Any, TypeVar
 
@@ -44,9 +52,10 @@ def dataclass(
                 cls, repr=repr, eq=eq, unsafe_hash=unsafe_hash, frozen=frozen, **options
             )
         wants_repr, wants_eq = repr and "__repr__" not in own, eq and "__eq__" not in own
-        made: type[T] = dataclasses.dataclass(  # type: ignore[assignment]
-            cls, repr=False, eq=False, unsafe_hash=False, frozen=frozen, **options
-        )
+        with _closures_for_frozen(frozen):
+            made: type[T] = dataclasses.dataclass(  # type: ignore[assignment]
+                cls, repr=False, eq=False, unsafe_hash=False, frozen=frozen, **options
+            )
         fields = dataclasses.fields(made)  # type: ignore[arg-type]
         if wants_repr:
             _method(made, "__repr__", _repr([f.name for f in fields if f.repr]))
@@ -66,7 +75,50 @@ def dataclass(
 def _method(cls: type, name: str, function: Callable[..., Any]) -> None:
     function.__name__ = name
     function.__qualname__ = f"{cls.__qualname__}.{name}"
+    function.__module__ = cls.__module__
     setattr(cls, name, function)
+
+
+_COMPILED = getattr(dataclasses, "_frozen_get_del_attr", None)
+"""The standard library's maker of a frozen class's two methods, where it compiles them."""
+
+
+@contextlib.contextmanager
+def _closures_for_frozen(frozen: bool) -> Iterator[None]:
+    """`dataclasses` makes a frozen class's `__setattr__` and `__delattr__` with
+    `_frozen_attributes` while the class is processed (Python 3.11 and 3.12)."""
+    if not frozen or _COMPILED is None or sys.version_info >= (3, 13):
+        yield
+        return
+    dataclasses._frozen_get_del_attr = _frozen_attributes  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        dataclasses._frozen_get_del_attr = _COMPILED  # type: ignore[attr-defined]
+
+
+def _frozen_attributes(
+    cls: type, fields: list[dataclasses.Field[Any]], globals: dict[str, Any]
+) -> tuple[Callable[..., None], Callable[..., None]]:
+    """`dataclasses._frozen_get_del_attr`'s two methods, as closures: assigning or deleting a
+    field, or any attribute of an instance of the class itself, raises FrozenInstanceError;
+    a subclass's own attributes go to the class above."""
+    names = tuple(f.name for f in fields)
+    frozen_error = dataclasses.FrozenInstanceError
+
+    def __setattr__(self: Any, name: str, value: Any) -> None:
+        if type(self) is cls or name in names:
+            raise frozen_error(f"cannot assign to field {name!r}")
+        super(cls, self).__setattr__(name, value)
+
+    def __delattr__(self: Any, name: str) -> None:
+        if type(self) is cls or name in names:
+            raise frozen_error(f"cannot delete field {name!r}")
+        super(cls, self).__delattr__(name)
+
+    for function in (__setattr__, __delattr__):
+        function.__module__ = globals.get("__name__", cls.__module__)
+    return __setattr__, __delattr__
 
 
 def _key(names: list[str]) -> Callable[[Any], tuple[Any, ...]]:
