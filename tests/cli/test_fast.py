@@ -100,6 +100,8 @@ def test_anything_else_goes_to_typer(argv):
 def test_a_plain_run_imports_neither_typer_nor_what_it_does_not_need(tmp_path):
     # Start-up: typer, importlib.metadata (plugins), jsonlines (attrs) for an empty file, and
     # the optional Dask and fsspec are not imported by `audit EMPTY`; typer not by a small log.
+    # Nor, for an empty file, a rule's module, a reader, the replay, the URL and .gitignore
+    # readers, OpenSSL (hashlib) or pathlib: what a run of no record does not use.
     code = (
         "import sys\n"
         "from auditor.__main__ import main\n"
@@ -108,7 +110,9 @@ def test_a_plain_run_imports_neither_typer_nor_what_it_does_not_need(tmp_path):
         "    main()\n"
         "except SystemExit as exit:\n"
         "    print(exit.code, sorted(m for m in ('typer', 'importlib.metadata', 'jsonlines',\n"
-        "          'fsspec', 'dask') if m in sys.modules))\n"
+        "          'fsspec', 'dask', 'auditor.rules.unknown_tool', 'auditor.formats.openai',\n"
+        "          'auditor.replay', 'auditor.sources.remote', 'auditor.sources.gitignore',\n"
+        "          'hashlib', 'pathlib') if m in sys.modules))\n"
     )
     empty = tmp_path / "empty.jsonl"
     empty.write_bytes(b"")
@@ -121,4 +125,6 @@ def test_a_plain_run_imports_neither_typer_nor_what_it_does_not_need(tmp_path):
         return done.stdout.strip().splitlines()[-1]
 
     assert loaded(str(empty), "--allow-empty", "-q") == "0 []"
-    assert loaded(str(small), "-q", "--exit-zero", "-o", str(tmp_path / "out")) == "0 ['jsonlines']"
+    used = "'auditor.formats.openai', 'auditor.replay', 'auditor.rules.unknown_tool', 'hashlib'"
+    written = loaded(str(small), "-q", "--exit-zero", "-o", str(tmp_path / "out"))
+    assert written == f"0 [{used}, 'jsonlines', 'pathlib']"
