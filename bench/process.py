@@ -115,7 +115,10 @@ def load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-LAZY = ("typer", "jsonlines", "fsspec", "dask", "distributed", "importlib.metadata", "rich")
+LAZY = (
+    *("typer", "jsonlines", "fsspec", "dask", "distributed", "importlib.metadata", "rich"),
+    *("auditor.replay", "auditor.dialects", "auditor.sources.remote", "hashlib", "pathlib"),
+)
 """Modules an audit of an empty file should not import."""
 
 
