@@ -1,4 +1,6 @@
-"""The rule registry: one module per rule, listed here by hand.
+"""The rule registry: one module per rule, listed here by hand with its code, name, severity
+and preview, so that selecting rules imports none of them; a rule's module is imported the
+first time its check, screen, options or docs are asked for.
 
 A rule module holds `CODE`, `NAME`, `SEVERITY`, optionally `REQUIRES` (what a conversation
 must have for the rule to examine it) and `Options` (a frozen dataclass of its settings), a
@@ -150,10 +152,6 @@ class Rule:
     """False when `check` certainly yields nothing on the replay; None: always checked."""
     preview: bool = False
     """Selected only by its own code or name, not by `ALL`, the default or a prefix."""
-
-    @classmethod
-    def from_module(cls, module: ModuleType) -> Rule:
-        return cls(code=module.CODE, name=module.NAME, severity=module.SEVERITY, **_read(module))
 
     @property
     def family(self) -> str:
