@@ -199,8 +199,10 @@ def _warm(settings: Settings) -> None:
     copy-on-write, instead of loaded once per worker."""
     import jsonlines  # noqa: F401  (a first JSON Lines line)
 
+    from auditor import formats
     from auditor.replay.approvals import events, language, pending  # noqa: F401
 
+    formats.registry(settings.formats)  # every reader, as detection would import them
     for rule in settings.rules:
         rule.check  # noqa: B018  (the registry imports a rule's module when first asked)
 
