@@ -284,7 +284,9 @@ def write(invocation: Invocation, outcome: Outcome, output: Output, first: bool)
     if invocation.statistics:
         from auditor import statistics as stats
 
-        write_to = functools.partial(stats.write, output_format=REPORTERS[fmt].statistics)
+        write_to: Callable[[Report, TextIO, Context], str | None] = functools.partial(
+            stats.write, output_format=REPORTERS[fmt].statistics
+        )
     else:
         write_to = writer(fmt)
     root = None

@@ -25,13 +25,14 @@ import sys
 from _thread import get_ident
 from collections.abc import Callable, Iterator
 from operator import attrgetter
-from typing import Any, TypeVar
+from typing import Any, TypeVar, dataclass_transform
 
 T = TypeVar("T")
 
 __all__ = ["dataclass"]
 
 
+@dataclass_transform(field_specifiers=(dataclasses.field, dataclasses.Field))
 def dataclass(
     cls: type[T] | None = None,
     /,
@@ -48,12 +49,12 @@ def dataclass(
         own = cls.__dict__
         explicit_hash = "__hash__" in own and not (own["__hash__"] is None and "__eq__" in own)
         if (unsafe_hash and explicit_hash) or options.get("order"):  # as the standard one does
-            return dataclasses.dataclass(  # type: ignore[no-any-return]
+            return dataclasses.dataclass(
                 cls, repr=repr, eq=eq, unsafe_hash=unsafe_hash, frozen=frozen, **options
             )
         wants_repr, wants_eq = repr and "__repr__" not in own, eq and "__eq__" not in own
         with _closures_for_frozen(frozen):
-            made: type[T] = dataclasses.dataclass(  # type: ignore[assignment]
+            made: type[T] = dataclasses.dataclass(
                 cls, repr=False, eq=False, unsafe_hash=False, frozen=frozen, **options
             )
         fields = dataclasses.fields(made)  # type: ignore[arg-type]
@@ -105,16 +106,17 @@ def _frozen_attributes(
     a subclass's own attributes go to the class above."""
     names = tuple(f.name for f in fields)
     frozen_error = dataclasses.FrozenInstanceError
+    owner: type = cls
 
     def __setattr__(self: Any, name: str, value: Any) -> None:
-        if type(self) is cls or name in names:
+        if type(self) is owner or name in names:
             raise frozen_error(f"cannot assign to field {name!r}")
-        super(cls, self).__setattr__(name, value)
+        super(owner, self).__setattr__(name, value)  # type: ignore[arg-type]
 
     def __delattr__(self: Any, name: str) -> None:
-        if type(self) is cls or name in names:
+        if type(self) is owner or name in names:
             raise frozen_error(f"cannot delete field {name!r}")
-        super(cls, self).__delattr__(name)
+        super(owner, self).__delattr__(name)  # type: ignore[arg-type]
 
     for function in (__setattr__, __delattr__):
         function.__module__ = globals.get("__name__", cls.__module__)

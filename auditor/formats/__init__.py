@@ -141,7 +141,7 @@ class _Readers(Mapping[str, Format]):
             if name not in self._known:
                 raise KeyError(name)
             module = f"{__name__}.{name.replace('-', '_')}"
-            reader = self._loaded[name] = importlib.import_module(module)  # type: ignore[assignment]
+            reader = self._loaded[name] = importlib.import_module(module)
         return reader
 
     def __contains__(self, name: object) -> bool:
