@@ -10,6 +10,7 @@ pointers to positions, and this is one pass of one C-level regex over tokens.
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 from collections.abc import Iterable, Iterator
 
@@ -18,9 +19,12 @@ import orjson
 from auditor.patterns import lazy
 
 # A string (unrolled loop: linear, no backtracking), a structural character, or a scalar.
-_TOKEN = lazy(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\]:,]|[^\s{}\[\]:,"]+')
-# What a skipped value is read for: strings (which hide brackets), opening and closing brackets.
-_NESTED = lazy(rb'"[^"\\]*(?:\\.[^"\\]*)*"|([{\[])|([}\]])')
+# The document is read as text: `raw_decode` takes a str (ASCII-only classes, as in bytes).
+_TOKEN = lazy(r'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\]:,]|[^\s{}\[\]:,"]+', re.ASCII)
+# What a skipped value is read for when the decoder cannot pass it (nesting deeper than the
+# recursion limit): strings (which hide brackets), opening and closing brackets.
+_NESTED = lazy(r'"[^"\\]*(?:\\.[^"\\]*)*"|([{\[])|([}\]])', re.ASCII)
+_DECODER = json.JSONDecoder()
 _HERE = object()  # trie key: a pointer ends at this node
 
 
@@ -43,7 +47,7 @@ def pointer_lines(document: bytes, pointers: Iterable[str]) -> dict[str, int]:
         wanted += 1
     if not wanted:
         return {}
-    scan = _PointerScanner(document, wanted)
+    scan = _PointerScanner(document.decode("utf-8", "replace"), wanted)
     with contextlib.suppress(StopIteration, _Done):
         scan.value(trie, next(scan.tokens))
     return scan.found
@@ -54,9 +58,9 @@ class _Done(Exception):
 
 
 class _PointerScanner:
-    def __init__(self, document: bytes, wanted: int) -> None:
+    def __init__(self, document: str, wanted: int) -> None:
         self.document = document
-        self.tokens: Iterator[re.Match[bytes]] = _TOKEN.finditer(document)
+        self.tokens: Iterator[re.Match[str]] = _TOKEN.finditer(document)
         self.found: dict[str, int] = {}
         self._wanted = wanted
         self._line = 1
@@ -64,11 +68,11 @@ class _PointerScanner:
 
     def _line_of(self, offset: int) -> int:
         # Offsets arrive in increasing order: count only the newlines since the last one.
-        self._line += self.document.count(b"\n", self._offset, offset)
+        self._line += self.document.count("\n", self._offset, offset)
         self._offset = offset
         return self._line
 
-    def value(self, node: dict, token: re.Match[bytes]) -> None:
+    def value(self, node: dict, token: re.Match[str]) -> None:
         """Consume one value starting at `token`, recording the pointers below `node`."""
         if _HERE in node:
             self.found[node[_HERE]] = self._line_of(token.start())
@@ -78,18 +82,18 @@ class _PointerScanner:
                 self.skip(token)
                 return
         text = token.group()
-        if text == b"{":
+        if text == "{":
             self._object(node)
-        elif text == b"[":
+        elif text == "[":
             self._array(node)
 
     def _object(self, node: dict) -> None:
         while True:  # not `for`: `skip` moves `self.tokens` on; at the end, StopIteration
             token = next(self.tokens)
             text = token.group()
-            if text == b"}":
+            if text == "}":
                 return
-            if text == b",":
+            if text == ",":
                 continue
             key = orjson.loads(text)
             next(self.tokens)  # the colon
@@ -105,9 +109,9 @@ class _PointerScanner:
         while True:
             token = next(self.tokens)
             text = token.group()
-            if text == b"]":
+            if text == "]":
                 return
-            if text == b",":
+            if text == ",":
                 index += 1
                 continue
             child = node.get(str(index))
@@ -116,12 +120,20 @@ class _PointerScanner:
             else:
                 self.value(child, token)
 
-    def skip(self, token: re.Match[bytes]) -> None:
-        """Consume the rest of a value whose first token is `token`: its strings and brackets
-        only are matched (a scalar, a comma or a colon is passed over inside the regex), then
-        the tokens go on after it."""
-        if token.group() not in (b"{", b"["):
+    def skip(self, token: re.Match[str]) -> None:
+        """Consume the rest of a value whose first token is `token`, then the tokens go on
+        after it."""
+        if token.group() not in ("{", "["):
             return
+        try:
+            end = _DECODER.raw_decode(self.document, token.start())[1]
+        except (ValueError, RecursionError):  # NaN-free valid JSON nested past the limit
+            end = self._end(token)
+        self.tokens = _TOKEN.finditer(self.document, end)
+
+    def _end(self, token: re.Match[str]) -> int:
+        """Where the value opened by `token` ends, read by its strings and brackets only (a
+        scalar, a comma or a colon is passed over inside the regex)."""
         depth = 1
         for t in _NESTED.finditer(self.document, token.end()):
             opened = t.lastindex  # None for a string, 1 for `{` or `[`, 2 for `}` or `]`
@@ -130,6 +142,5 @@ class _PointerScanner:
             elif opened == 2:
                 depth -= 1
                 if depth == 0:
-                    self.tokens = _TOKEN.finditer(self.document, t.end())
-                    return
-        self.tokens = iter(())
+                    return t.end()
+        return len(self.document)

@@ -28,6 +28,20 @@ def test_lines_of_nested_pointers():
     assert lines == {"": 1, "/a/0": 3, "/a/1/y~1z": 5, "/a/1/t~0/2": 7, "/b": 10}
 
 
+def test_a_value_nested_past_the_recursion_limit_is_passed_over():
+    # the C decoder that passes over values off the pointers' paths stops at the recursion
+    # limit; brackets and strings are then counted instead
+    deep = b"[" * 1500 + b'"]"' + b"]" * 1500
+    doc = b"[\n" + deep + b',\n{"a": [\n"}", 2]}\n]'
+    assert pointer_lines(doc, ["/1/a/1", "/1"]) == {"/1": 3, "/1/a/1": 4}
+
+
+def test_non_ascii_text_counts_lines_not_bytes():
+    # U+2028 and U+00A0 are whitespace to Python's str methods, never a line to JSON
+    doc = '{"é\u2028": "ü\\n",\n "k": [\n "\u00a0", 1]}'.encode()
+    assert pointer_lines(doc, ["/k/1", "/k"]) == {"/k": 2, "/k/1": 3}
+
+
 def test_split_pointer_unescapes():
     assert split_pointer("/a~1b/c~0d/3") == ["a/b", "c~d", "3"]
     assert escape_pointer_token("a/b~") == "a~1b~0"
