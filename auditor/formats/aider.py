@@ -43,19 +43,16 @@ from auditor.sources import Record
 NAME = "aider"
 
 _STARTED = lazy(rb"(?m)^# aider chat started at \d{4}-\d\d-\d\d")
-_SESSION = lazy(r"# aider chat started at ")
-"""A session header where it starts a line (searched for as a literal: a `^` in multi-line mode
-makes the regex engine try every position of the text)."""
+_SESSION = "# aider chat started at "
+"""A session header, where it starts a line."""
 _MARK = r"(####|>)(?: ([^\n]*)|[ \t]*)$"
-_MARKED = lazy("^" + _MARK, re.M)
-"""A user line (`#### …`) or a console line (`> …`), not `>>>>>>> REPLACE`."""
-_NEXT_MARKED = lazy("\n" + _MARK, re.M)
-"""The same after the newline that ends a line: searched for from that newline, it has a
-literal to look for (a leading `^` would make the engine try every position)."""
+_MARK_AT = lazy(_MARK, re.M)
+"""A console line (`> …`), not `>>>>>>> REPLACE`: matched where `_blocks` finds a `>` that starts
+a line and no run of one-line console messages (`_CONSOLE_RUN`) starts there."""
 _TWO_SPACES_END = lazy(r"  $", re.M)
 """Two spaces that end a line: after a character that is not a space, the end of a console
 message that runs over several lines."""
-_CONSOLE_RUN = lazy(r"(?:^>(?: [^\n]*)?  (?:\n|\Z))+", re.M)
+_CONSOLE_RUN = lazy(r"(?:> [^\n]*  (?:\n|\Z)|>  (?:\n|\Z))+")
 """Consecutive console lines that each end a message (two trailing spaces)."""
 _USER_RUN = lazy(r"(?:####(?: [^\n]*|[ \t]*)(?:\n|\Z))+")
 """Consecutive user lines (a message pasted over several lines)."""
@@ -90,9 +87,11 @@ def detect(record: Record) -> bool:
 
 def parse(record: Record) -> Iterator[Conversation | Problem]:
     text, path = record.value, record.location.path
-    starts = [
-        m.start() for m in _SESSION.finditer(text) if not m.start() or text[m.start() - 1] == "\n"
-    ]
+    starts = [0] if text.startswith(_SESSION) else []
+    at = text.find("\n" + _SESSION)
+    while at >= 0:  # a literal search: a regex's `^` would be tried at every position
+        starts.append(at + 1)
+        at = text.find("\n" + _SESSION, at + 1)
     if not starts or "\n#### " in text[: starts[0]] or text.startswith("#### "):
         starts.insert(0, 0)
     line = 1
@@ -170,58 +169,78 @@ def _blocks(text: str) -> Iterator[tuple[str, str | _Console, int]]:
 
     Aider marks a console message with `> ` on its first line and two trailing spaces on its
     last: the lines of a message that runs over several lines (`--show-repo`, a `Tokens:` line
-    wrapped before `Cost:`) are console lines until that last one. The text is searched for
-    marks, and runs of one-line console messages and the model's replies between marks (most
-    of a history) are sliced, not visited line by line.
+    wrapped before `Cost:`) are console lines until that last one. The marks are found with
+    two literal searches (`\\n####`, `\\n>`), each hit kept until passed (a regex for both
+    would try a match after every newline); runs of one-line console messages and the model's
+    replies between marks (most of a history) are sliced, not visited line by line.
     """
     kind, first = "", 0
     parts: list[str | tuple[int, int, bool]] = []
     pos = line = 0  # text before `pos` is classified; `line` is the index of pos's line
-    if text.startswith("# aider chat started at "):
+    if text.startswith(_SESSION):
         pos, line = text.find("\n") + 1 or len(text), 1
-    # `pos` is always a line's start: the next mark is on it or after a newline from it on
-    while (m := _NEXT_MARKED.search(text, pos - 1) if pos else _first_mark(text)) is not None:
-        start = m.start(1)
+    size = len(text)
+    # where the next `####` and `>` that start a line are, at or after `after` (a miss, -1,
+    # becomes past the end): each is looked for again only once passed
+    user = 0 if text.startswith("####") else text.find("\n####") % (size + 1) + 1
+    console = 0 if text.startswith(">") else text.find("\n>") % (size + 1) + 1
+    after = pos
+    while True:
+        if user < after:
+            user = text.find("\n####", after - 1) % (size + 1) + 1
+        if console < after:
+            console = text.find("\n>", after - 1) % (size + 1) + 1
+        start = user if user < console else console
+        if start >= size:
+            break
+        after = start + 1  # unless it is a mark, look on from there
+        m = None
+        if start == user:
+            run = _USER_RUN.match(text, start)
+        elif (run := _CONSOLE_RUN.match(text, start)) is None:
+            m = _MARK_AT.match(text, start)  # a message over several lines, or no mark
+            if m is None:
+                continue  # `>>>>>>> REPLACE`
+        if run is None and m is None:
+            continue  # `#####`
         gap = text[pos:start]
         at = line  # the line `pos` is on
         line += gap.count("\n")  # the line this mark is on
-        here = "user" if m.group(1) == "####" else "console"
-        end = m.end()
-        if here == "console" and m.group(0).endswith("  "):
-            run = _CONSOLE_RUN.match(text, start)
-            assert run is not None  # the mark itself is one
-            end = run.end() - 1 if run.group(0).endswith("\n") else run.end()
-            body: str | tuple[int, int, bool] = (start, end, True)
-        elif here == "console":
+        here = "user" if start == user else "console"
+        if m is not None:  # a console message that runs over several lines
+            end = m.end()
             stop = _message_end(text, end)  # the message ends where aider ended it
-            body = (start, stop, False) if end < len(text) else (m.group(2) or "").rstrip() + "\n"
+            body: str | tuple[int, int, bool] = (
+                (start, stop, False) if end < size else (m.group(2) or "").rstrip() + "\n"
+            )
             end = stop
-        else:  # a user line, and the user lines right after it
-            run = _USER_RUN.match(text, start)
-            assert run is not None  # the mark itself is one
-            end = run.end() - 1 if run.group(0).endswith("\n") else run.end()
-            body = "\n".join([x[5:].rstrip() for x in text[start:end].split("\n")])
-        if gap.strip():  # the model's reply, as written
+        else:  # one-line console messages, or user lines: the run of them
+            end = run.end() - 1 if run.group(0).endswith("\n") else run.end()  # type: ignore[union-attr]
+            if here == "console":
+                body = (start, end, True)
+            else:
+                body = "\n".join([x[5:].rstrip() for x in text[start:end].split("\n")])
+        if gap and not gap.isspace():  # the model's reply, as written
             reply = gap.strip("\n")
             if kind:
                 yield kind, _block(text, parts), first
             kind, parts, first = "", [], 0
-            yield "reply", reply, at + gap[: gap.index(reply[0])].count("\n")
+            yield "reply", reply, at + gap.index(reply[0])  # after the blank lines before it
         elif kind == here:
-            parts.extend([""] * gap.count("\n"))  # blank lines inside a run
+            parts.extend([""] * (line - at))  # blank lines inside a run
         if here != kind:
             if kind:
                 yield kind, _block(text, parts), first
             kind, parts, first = here, [], line
         parts.append(body)
         line += text.count("\n", start, end) + 1  # past the newline that ends it
-        pos = end + 1
+        pos = after = end + 1
     rest = text[pos:]
     if kind:
         yield kind, _block(text, parts), first
-    if rest.strip():
+    if rest and not rest.isspace():
         reply = rest.strip("\n")
-        yield "reply", reply, line + rest[: rest.index(reply[0])].count("\n")
+        yield "reply", reply, line + rest.index(reply[0])
 
 
 def _block(text: str, parts: list[str | tuple[int, int, bool]]) -> str | _Console:
@@ -269,10 +288,6 @@ def _message_end(text: str, pos: int) -> int:
             return m.end()
         pos = start + 1
     return len(text)
-
-
-def _first_mark(text: str) -> re.Match[str] | None:
-    return _MARKED.match(text) or _NEXT_MARKED.search(text)
 
 
 def _edits(reply: str, here: Location) -> list[tuple[ToolCall, str]]:

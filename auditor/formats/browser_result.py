@@ -141,7 +141,10 @@ def _call(action: str, call_id: str, here: Location) -> ToolCall:
     for pattern, name, keys in _BY_VERB.get(sentence[:5], _ACTIONS):
         m = pattern.fullmatch(sentence)
         if m is not None:
-            arguments = {k: _value(v) for k, v in zip(keys, m.groups(), strict=True)}
+            arguments = {  # coordinates are digits: no call to `_value` for them
+                k: int(v) if v.isdigit() else _value(v)
+                for k, v in zip(keys, m.groups(), strict=True)
+            }
             return ToolCall(call_id, name, arguments, None, None, "text", here)
     name = sentence.split(None, 1)[0].lower() if sentence else "action"
     return ToolCall(call_id, name, {"action": sentence}, None, None, "text", here)
