@@ -27,6 +27,8 @@ from auditor.model import Conversation, Location, Message
 from auditor.sources import Record
 
 NAME = "message-lines"
+DETECT_KEYS = frozenset(("role",))
+"""`detect` is false for a JSON object with none of these keys (`formats.FileReader`)."""
 
 
 # Keys that make a record another format's: a session stream's line, or a container of messages

@@ -49,6 +49,8 @@ from auditor.sources import Record
 from auditor.sources.events import EVENT_FILE
 
 NAME = "openhands"
+DETECT_KEYS = frozenset(("kind", "history"))
+"""`detect` is false for a JSON object with none of these keys (`formats.FileReader`)."""
 _EVENT_KINDS = ("Event", "Observation")
 
 

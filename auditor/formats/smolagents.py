@@ -31,6 +31,8 @@ from auditor.model import Conversation, Location
 from auditor.sources import Record
 
 NAME = "smolagents"
+DETECT_KEYS = frozenset(("sender",))
+"""`detect` is false for a JSON object with none of these keys (`formats.FileReader`)."""
 TYPES = frozenset(
     (
         "task",
