@@ -363,9 +363,8 @@ class FileReader:
             rereads = getattr(collector_type, "rereads", False) and self._reread is not None
             made = collector_type(self._reread) if rereads else collector_type()
             collector = self._collectors[name] = made
-        items = collector.add(record)
         try:  # `_guarded`, inlined: most records of one-message-a-line files pass here
-            yield from items
+            yield from collector.add(record)
         except ConfigError:
             raise
         except Exception as exc:
