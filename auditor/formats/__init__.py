@@ -86,6 +86,13 @@ class Format(Protocol):
         ...
 
 
+# A format may also set `DETECT_KEYS`, a frozenset: `detect` is false for a JSON object with
+# none of these keys. The `FileReader` then offers an object only to the formats that may take
+# it, found once per shape of object (its keys in order): with one message or event a line,
+# trying every format before the right one costs as much as reading the line. A format without
+# `DETECT_KEYS` is offered every record; `tests/formats/test_keys.py` holds each to `detect`.
+
+
 # Order matters, most specific first: an exchange holds request bodies in any API's shape; a
 # tau-bench entry holds OpenAI messages; Anthropic and Responses conversations would also pass
 # for OpenAI ones (`messages`, or a bare list of `{role, content}`); SWE-agent trajectories
@@ -308,6 +315,8 @@ class FileReader:
         `declared` are the formats the configuration maps (`Settings.formats`)."""
         self._declared = tuple(declared)
         self._forced = by_name(forced, self._declared) if forced else None
+        self._shapes: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+        """The formats offered a JSON object, by its keys in order (`DETECT_KEYS`)."""
         self._reread = reread
         self._collectors: dict[str, Collector] = {}
         self.seen: dict[str, int] = {}
@@ -331,7 +340,12 @@ class FileReader:
         try:
             fmt = self._forced
             if fmt is None:  # `detect`, inlined: it runs for every record of every file
-                for fmt in self._formats:
+                value = record.value
+                offered = self._formats
+                if type(value) is dict and record.kind == "json":
+                    shape = tuple(value)
+                    offered = self._shapes.get(shape) or self._offered(shape)  # never empty
+                for fmt in offered:
                     if fmt.detect(record):
                         break
                 else:
@@ -345,23 +359,36 @@ class FileReader:
         except Exception as exc:
             yield Problem(record.location, unreadable(exc))
             return
-        self.seen[fmt.NAME] = self.seen.get(fmt.NAME, 0) + 1
-        collector_type: Callable[..., Collector] | None = getattr(fmt, "Collector", None)
-        if collector_type is None:
-            yield from _guarded(fmt.parse(record), record.location)
-            return
-        collector = self._collectors.get(fmt.NAME)
+        name = fmt.NAME
+        seen = self.seen
+        seen[name] = seen.get(name, 0) + 1
+        collector = self._collectors.get(name)
         if collector is None:
+            collector_type: Callable[..., Collector] | None = getattr(fmt, "Collector", None)
+            if collector_type is None:
+                yield from _guarded(fmt.parse(record), record.location)
+                return
             rereads = getattr(collector_type, "rereads", False) and self._reread is not None
             made = collector_type(self._reread) if rereads else collector_type()
-            collector = self._collectors[fmt.NAME] = made
-        items = collector.add(record)
+            collector = self._collectors[name] = made
         try:  # `_guarded`, inlined: most records of one-message-a-line files pass here
-            yield from items
+            yield from collector.add(record)
         except ConfigError:
             raise
         except Exception as exc:
             yield Problem(record.location, unreadable(exc))
+
+    def _offered(self, shape: tuple[Any, ...]) -> tuple[Any, ...]:
+        """The formats that may take a JSON object with these keys, in registry order; every
+        format once a file has shown more shapes than are worth keeping."""
+        if len(self._shapes) >= _SHAPES_KEPT:
+            return self._formats
+        offered = self._shapes[shape] = tuple(
+            fmt
+            for fmt in self._formats
+            if (keys := getattr(fmt, "DETECT_KEYS", None)) is None or not keys.isdisjoint(shape)
+        )
+        return offered
 
     def finish(self) -> Iterator[Conversation | Problem]:
         collectors, self._collectors = self._collectors, {}
@@ -369,6 +396,11 @@ class FileReader:
             # Collectors guard each conversation they close; this catches what they miss.
             where = Location(self._path or "")
             yield from _guarded(collector.finish(), where)
+
+
+_SHAPES_KEPT = 64
+"""Shapes of object remembered per file: a log's records come in a few; keys that are ids
+would make each one new."""
 
 
 def by_name(name: str, declared: Sequence[Any] = ()) -> Any:

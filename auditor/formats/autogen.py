@@ -37,6 +37,8 @@ from auditor.model import Conversation, Location, ToolCall
 from auditor.sources import Record
 
 NAME = "autogen"
+DETECT_KEYS = frozenset(("type", "messages"))
+"""`detect` is false for a JSON object with none of these keys (`formats.FileReader`)."""
 _TURNS = frozenset(
     (
         "TextMessage",

@@ -31,6 +31,8 @@ from auditor.patterns import lazy
 from auditor.sources import Record
 
 NAME = "browser-result"
+DETECT_KEYS = frozenset(("action_history",))
+"""`detect` is false for a JSON object with none of these keys (`formats.FileReader`)."""
 
 _NUMBER = r"(-?\d+(?:\.\d+)?)"
 _ACTIONS: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (

@@ -40,6 +40,8 @@ from auditor.patterns import lazy
 from auditor.sources import Record
 
 NAME = "browser-use"
+DETECT_KEYS = frozenset(("history",))
+"""`detect` is false for a JSON object with none of these keys (`formats.FileReader`)."""
 _STEP_KEYS = ("model_output", "result", "state")
 
 

@@ -38,6 +38,8 @@ from auditor.patterns import lazy
 from auditor.sources import Record
 
 NAME = "cline"
+DETECT_KEYS: frozenset[str] = frozenset()
+"""`detect` is false for any JSON object: the files are lists (`formats.FileReader`)."""
 _SUBTYPES = frozenset(("task", "api_req_started", "text", "tool", "command", "completion_result"))
 _TOOLS = {
     "readFile": "read_file",

@@ -40,6 +40,8 @@ from auditor.model import Conversation, Location, Message, ToolResult
 from auditor.sources import Record
 
 NAME = "letta"
+DETECT_KEYS = frozenset(("messages", "agents"))
+"""`detect` is false for a JSON object with none of these keys (`formats.FileReader`)."""
 _AGENT_KEYS = ("agent_type", "core_memory", "in_context_message_indices", "llm_config")
 _FILE_KEYS = ("agents", "groups", "blocks")
 _RUNTIME = frozenset(("heartbeat", "login", "system_alert"))

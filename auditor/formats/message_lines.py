@@ -11,7 +11,7 @@ with a session key (`session_id`, `thread_id`, …) are the session stream's (`s
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from auditor.formats import anthropic, exchange, openai, stream
 from auditor.formats._common import (
@@ -27,6 +27,8 @@ from auditor.model import Conversation, Location, Message
 from auditor.sources import Record
 
 NAME = "message-lines"
+DETECT_KEYS = frozenset(("role",))
+"""`detect` is false for a JSON object with none of these keys (`formats.FileReader`)."""
 
 
 # Keys that make a record another format's: a session stream's line, or a container of messages
@@ -70,6 +72,10 @@ def parse(record: Record) -> Iterator[Conversation | Problem]:
     return collected(Collector(), record)
 
 
+_RESTARTING = frozenset(("system", "user"))
+"""The roles of a line that may start another conversation (`_Lines.restarts`)."""
+
+
 class Collector:
     """The conversations of one file's message lines, one at a time."""
 
@@ -79,14 +85,16 @@ class Collector:
     def add(self, record: Record) -> Iterator[Conversation | Problem]:
         value, location = record.value, record.location
         current = self._current
-        if current is not None and current.restarts(value):
-            yield from self.finish()
+        done: Iterable[Conversation | Problem] = ()  # most lines: no generator made
+        if current is not None and value["role"] in _RESTARTING and current.restarts(value):
+            done = list(self.finish())
             current = None
         if current is None:
             current = self._current = _Lines(location)
         current.add(value, location)
         if record.document is not None:  # a document is the whole file: nothing can follow
-            yield from self.finish()
+            done = [*done, *self.finish()]
+        return iter(done)
 
     def finish(self) -> Iterator[Conversation | Problem]:
         current, self._current = self._current, None
@@ -122,21 +130,24 @@ class _Lines:
             message = openai.message(value, len(self.messages), here, self.problems)
             if message.text.isspace():
                 message.text = ""  # as a draft leaves it
-            read = [message]
-        else:
-            drafts = anthropic.read_message(value, here, self.problems)
-            read = [d.freeze(len(self.messages) + i) for i, d in enumerate(drafts)]
-        for message in read:
-            if message.role == "user" and message.result is None and self.task is None:
-                self.task = message.text
-            if message.result is not None and message.result.call_id is not None:
-                self.waiting.discard(message.result.call_id)
-            for call in message.tool_calls:
-                if call.id is not None:
-                    self.waiting.add(call.id)
-            if message.role == "assistant":
-                self.answered = bool(message.text) and not message.tool_calls and not self.waiting
-            self.messages.append(message)
+            self._took(message)
+            return
+        drafts = anthropic.read_message(value, here, self.problems)
+        for draft in drafts:
+            self._took(draft.freeze(len(self.messages)))
+
+    def _took(self, message: Message) -> None:
+        role, result, calls = message.role, message.result, message.tool_calls
+        if role == "user" and result is None and self.task is None:
+            self.task = message.text
+        if result is not None and result.call_id is not None:
+            self.waiting.discard(result.call_id)
+        for call in calls:
+            if call.id is not None:
+                self.waiting.add(call.id)
+        if role == "assistant":
+            self.answered = bool(message.text) and not calls and not self.waiting
+        self.messages.append(message)
 
     def close(self, _: Location) -> Iterator[Conversation | Problem]:
         yield from attach(self.problems, self.id)

@@ -49,6 +49,8 @@ from auditor.sources import Record
 from auditor.sources.events import EVENT_FILE
 
 NAME = "openhands"
+DETECT_KEYS = frozenset(("kind", "history"))
+"""`detect` is false for a JSON object with none of these keys (`formats.FileReader`)."""
 _EVENT_KINDS = ("Event", "Observation")
 
 
@@ -86,31 +88,36 @@ class Collector:
     def add(self, record: Record) -> Iterator[Conversation | Problem]:
         value, location = record.value, record.location
         if "history" in value and "kind" not in value:  # a benchmark record: one conversation
-            events = _Events(as_id(value.get("instance_id")), location)
-            here = location.child("history")
-            for i, event in enumerate(value["history"]):
-                if is_event(event):
-                    events.add(event, here.child(i))
-                else:
-                    events.problems.append(
-                        Problem(
-                            here.child(i),
-                            "expected an OpenHands event",
-                            evidence=excerpt_json(event),
-                        )
-                    )
-            events.instruction(value.get("instruction"), location.child("instruction"))
-            yield from read_each([(events, location)], _Events.close)
-            return
+            return _record(value, location)
         key = _conversation_of(location)
         opened = self._open.get(key)
         if opened is None:
             opened = self._open[key] = _Events(None, Location(key), fallback=key)
         opened.add(value, location)
+        return iter(())  # an event a line: no generator made for each
 
     def finish(self) -> Iterator[Conversation | Problem]:
         opened, self._open = self._open, {}
         yield from read_each(((e, e.location) for e in opened.values()), _Events.close)
+
+
+def _record(value: dict, location: Location) -> Iterator[Conversation | Problem]:
+    """A benchmark record's conversation."""
+    events = _Events(as_id(value.get("instance_id")), location)
+    here = location.child("history")
+    for i, event in enumerate(value["history"]):
+        if is_event(event):
+            events.add(event, here.child(i))
+        else:
+            events.problems.append(
+                Problem(
+                    here.child(i),
+                    "expected an OpenHands event",
+                    evidence=excerpt_json(event),
+                )
+            )
+    events.instruction(value.get("instruction"), location.child("instruction"))
+    yield from read_each([(events, location)], _Events.close)
 
 
 def _conversation_of(location: Location) -> str:

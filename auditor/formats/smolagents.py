@@ -18,19 +18,19 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from auditor.formats._common import (
-    MessageDraft,
     Problem,
     as_id,
     attach,
     collected,
     fallback_id,
-    freeze,
     json_text,
 )
-from auditor.model import Conversation, Location
+from auditor.model import Conversation, Location, Message
 from auditor.sources import Record
 
 NAME = "smolagents"
+DETECT_KEYS = frozenset(("sender",))
+"""`detect` is false for a JSON object with none of these keys (`formats.FileReader`)."""
 TYPES = frozenset(
     (
         "task",
@@ -42,6 +42,7 @@ TYPES = frozenset(
         "channel_created",
     )
 )
+_SPOKEN = frozenset(("channel_message", "private_message"))
 
 
 def detect(record: Record) -> bool:
@@ -63,7 +64,7 @@ class Collector:
     """The lines of one run, read as they come."""
 
     def __init__(self) -> None:
-        self._drafts: list[MessageDraft] = []
+        self._messages: list[Message] = []
         self._polls: set[str] = set()
         self._location: Location | None = None
         self._problems: list[Problem] = []
@@ -72,15 +73,21 @@ class Collector:
         value, location = record.value, record.location
         if self._location is None:
             self._location = location
-        draft = self._turn(value, location)
-        if draft is not None:
-            self._drafts.append(draft)
+        turn = self._turn(value)
+        if turn is not None:  # one text a turn: the message is built here, with no draft
+            role, text, name = turn
+            messages = self._messages
+            text = "" if text.isspace() else text  # as freezing a draft leaves it
+            messages.append(Message(len(messages), role, text, location, name=name))
         return iter(())
 
-    def _turn(self, value: dict, location: Location) -> MessageDraft | None:
+    def _turn(self, value: dict) -> tuple[str, str, str | None] | None:
+        """(role, text, sender) of the line's turn; None for a line that holds none."""
         kind, sender, content = value["type"], value["sender"], value.get("content")
+        if kind in _SPOKEN:  # most lines
+            return "assistant", _text(content), sender
         if kind == "task":
-            return MessageDraft("user", location, [_text(content)])
+            return "user", _text(content), None
         if kind == "channel_created":
             return None
         body = content if isinstance(content, dict) else {}
@@ -96,21 +103,19 @@ class Collector:
                 f"{body.get('vote', '')} (confidence {body.get('confidence', '?')}): "
                 f"{_text(body.get('rationale'))}"
             )
-        elif kind == "final_answer":
+        else:  # final_answer
             text = _text(body.get("answer")) if body else _text(content)
-        else:
-            text = _text(content)
-        return MessageDraft("assistant", location, [text], name=sender)
+        return "assistant", text, sender
 
     def finish(self) -> Iterator[Conversation | Problem]:
-        drafts, self._drafts = self._drafts, []
+        messages, self._messages = self._messages, []
         self._polls = set()
         location, self._location = self._location, None
         if location is None:
             return
         cid = fallback_id(Location(location.path))
         yield from attach(self._problems, cid)
-        yield Conversation(cid, NAME, location, freeze(drafts))
+        yield Conversation(cid, NAME, location, tuple(messages))
 
 
 def _text(value: object) -> str:

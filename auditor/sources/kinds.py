@@ -60,9 +60,13 @@ class Span:
     first_line: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Record:
-    """One JSON value (or one text file) and where it starts."""
+    """One JSON value (or one text file) and where it starts.
+
+    One per JSON Lines line: slotted rather than frozen, as the model's per-message objects
+    are (`auditor.model`), since building a frozen one costs as much as parsing a short line.
+    """
 
     location: Location
     value: Any

@@ -167,3 +167,68 @@ def test_unreadable_lines_are_counted_and_reported_with_their_line(tmp_path):
     assert report.counts.records == 4  # the blank line is not a record
     assert report.counts.conversations == 2
     assert [(f.code, f.line) for f in report.findings] == [("IN001", 2), ("IN001", 4)]
+
+
+def test_lines_orjson_rejects_read_as_jsonlines_reads_them(tmp_path):
+    # Lines go to orjson as bytes first; those it rejects go to jsonlines, whose reading of
+    # them (records, reasons, excerpts, line numbers) is the one kept.
+    p = tmp_path / "odd.jsonl"
+    p.write_bytes(
+        b'\xef\xbb\xbf\x0c{"id": "a"}\n'  # a BOM, then a form feed JSON does not allow
+        b'{"id": "b"}\x0b\n'  # a vertical tab after the value
+        b'\x1e{"id": "c"}\n'  # a record separator in front (RFC 7464)
+        b"  \x0c  \n"  # blank to jsonlines
+        b'{"id": "\xff"}\n'  # invalid UTF-8
+        b"null\n"
+        b'{"id": "\\ud800"}\n'  # an unpaired surrogate
+        b' {"id": "d"} \r\n'
+        b'\xef\xbb\xbf{"id": "e"}\n'  # a BOM after the first line
+        b'\xe2\x80\xa8{"id": "f"}\n'  # Unicode whitespace in front
+        b"[1, 2]"
+    )
+    got = [
+        (r.location.line, r.value)
+        if isinstance(r, sources.Record)
+        else (r.location.line, r.reason, r.excerpt)
+        for r in records(p)
+    ]
+    assert got == [
+        (
+            1,
+            "not valid JSON: unexpected text where a JSON value should start at column 1",
+            '{"id": "a"}',
+        ),
+        (
+            2,
+            "not valid JSON: more text after the JSON value (two on one line?) at column 12",
+            '{"id": "b"}',
+        ),
+        (3, {"id": "c"}),
+        (5, "not valid UTF-8: byte 0xff at column 9", '{"id": "\ufffd"}'),
+        (6, None),
+        (7, "not valid JSON: no low surrogate in string at column 9", '{"id": "\\ud800"}'),
+        (8, {"id": "d"}),
+        (9, {"id": "e"}),
+        (
+            10,
+            "not valid JSON: unexpected text where a JSON value should start at column 1",
+            '{"id": "f"}',
+        ),
+        (11, [1, 2]),
+    ]
+
+
+def test_over_long_line_is_reported_in_its_place(tmp_path):
+    p = tmp_path / "long.jsonl"
+    p.write_bytes(line("a") + b'{"x": "' + b"y" * 200 + b'"}\n\n' + line("b"))
+    source = sources.Source(str(p), *sources.kind_of(str(p)), True)
+    got = list(sources.read(source, limit=100))
+    assert [(type(r).__name__, r.location.line) for r in got] == [
+        ("Record", 1),
+        ("InvalidRecord", 2),
+        ("Record", 4),
+    ]
+    assert got[1].reason == (
+        "line of 210 bytes is larger than the limit of 100 bytes: not read "
+        "(`max-record-mb` raises the limit)"
+    )
