@@ -144,7 +144,7 @@ def audit(
     list_formats: FormatsOption = False,
     explain: ExplainOption = None,
     version: VersionOption = False,
-    jobs: JobsOption = "1",
+    jobs: JobsOption = "auto",
     engine: EngineOption = Engine.local,
     scheduler: SchedulerOption = None,
     show_help: HelpOption = False,

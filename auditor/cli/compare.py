@@ -101,7 +101,7 @@ def compare(
         ),
     ] = None,
     config_file: ConfigOption = None,
-    jobs: JobsOption = "1",
+    jobs: JobsOption = "auto",
     show_help: HelpOption = False,
     debug: DebugOption = False,
 ) -> None:
@@ -118,6 +118,7 @@ def compare(
             config_file=config_file,
             quiet=quiet,
             jobs=parse_jobs(jobs),
+            fitted_jobs=jobs.strip().lower() == "auto",
         )
         return run.compare(invocation, tuple(fail_on_increase or ()))
 

@@ -87,7 +87,7 @@ DEFAULTS: dict[str, Any] = {
     "config_file": None,
     "baseline_file": None,
     "write_baseline": None,
-    "jobs": "1",
+    "jobs": "auto",
     "engine": Engine.local,
     "scheduler": None,
     "debug": False,

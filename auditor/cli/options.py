@@ -380,9 +380,9 @@ JobsOption = Annotated[
         "--jobs",
         "-j",
         metavar="N",
-        help="Audit in N processes (`auto`: one per core, as many as the input keeps busy: "
-        "none for a small one). Large JSON Lines files are split; the report is the same as "
-        "with one.",
+        help="Audit in N processes. The default, `auto`, is one per core, as many as the "
+        "input keeps busy (none for a small one: it is audited in this process). Large JSON "
+        "Lines files are split; the report is the same as with -j 1.",
         rich_help_panel=PANEL_MISC,
         show_default=False,
     ),

@@ -129,6 +129,6 @@ def _scheduler(engine: Engine, scheduler: str | None, jobs: str) -> str | None:
         return None
     if engine is not Engine.dask:
         raise AuditorError("--scheduler needs --engine dask")
-    if jobs != "1":
+    if jobs.strip().lower() not in ("1", "auto"):
         raise AuditorError("--jobs sizes a local run: with --scheduler, the cluster's workers do")
     return scheduler

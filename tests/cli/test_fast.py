@@ -129,3 +129,15 @@ def test_a_plain_run_imports_neither_typer_nor_what_it_does_not_need(tmp_path):
     written = loaded(str(small), "-q", "--exit-zero", "-o", str(tmp_path / "out"))
     # jsonlines only for a line orjson rejects: none in this log
     assert written == f"0 [{used}, 'pathlib']"
+
+
+def test_the_default_is_one_job_per_core_fitted_to_the_input():
+    # `--jobs auto` unless told otherwise: as many workers as the input keeps busy
+    from auditor.engine.runners import cpus
+
+    options = fast.read(["logs/"])
+    assert options is not None
+    default = values.invocation(options)
+    assert (default.jobs, default.fitted_jobs) == (cpus(), True)
+    one = values.invocation(fast.read(["logs/", "-j", "1"]) or {})
+    assert (one.jobs, one.fitted_jobs) == (1, False)
