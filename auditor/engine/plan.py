@@ -76,21 +76,30 @@ def cut_for_jobs(planned: Iterable[Planned], settings: Settings, jobs: int) -> I
 def spans(source: sources.Source, settings: Settings, jobs: int) -> list[sources.Source]:
     """The spans a file may be audited in, in parallel; the file whole when a span starts with
     a format whose conversations span lines (spans defer such lines to the parent, which would
-    then read them all), or when it may be a side-car (decided on the whole file)."""
-    parts = sources.split(source, jobs * 4)
-    if len(parts) == 1:
-        return parts
+    then read them all), or when it may be a side-car (decided on the whole file). The file's
+    first record is read before its lines are counted: a session stream is known by it."""
+    if not sources.may_split(source, jobs * 4):
+        return [source]
     reader = FileReader(settings.input_format, declared=settings.formats)
-    for i, part in enumerate(parts):
-        try:
-            first = next(iter(sources.read(part, limit=settings.max_record_bytes)), None)
-        except OSError:
-            return [source]  # reading it whole reports the error
-
-        if not isinstance(first, sources.Record):
-            continue
-        if grouped(reader, first):
-            return [source]
-        if i == 0 and may_be_sidecar(source, settings) and format_of(reader, first) is None:
-            return [source]
+    if _whole(source, source, reader, settings):
+        return [source]
+    parts = sources.split(source, jobs * 4)
+    if len(parts) == 1 or any(_whole(source, part, reader, settings) for part in parts[1:]):
+        return [source]
     return parts
+
+
+def _whole(
+    source: sources.Source, part: sources.Source, reader: FileReader, settings: Settings
+) -> bool:
+    """`source` must be read whole, as its record at the start of `part` shows (the file's
+    first record when `part` is the file)."""
+    try:
+        first = next(iter(sources.read(part, limit=settings.max_record_bytes)), None)
+    except OSError:
+        return True  # reading it whole reports the error
+    if not isinstance(first, sources.Record):
+        return False
+    if grouped(reader, first):
+        return True
+    return part is source and may_be_sidecar(source, settings) and format_of(reader, first) is None

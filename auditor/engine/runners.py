@@ -166,15 +166,19 @@ of a thousand small files cost more in messages than the files did."""
 
 
 def workers_for(planned: Sequence[Planned], jobs: int) -> int:
-    """How many workers the plan keeps busy (`--jobs auto`), at most `jobs`: one per source
-    (standard input is read here) and per `WORK_PER_WORKER` bytes (a source of unknown size
-    counts as that much)."""
-    sizes = [
-        WORK_PER_WORKER if i.size is None else i.size
-        for i in planned
-        if isinstance(i, sources.Source) and i.path != "-"
-    ]
-    return max(1, min(jobs, len(sizes), sum(sizes) // WORK_PER_WORKER))
+    """How many workers the plan keeps busy (`--jobs auto`), at most `jobs`: one per
+    `WORK_PER_WORKER` bytes (a source of unknown size counts as that much), and no more than
+    there are pieces to hand out: a source each, or, for a JSON Lines file that `--jobs` may
+    cut into spans, one per `WORK_PER_WORKER` bytes of it (standard input is read here)."""
+    sizes: list[int] = []
+    pieces = 0
+    for i in planned:
+        if isinstance(i, sources.Source) and i.path != "-":
+            size = WORK_PER_WORKER if i.size is None else i.size
+            sizes.append(size)
+            cut = i.kind == "jsonl" and not i.compressed and i.span is None
+            pieces += max(1, size // WORK_PER_WORKER) if cut else 1
+    return max(1, min(jobs, pieces, sum(sizes) // WORK_PER_WORKER))
 
 
 def _batches(parallel: list[sources.Source], workers: int) -> Iterator[list[sources.Source]]:

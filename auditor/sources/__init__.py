@@ -49,7 +49,7 @@ from auditor.sources.kinds import (
     os_reason,
     walked_kind,
 )
-from auditor.sources.spans import cuts, split
+from auditor.sources.spans import cuts, may_split, split
 from auditor.sources.walk import Exclude, discover
 
 __all__ = [
@@ -81,6 +81,7 @@ __all__ = [
     "head",
     "is_url",
     "kind_of",
+    "may_split",
     "open_binary",
     "opens_json",
     "os_reason",

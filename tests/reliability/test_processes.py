@@ -154,14 +154,30 @@ def test_jobs_auto_starts_workers_for_the_work_only(recorded, tmp_path, monkeypa
     assert fitted() == one and recorded == []  # 6 small files: no pool at all
     monkeypatch.setattr(runners, "WORK_PER_WORKER", DEMO.stat().st_size * 2)
     assert fitted() == one and recorded == [3]  # six files' worth: three workers
+    # one large JSON Lines file: cut into spans for the workers, as `--jobs N` cuts it
+    monkeypatch.setattr(sources.spans, "SPLIT_AT_LEAST", DEMO.stat().st_size)
+    big = tmp_path / "one" / "big.jsonl"
+    big.parent.mkdir()
+    big.write_bytes(DEMO.read_bytes() * 6)
+    alone = engine.audit_plan(engine.plan([str(big)], settings), settings, jobs=6, fitted=True)
+    assert recorded == [3, 3]
+    assert [f.to_dict() for f in alone.findings] == [
+        f.to_dict() for f in engine.audit([str(big)], settings).findings
+    ]
     size = runners.WORK_PER_WORKER
     planned = [
         sources.Source("a.jsonl", "jsonl", False, True, size=size * 5),
         sources.Source("b.json", "document", False, True),  # of unknown size: one worker's
         sources.Source("-", "jsonl", False, True, size=size * 9),  # stdin is read here
     ]
-    assert runners.workers_for(planned, 64) == 2
-    assert runners.workers_for(planned[:1], 64) == 1
+    # a.jsonl may be cut into spans: five workers' worth
+    assert runners.workers_for(planned, 64) == 6
+    assert runners.workers_for(planned[:1], 64) == 5
+    assert runners.workers_for(planned[:1], 2) == 2
+    # compressed, or a document: one piece, read by one worker
+    gz = sources.Source("a.jsonl.gz", "jsonl", True, True, size=size * 5)
+    assert runners.workers_for([gz], 64) == 1
+    assert runners.workers_for([planned[1], gz], 64) == 2
 
 
 def test_small_files_go_to_the_workers_together(monkeypatch, tmp_path):
