@@ -63,7 +63,7 @@ _REPLACE = lazy(r">>>>>>{0,4} REPLACE[^\n]*$", re.M)
 _FENCE = lazy(r"^(?:```|~~~|</?source)")
 _APPLIED = lazy(r"Applied edit to (.+?)\s*$", re.M)
 _NO_MATCH = lazy(
-    r"## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in (.+)$"
+    r"## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in ([^\n]+)$"
     r"\n<{5,9} SEARCH\n(.*?)^={5,9}",
     re.M | re.S,
 )

@@ -287,6 +287,31 @@ def test_aider_edits_are_answered_by_the_console():
     assert found(FORMATS / "aider") == []
 
 
+def test_aider_each_failed_edit_gets_its_own_section_of_the_console(tmp_path):
+    # Two SEARCH blocks that failed in one reply: each edit's result is its own section, not
+    # both sections run together under the first heading.
+    failed = "> ## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in"
+    history = tmp_path / "chat.md"
+    history.write_text(
+        "# aider chat started at 2024-08-09 17:24:39\n\n"
+        "#### go ahead  \n\n"
+        "a.py\n```python\n<<<<<<< SEARCH\nold one\n=======\nnew one\n>>>>>>> REPLACE\n```\n"
+        "a.py\n```python\n<<<<<<< SEARCH\nold two\n=======\nnew two\n>>>>>>> REPLACE\n```\n"
+        "> Tokens: 1 sent, 2 received.  \n"
+        "> # 2 SEARCH/REPLACE blocks failed to match!  \n>   \n"
+        f"{failed} a.py  \n"
+        "> <<<<<<< SEARCH  \n> old one  \n> =======  \n> new one  \n> >>>>>>> REPLACE  \n>   \n"
+        f"{failed} a.py  \n"
+        "> <<<<<<< SEARCH  \n> old two  \n> =======  \n> new two  \n> >>>>>>> REPLACE  \n>   \n"
+        "> Did you mean to match some of these actual lines from a.py?  \n"
+    )
+    (session,) = read(history)
+    first, second = (m.result for m in session.messages if m.result is not None)
+    assert first.is_error and second.is_error
+    assert "old one" in first.text and "old two" not in first.text
+    assert "old two" in second.text and "old one" not in second.text
+
+
 def test_aider_marks_count_only_at_the_start_of_a_line(tmp_path):
     history = tmp_path / "chat.md"
     history.write_text(
