@@ -176,7 +176,7 @@ def workers_for(planned: Sequence[Planned], jobs: int) -> int:
         if isinstance(i, sources.Source) and i.path != "-":
             size = WORK_PER_WORKER if i.size is None else i.size
             sizes.append(size)
-            cut = i.kind == "jsonl" and not i.compressed and i.span is None
+            cut = sources.cuttable(i) and i.span is None
             pieces += max(1, size // WORK_PER_WORKER) if cut else 1
     return max(1, min(jobs, pieces, sum(sizes) // WORK_PER_WORKER))
 
@@ -201,8 +201,6 @@ def _batches(parallel: list[sources.Source], workers: int) -> Iterator[list[sour
 def _warm(settings: Settings) -> None:
     """Import before forking what every worker would otherwise import for itself: shared,
     copy-on-write, instead of loaded once per worker."""
-    import jsonlines  # noqa: F401  (a first JSON Lines line)
-
     from auditor import formats
     from auditor.replay.approvals import events, language, pending  # noqa: F401
 

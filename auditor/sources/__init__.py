@@ -49,7 +49,7 @@ from auditor.sources.kinds import (
     os_reason,
     walked_kind,
 )
-from auditor.sources.spans import cuts, may_split, split
+from auditor.sources.spans import cuts, cuttable, may_split, split
 from auditor.sources.walk import Exclude, discover
 
 __all__ = [
@@ -76,6 +76,7 @@ __all__ = [
     "Span",
     "bounded_lines",
     "cuts",
+    "cuttable",
     "discover",
     "getsize",
     "head",

@@ -19,19 +19,24 @@ _BLOCK = 1024 * 1024
 """Counting lines in blocks of 1 MB: a 16 MB block costs twice as much in fresh memory."""
 
 
+def cuttable(source: Source) -> bool:
+    """A source `split` may cut, when large enough: an uncompressed JSON Lines file, not
+    standard input."""
+    return source.path != "-" and source.kind == "jsonl" and not source.compressed
+
+
 def may_split(source: Source, parts: int) -> bool:
-    """`split` may cut the file into spans: it is an uncompressed JSON Lines file large enough
-    for two (decided without reading it; `split` may still find it gzip or binary)."""
-    try:
-        return _parts(source, parts) >= 2
-    except OSError:
+    """`split` may cut the file into spans: a `cuttable` file large enough for two, by the size
+    the plan found (decided without reading it; `split` may still find it gzip or binary)."""
+    if not cuttable(source) or parts < 2:
         return False
-
-
-def _parts(source: Source, parts: int) -> int:
-    if source.path == "-" or source.kind != "jsonl" or source.compressed or parts < 2:
-        return 1
-    return min(parts, getsize(source.path) // SPLIT_AT_LEAST)
+    size = source.size
+    if size is None:
+        try:
+            size = getsize(source.path)
+        except OSError:
+            return False
+    return size // SPLIT_AT_LEAST >= 2
 
 
 def split(source: Source, parts: int) -> list[Source]:
@@ -40,11 +45,13 @@ def split(source: Source, parts: int) -> list[Source]:
     One pass over the file counts its lines, so each span knows the number of its first line
     and findings keep the line numbers a sequential run gives them.
     """
+    if not cuttable(source) or parts < 2:
+        return [source]
     try:
-        parts = _parts(source, parts)
+        size = getsize(source.path)
+        parts = min(parts, size // SPLIT_AT_LEAST)
         if parts < 2:
             return [source]
-        size = getsize(source.path)
         with open_binary(source.path) as fp:
             if fp.peek(2)[:2] == GZIP_MAGIC or binary_reason(fp) is not None:
                 return [source]  # compressed after all, or no log: read as one stream
