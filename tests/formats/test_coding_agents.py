@@ -218,6 +218,7 @@ def test_litellm_text_calls_fail_as_openhands_notes_it(tmp_path):
     ]
 
 
+@requires_realdata_3
 def test_litellm_logs_and_message_files_are_read_with_every_call():
     logs = {
         c.location.path.rsplit("/", 1)[1]: c for c in read(REALDATA_3 / "litellm-completion-logs")

@@ -14,8 +14,9 @@ import stat
 import pytest
 
 from auditor import sources
+from auditor.config.files import shown
 from auditor.sources import gitignore, walk
-from tests.helpers import FIXTURES, audit_process
+from tests.helpers import FIXTURES, ROOT, audit_process
 
 LOG = FIXTURES / "rules" / "EX001" / "bad_moved_on_without_result.jsonl"
 SECRET = '{"id": "creds", "messages": [{"role": "user", "content": "AWS_SECRET=hunter2"}]}\n'
@@ -273,13 +274,14 @@ def test_files_named_by_option_must_be_regular_files(tmp_path, option, target):
     assert proc.stderr.decode() == said
 
 
-def test_the_configured_tools_file_must_be_a_regular_file(tmp_path):
+def test_the_configured_tools_file_must_be_a_regular_file(tmp_path, monkeypatch):
     os.mkfifo(tmp_path / "tools.json")
     (tmp_path / "audit.toml").write_text('tools = "tools.json"\n')
     proc = audit_process(LOG, "--config", tmp_path / "audit.toml", "--no-progress")
     assert proc.returncode == 2
+    monkeypatch.chdir(ROOT)  # the config is named as the child, run there, shows it
     assert proc.stderr.decode() == (
-        f"audit: error: cannot read tools file (from {tmp_path / 'audit.toml'}) "
+        f"audit: error: cannot read tools file (from {shown(tmp_path / 'audit.toml')}) "
         f"{tmp_path / 'tools.json'}: is a named pipe, not a file\n"
     )
     assert stat.S_ISFIFO(os.stat(tmp_path / "tools.json").st_mode)
