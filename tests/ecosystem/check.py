@@ -57,11 +57,16 @@ Entry = dict[str, Any]
 Finding = dict[str, Any]
 
 
+CORPORA = ("realdata", "labelled-")
+"""What the names of the corpora below `shared` start with: the real logs (`realdata*`) and the
+labelled ones (`labelled-*`, whose parts hold a person's labels and judgments)."""
+
+
 def corpora(shared: Path) -> list[str]:
-    """The corpora below `shared`: its directories named `realdata*`."""
+    """The corpora below `shared`: its directories named `realdata*` and `labelled-*`."""
     if not shared.is_dir():
         return []
-    return sorted(p.name for p in shared.iterdir() if p.is_dir() and p.name.startswith("realdata"))
+    return sorted(p.name for p in shared.iterdir() if p.is_dir() and p.name.startswith(CORPORA))
 
 
 @functools.cache
@@ -73,7 +78,9 @@ def findings(shared: Path) -> tuple[Finding, ...]:
 
 def audit(shared: Path, corpus: str) -> list[Finding]:
     """`audit CORPUS -f jsonl` run from `shared` with this checkout's auditor and the default
-    settings, so each finding's `path` is relative to `shared`, as the ledger's are."""
+    settings, so each finding's `path` is relative to `shared`, as the ledger's are (run from
+    a labelled corpus on one of its parts, the paths are relative to the corpus, as its
+    judgments' are)."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, (str(ROOT), env.get("PYTHONPATH"))))
     command = [sys.executable, "-m", "auditor", corpus, "-f", "jsonl", "--exit-zero", "-q"]
@@ -135,6 +142,54 @@ def stub(f: Finding) -> Entry:
     """A ledger entry for a finding nobody judged yet: verdict, reason and class to fill."""
     keys = ("path", "line", "conversation", "turn", "code", "fingerprint", "message")
     return {**{k: f.get(k) for k in keys}, "verdict": "", "reason": "", "class": ""}
+
+
+def judged_elsewhere(
+    shared: Path, found: Iterable[Finding], extra: Iterable[Path] = ()
+) -> tuple[list[Entry], list[str]]:
+    """The verdicts of every labelled corpus's `PART/judgments.json`, and of `extra` files
+    written in their shape (`file`, `conversation`, `code`, `turn`, `verdict`, `why`; `file`
+    and a conversation named after it start with the part, as `score_labelled.py` reports
+    them), put on the findings of `found` they name, in the ledger's shape; and what could
+    not be put on one. A judgment names its finding by file, conversation, turn and code (its
+    fingerprint is another build's): several findings alike take the judgments' one verdict,
+    and are left unjudged where those disagree."""
+    rows: list[tuple[str, dict[str, Any]]] = []
+    for corpus in corpora(shared):
+        for judgments in sorted((shared / corpus).glob("*/judgments.json")):
+            rows += [(corpus, r) for r in json.loads(judgments.read_text(encoding="utf-8"))]
+    for path in extra:
+        for row in read_ledger(path):
+            corpus = next((c for c in corpora(shared) if (shared / c / row["file"]).exists()), "")
+            rows.append((corpus, row))
+    by_key: dict[tuple[Any, ...], list[Finding]] = {}
+    for f in found:
+        by_key.setdefault((f["path"], f.get("conversation"), f.get("turn"), f["code"]), []).append(
+            f
+        )
+    wanted: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for corpus, row in rows:
+        conversation = row.get("conversation")
+        if isinstance(conversation, str) and conversation.startswith(row["file"]):
+            conversation = f"{corpus}/{conversation}"
+        key = (f"{corpus}/{row['file']}", conversation, row.get("turn"), row["code"])
+        wanted.setdefault(key, []).append(row)
+    verdicts, notes = [], []
+    for key, judged in wanted.items():
+        where = f"{key[0]}: {key[3]} [conversation {key[1]}, turn {key[2]}]"
+        if key not in by_key:
+            notes.append(f"fires no more: {where} ({judged[0]['why']})")
+            continue
+        if len({r["verdict"] for r in judged}) != 1:
+            notes.append(f"judged {' and '.join(r['verdict'] for r in judged)}: {where}")
+            continue
+        row = judged[0]
+        entry: Entry = {"verdict": row["verdict"], "reason": row["why"]}
+        entry["class"] = row.get("class") or ("true" if row["verdict"] == "true" else "labelled")
+        if row["verdict"] == "false":
+            entry["open"] = True  # known, and not fixed yet: judged on the corpus
+        verdicts += [{**stub(f), **entry} for f in by_key[key]]
+    return verdicts, notes
 
 
 # The comparison.
@@ -299,6 +354,22 @@ def adopt(
     return list(ledger.values()), notes
 
 
+def put(entries: list[Entry], verdicts: Iterable[Entry]) -> tuple[list[Entry], list[str]]:
+    """The ledger with `verdicts` (entries of findings that fire) put in by fingerprint, where
+    it holds no other verdict of its own; and a note for each it kept."""
+    ledger = {e["fingerprint"]: e for e in entries}
+    notes = []
+    for v in verdicts:
+        old = ledger.get(v["fingerprint"])
+        if old is not None and old["verdict"] in VERDICTS and old["verdict"] != v["verdict"]:
+            notes.append(
+                f"kept the ledger's {old['verdict']!r}, not {v['verdict']!r}: {describe(v)}"
+            )
+        else:
+            ledger[v["fingerprint"]] = v
+    return list(ledger.values()), notes
+
+
 def _key(item: Finding | Entry) -> tuple[Any, ...]:
     def local(value: Any) -> Any:
         return value.removeprefix("../shared/") if isinstance(value, str) else value
@@ -332,6 +403,14 @@ def main(argv: list[str] | None = None) -> int:
         metavar="FILE",
         help="take the verdicts of FILE (judged elsewhere) into the ledger",
     )
+    parser.add_argument(
+        "--adopt-labelled",
+        type=Path,
+        nargs="*",
+        metavar="FILE",
+        help="take the labelled corpora's judgments.json (and FILEs in their shape) into the "
+        "ledger",
+    )
     args = parser.parse_args(argv)
     try:
         entries = read_ledger(args.ledger) if args.ledger.is_file() else []
@@ -356,9 +435,15 @@ def main(argv: list[str] | None = None) -> int:
         entries, notes = adopt(found, entries, read_ledger(path))
         for note in notes:
             print(f"{path}: {note}", file=sys.stderr)
+    if args.adopt_labelled is not None:
+        verdicts, notes = judged_elsewhere(args.shared.resolve(), found, args.adopt_labelled)
+        entries, more = put(entries, verdicts)
+        for note in notes + more:
+            print(f"labelled: {note}", file=sys.stderr)
     c = compare(found, entries)
     show(c, len(entries), runs, sys.stdout)
-    if args.write_stubs or args.drop_gone or args.refresh or args.adopt:
+    adopted = args.adopt or args.adopt_labelled is not None
+    if args.write_stubs or args.drop_gone or args.refresh or adopted:
         entries = updated(c, entries, args.write_stubs, args.drop_gone, args.refresh)
         write(args.ledger, entries)
         print(f"\nwrote {args.ledger}: {before} -> {len(entries)} entries")

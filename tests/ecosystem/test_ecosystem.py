@@ -183,3 +183,48 @@ def test_adopt_takes_verdicts_judged_elsewhere_by_what_the_finding_says():
         "realdata/x.jsonl:3: FB004 [conversation c-1, turn 2] says that",
         "no single finding for realdata/x.jsonl:3: FB004 [conversation c-1, turn 2] not said",
     ]
+
+
+def test_judgments_of_a_labelled_corpus_are_put_on_the_findings_they_name(tmp_path):
+    part = tmp_path / "labelled-9" / "a"
+    part.mkdir(parents=True)
+    (part / "x.jsonl").write_text("{}\n", encoding="utf-8")
+    judgment = {"file": "a/x.jsonl", "conversation": "a/x.jsonl:3", "code": "FB004", "turn": 2}
+    rows = [
+        {**judgment, "fingerprint": "other-build", "verdict": "false", "why": "a scheme added"},
+        {**judgment, "turn": 7, "fingerprint": "gone", "verdict": "true", "why": "fired once"},
+        {**judgment, "code": "LP001", "fingerprint": "1", "verdict": "true", "why": "r"},
+        {**judgment, "code": "LP001", "fingerprint": "2", "verdict": "false", "why": "r"},
+    ]
+    (part / "judgments.json").write_text(json.dumps(rows), encoding="utf-8")
+    extra = tmp_path / "verdicts.jsonl"
+    extra.write_text(
+        json.dumps({**judgment, "code": "EX001", "verdict": "true", "why": "ends", "class": "c"}),
+        encoding="utf-8",
+    )
+    here = {"path": "labelled-9/a/x.jsonl", "conversation": "labelled-9/a/x.jsonl:3"}
+    found = [
+        {**_finding("fp-1"), **here},
+        {**_finding("fp-2"), **here},  # the same finding twice: one verdict for both
+        {**_finding("fp-3", code="LP001"), **here},
+        {**_finding("fp-4", code="EX001"), **here},
+    ]
+    verdicts, notes = check.judged_elsewhere(tmp_path, found, [extra])
+    assert [(v["fingerprint"], v["verdict"], v.get("open"), v["class"]) for v in verdicts] == [
+        ("fp-1", "false", True, "labelled"),
+        ("fp-2", "false", True, "labelled"),
+        ("fp-4", "true", None, "c"),
+    ]
+    assert notes == [
+        "fires no more: labelled-9/a/x.jsonl: FB004 [conversation labelled-9/a/x.jsonl:3, "
+        "turn 7] (fired once)",
+        "judged true and false: labelled-9/a/x.jsonl: LP001 "
+        "[conversation labelled-9/a/x.jsonl:3, turn 2]",
+    ]
+    entries, kept = check.put([_entry("fp-1", "true")], verdicts)
+    assert [(e["fingerprint"], e["verdict"]) for e in entries] == [
+        ("fp-1", "true"),
+        ("fp-2", "false"),
+        ("fp-4", "true"),
+    ]
+    assert kept == [f"kept the ledger's 'true', not 'false': {check.describe(verdicts[0])}"]
