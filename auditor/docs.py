@@ -125,27 +125,23 @@ def read_ledger(path: Path) -> list[dict[str, Any]]:
 
 def precision_table(root: Path) -> str:
     rows = [
-        "| Code | Name | Judged | True | False | Unclear | Precision |",
-        "|---|---|--:|--:|--:|--:|--:|",
+        "| Code | Judged | True | False | Unclear | Precision |",
+        "|---|--:|--:|--:|--:|--:|",
     ]
     per_rule = precision(read_ledger(root / LEDGER))
-    for p in per_rule:
-        rule = BY_CODE.get(p.code)
-        rows.append(_row(p, f"`{rule.name}`" if rule is not None else ""))
+    rows += [_row(p) for p in per_rule]
     total = Precision(
         "all",
         sum(p.true for p in per_rule),
         sum(p.false for p in per_rule),
         sum(p.unclear for p in per_rule),
     )
-    rows.append(_row(total, ""))
+    rows.append(_row(total))
     return "\n".join(rows)
 
 
-def _row(p: Precision, name: str) -> str:
-    return (
-        f"| {p.code} | {name} | {p.judged} | {p.true} | {p.false} | {p.unclear} | {p.percent()} |"
-    )
+def _row(p: Precision) -> str:
+    return f"| {p.code} | {p.judged} | {p.true} | {p.false} | {p.unclear} | {p.percent()} |"
 
 
 def demo_output(root: Path) -> str:
