@@ -170,9 +170,9 @@ def _toml(value: object) -> str:
 
 def show_files(paths: tuple[str, ...], chosen: Settings, out: TextIO) -> None:
     """Each file a run would find, with what it would be read as (the log format of its first
-    record) or why it would be skipped, as the run decides it: a walked file whose first bytes
-    promise no log is not read further, one whose records no format reads is named for what it
-    is. Only the first record of each file is read."""
+    record that is not a header) or why it would be skipped, as the run decides it: a walked
+    file whose first bytes promise no log is not read further, one whose records no format
+    reads is named for what it is. Only the first records of each file are read."""
     from auditor import engine, sources
     from auditor.engine.source import may_be_sidecar, sniffed, unread_as
     from auditor.formats import describe
@@ -222,12 +222,26 @@ def _unread(item: Unread) -> str:
     return f"not a log file type ({item.kind})"
 
 
+_HEADERS_PASSED = 4
+"""Header records (`formats.header`) `--show-files` reads past to find what a file is."""
+
+
 def _first_record(source: Source) -> object:
     from auditor import sources
 
     if source.path == "-":
         return None  # stdin is read by the run, not by a listing
+    from auditor.formats import header
+
     try:
-        return next(iter(sources.read(source)), None)
+        first = None
+        for i, record in enumerate(sources.read(source)):
+            first = first or record
+            # A header line says what the run was; the records after it say what the file is.
+            if i == _HEADERS_PASSED or not isinstance(record, sources.Record):
+                break
+            if not header(record):
+                return record
+        return first
     except OSError as exc:
         return sources.InvalidRecord(Location(source.path), sources.os_reason(exc))

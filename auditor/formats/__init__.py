@@ -48,6 +48,7 @@ __all__ = [
     "declare",
     "describe",
     "detect",
+    "header",
     "plugins",
     "registry",
     "tool_specs",
@@ -264,6 +265,11 @@ def companion(record: Record) -> tuple[str, str] | None:
     return _companions.known(record)
 
 
+def header(record: Record) -> bool:
+    """The record heads or closes a log and holds no message (`_companions.header`)."""
+    return _companions.header(record)
+
+
 def describe(record: Record) -> str:
     """Why a record matched no format, in words that help to find it."""
     value = record.value
@@ -349,7 +355,10 @@ class FileReader:
                     if fmt.detect(record):
                         break
                 else:
-                    yield Problem(record.location, describe(record))
+                    if _companions.header(record):
+                        self.seen[HEADER] = self.seen.get(HEADER, 0) + 1
+                    else:
+                        yield Problem(record.location, describe(record))
                     return
             elif not fmt.detect(record):
                 yield Problem(record.location, f"not a {fmt.NAME} record: {describe(record)}")
@@ -397,6 +406,10 @@ class FileReader:
             where = Location(self._path or "")
             yield from _guarded(collector.finish(), where)
 
+
+HEADER = "header"
+"""What `FileReader.seen` counts a header record as (`_companions.header`): `-v` lists it
+beside the formats that read the file's other records."""
 
 _SHAPES_KEPT = 64
 """Shapes of object remembered per file: a log's records come in a few; keys that are ids

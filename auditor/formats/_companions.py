@@ -56,6 +56,29 @@ SHAPES: tuple[tuple[Callable[[Any], bool], str, str], ...] = (
 """(test on a JSON object, what such files are, what one record is) for each known shape."""
 
 
+HEADER_KEYS = frozenset(
+    (
+        *("metadata", "meta", "_meta", "header", "info", "run_info", "config", "configuration"),
+        *("settings", "summary", "stats", "statistics"),
+    )
+)
+"""Keys one of which a header record has: what the run was, not what was said in it."""
+HEADER_MORE = frozenset(("version", "benchmark", "name", "created_at", "timestamp", "date"))
+"""Keys a header record may have besides."""
+
+
+def header(record: Record) -> bool:
+    """A record that heads or closes a log whose other records are transcripts (AgentDojo's
+    `{"metadata": {...}}` first line, a run summary line): a JSON object all of whose keys
+    say what the run was (`HEADER_KEYS`, `HEADER_MORE`), at least one of them `HEADER_KEYS`.
+    It holds no message: it is counted as read, never reported as a record nobody could
+    read, and a file of nothing else is still no log (it matches no format)."""
+    value = record.value
+    if record.kind != "json" or type(value) is not dict or not value.keys() & HEADER_KEYS:
+        return False
+    return value.keys() <= HEADER_KEYS | HEADER_MORE
+
+
 def known(record: Record) -> tuple[str, str] | None:
     """(what such files are, what the record is) when a record that holds no transcript is a
     known companion file's."""

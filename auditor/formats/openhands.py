@@ -61,7 +61,13 @@ def detect(record: Record) -> bool:
     if is_event(value):
         return True
     history = value.get("history")
-    return isinstance(history, list) and bool(history) and is_event(history[0])
+    if not isinstance(history, list):
+        return False
+    if not history:
+        # A benchmark record of a run that logged no event (it failed to start): read as a
+        # conversation with no messages, so it is counted, not an unknown record.
+        return "instance_id" in value and "instruction" in value
+    return is_event(history[0])
 
 
 def is_event(value: Any) -> bool:

@@ -614,3 +614,61 @@ def test_a_broken_plugin_is_a_config_error(entry_points):
     with pytest.raises(ConfigError, match="is named `openai`, as another format is"):
         formats.plugins()
     assert sys.modules.get("acme_reader") is None
+
+
+# --- records that hold no transcript inside a log that does -------------------------------
+
+
+CHAT = {"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "ok"}]}
+
+
+def test_a_header_line_is_counted_not_reported_and_the_file_is_what_follows(tmp_path):
+    # AgentDojo's runs open with `{"metadata": {...}}`; the other lines are OpenAI chat.
+    header = {"metadata": {"benchmark": "agent-dojo", "name": "command-r-plus"}}
+    lines = [header, CHAT, CHAT, {"summary": {"accuracy": 0.25}, "version": "1"}]
+    log = tmp_path / "run.jsonl"
+    log.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    report = audit([log])
+    assert [f.code for f in report.findings] == []
+    assert (report.counts.records, report.counts.conversations) == (4, 2)
+    listed = audit_process("run.jsonl", "--show-files", cwd=tmp_path)
+    assert listed.stdout.decode() == "run.jsonl\topenai\n"
+    verbose = audit_process("run.jsonl", "-v", "-f", "concise", cwd=tmp_path).stderr.decode()
+    assert "run.jsonl: header, openai; 4 records, 2 conversations" in verbose
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        {"metadata": {"benchmark": "x"}, "messages_seen": 3},  # a key no header has
+        {"version": "1", "name": "run"},  # no key that makes it a header
+        {"metadata": {}, "results": [{"task": 1, "passed": True}]},  # what the run gave
+    ],
+)
+def test_nearest_negatives_of_a_header_stay_records_nobody_could_read(tmp_path, record):
+    log = tmp_path / "run.jsonl"
+    log.write_text(json.dumps(CHAT) + "\n" + json.dumps(record) + "\n")
+    report = audit([log])
+    assert [(f.code, f.line) for f in report.findings] == [("IN002", 2)]
+
+
+def test_a_file_of_a_header_alone_is_no_log(tmp_path):
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "h.jsonl").write_text('{"metadata": {"a": 1}}\n')
+    listed = audit_process("logs", "--show-files", cwd=tmp_path)
+    assert listed.stdout.decode() == (
+        "logs/h.jsonl\tskipped: no log shape: JSON object of no known log format (keys: metadata)\n"
+    )
+
+
+def test_a_benchmark_record_with_an_empty_history_is_a_conversation_with_no_calls(tmp_path):
+    record = FORMATS / "openhands" / "benchmark-record.jsonl"
+    empty = {"instance_id": "task-2", "instruction": "do it", "history": [], "error": None}
+    log = tmp_path / "output.jsonl"
+    log.write_text(record.read_text().rstrip("\n") + "\n" + json.dumps(empty) + "\n")
+    report = audit([log])
+    assert [f.code for f in report.findings if f.code.startswith("IN")] == []
+    assert report.counts.conversations == 2
+    # a record of another shape with an empty history is not taken for one
+    (tmp_path / "other.jsonl").write_text(json.dumps({"history": [], "id": 1}) + "\n")
+    assert [f.code for f in audit([tmp_path / "other.jsonl"]).findings] == ["IN002"]
