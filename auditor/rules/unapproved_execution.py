@@ -11,11 +11,17 @@ decision is a yes to the assistant's latest summary, a choice among the options 
 an instruction that names what to act on; it covers the calls that carry it out, a retry after
 a failure included, until one succeeded and the user spoke again.
 
+A policy about every write ("Before any write action, summarize the intended action and obtain
+explicit confirmation", "any action that changes the database") covers the tools that change a
+record and those that make one (`register_customer`, `record_payment`, `create_order`), not
+those that send something or hand over (`send_receipt`, `transfer_to_human_agents`).
+
 Where the log's policy asks for an *explicit* confirmation of the action's details (tau-bench's
 "you must list the action details and obtain explicit user confirmation (yes) to proceed"), the
 user's request alone is not one: a call covered only by an instruction that answers no
 summary the assistant asked about ("Please downgrade all of them" after a list of reservation
-ids and "which would you like to downgrade?") fires too, citing the policy, unless the user
+ids and "which would you like to downgrade?", or "What modifications would you like to make?"
+answered with the change) fires too, citing the policy, unless the user
 waived confirmation ("no need to check with me, just do it", "you don't have to ask").
 
 `require-approval` is empty by default: without it, what the log itself asks for counts. Set

@@ -407,6 +407,13 @@ def test_asks_to_confirm():
     assert asks_to_confirm("Can you confirm with a 'yes' that you would like me to proceed?")
     assert asks_to_confirm("Would you like to use your credit card ending in 9725?")
     assert not asks_to_confirm("Please let me know which flight you would like to book.")
+    # A question that asks what to do supplies the action; it approves none.
+    assert not asks_to_confirm("Order ORD-010 is open. What changes would you like to make?")
+    assert not asks_to_confirm("Okay, which reservation would you like to cancel?")
+    assert not asks_to_confirm("How many bags would you like to add?")
+    # ... while a yes-or-no question after one still asks to confirm
+    assert asks_to_confirm("What a trip! Would you like me to cancel it?")
+    assert asks_to_confirm("Which is HAT001. Would you like to proceed with the change?")
 
 
 def test_the_engine_gives_replay_the_cf_rules_options():

@@ -61,9 +61,13 @@ _OBJECTS = ("id", "handle")
 _VAGUE_NOUNS = frozenset(
     ("reservation", "reservations", "booking", "order", "orders", "user", "account", "details")
 )
-# A question of which one ("Which would you like to change?"): what answers it picks the
-# things to act on; it confirms no details of the action.
-_WHICH = lazy(r"\bwhich\b[^.?!\n]{0,100}\?", re.I)
+# A question that asks the user to supply what to act on or what to do ("Which would you like
+# to change?", "What modifications would you like to make?", "How many would you like?"): what
+# answers it picks or details the action; it confirms no summary of it.
+_WHICH = lazy(
+    r"\b(?:which|what(?! else)|how (?:many|much))\b[^.?!\n]{0,100}\?",
+    re.I,
+)
 # A question about how to pay ("Which payment method would you like to use?", "how would you
 # like to pay?"): where it was asked, no payment goes without saying.
 _ASKS_PAYMENT = lazy(

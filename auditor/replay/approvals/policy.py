@@ -34,7 +34,8 @@ _DEMANDS = lazy(
 )
 _ALL_WRITES = lazy(
     r"\b(?:updates?|changes?|modif(?:y|ies)|writes? to|alters?) (?:the |any )?(?:\w+ )?"
-    r"(?:database|records?|account|data)\b|\bconsequential actions?\b|\bwrite (?:actions|tools)\b",
+    r"(?:database|records?|account|data)\b|\bconsequential actions?\b"
+    r"|\bwrite[- ](?:actions?|operations?|tools?|calls?)\b",
     re.I,
 )
 _VERB_STEMS = (
@@ -44,11 +45,14 @@ _VERB_STEMS = (
 _VERBS = lazy(r"\b(" + "|".join(_VERB_STEMS.split()) + r")\w*", re.I)
 _WRITE_VERBS = """
     book reserve cancel update modify change edit upgrade downgrade exchange return delete remove
+    register record create add issue submit place schedule assign set apply process pay
 """
 _WRITES = frozenset(_WRITE_VERBS.split())
-"""First words of tool names that change a booking, an order or a record: what a policy about
-"every action that updates the database" covers, besides the verbs it names. Tools that send,
-issue or create something new (`send_certificate`) are left to the verbs a policy names."""
+"""First words of tool names that change a booking, an order or a record, or make a new one
+(`register_customer`, `record_payment`, `create_order`): what a policy about "every action
+that updates the database" or "any write action" covers, besides the verbs it names. Tools
+that send something (`send_certificate`, `send_email`) or hand over (`transfer_to_human`) are
+left to the verbs a policy names."""
 _QUOTE = 110
 _EXPLICIT = lazy(
     r"\b(?:explicit(?:ly)?|express(?:ly)?)\b[^.\n]{0,30}\b(?:confirm|consent|approv)"

@@ -164,8 +164,19 @@ def waives(text: str) -> bool:
 
 
 def asks_to_confirm(text: str) -> bool:
-    """An assistant message that asks the user to approve or choose what it describes."""
-    return _ASKS.search(text) is not None
+    """An assistant message that asks the user to approve or choose what it describes; not a
+    question that asks the user what to do ("What changes would you like to make?", "Which
+    flight would you like to change?"): its answer supplies the action, it approves none."""
+    for m in _ASKS.finditer(text):
+        start = max(text.rfind(c, 0, m.start()) for c in ".?!\n") + 1
+        if _WH_QUESTION.match(text, start) is None:
+            return True
+    return False
+
+
+_WH_QUESTION = lazy(r"\W*(?:\w+,\s)?(?:which|what|how (?:many|much)|when|where)\b", re.I)
+"""A sentence that opens with a question word, perhaps after a word of address ("So, what
+…", "Okay, which …")."""
 
 
 def instructed(text: str) -> frozenset[str] | None:
