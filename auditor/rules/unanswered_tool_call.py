@@ -19,7 +19,14 @@ ends on a call is an agent that crashed or timed out mid-task.
 ## Does not fire on
 - calls answered by a result with their id, in any order, before the next assistant turn;
 - parallel calls written one assistant message per call (the later ones holding only calls),
-  each answered before the assistant next speaks in text: one batch;
+  each answered before the assistant next speaks in text: one batch. Results may come between
+  the calls of the batch (a log that records them as they arrive, as Claude Code's converted
+  sessions do), and a result may even be logged just before its own call: a call with an id
+  is answered when its result, by that id, arrives before the batch ends, the batch being the
+  run of call-only messages and results up to the next message with text or from another
+  role. A call still waiting then is reported, passed where the assistant first went on
+  without it; a call without an id is passed by the next call-only message after a result,
+  since a result without an id could answer any call;
 - the trailing call of a gateway snapshot (`exchange` format), which is normal there;
 - calls written into message text: those are EX003.
 ```jsonl
