@@ -28,6 +28,12 @@ ends on a call is an agent that crashed or timed out mid-task.
   without it; a call without an id is passed by the next call-only message after a result,
   since a result without an id could answer any call;
 - the trailing call of a gateway snapshot (`exchange` format), which is normal there;
+- a terminal call, the one that ends the run and carries its answer (`finish`, `submit`,
+  `exit`, `final_answer`, `attempt_completion`, `task_complete`, `complete_task`, `done`), when
+  it is the last message of the transcript: its result is the end of the run, which frameworks
+  log in some runs and not in others (the OpenHands SDK). A run that crashed while executing
+  its terminal call looks the same and is missed; a terminal call the assistant goes on past
+  without a result, or one followed by anything else, is still reported;
 - calls written into message text: those are EX003.
 ```jsonl
 {"id": "run-2", "messages": [{"role": "user", "content": "Weather in Paris?"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\": \"Paris\"}"}}]}, {"role": "tool", "tool_call_id": "call_1", "content": "sunny, 24C"}, {"role": "assistant", "content": "It is sunny in Paris."}]}
@@ -54,15 +60,38 @@ def _unanswered(exchange: Exchange) -> bool:
     return exchange.call.origin == "structured" and not exchange.answered
 
 
+# Tools whose call ends the run: the model's last word, whose "result" is the run stopping.
+TERMINAL = frozenset(
+    (
+        "finish",
+        "submit",
+        "exit",
+        "final_answer",
+        "attempt_completion",
+        "task_complete",
+        "complete_task",
+        "done",
+    )
+)
+
+
 def check(replay: Replay, options: None) -> Iterator[Violation]:
     complete = replay.conversation.complete
+    last = len(replay.conversation.messages) - 1
     for exchange in replay.exchanges:
         if not _unanswered(exchange):
             continue
         if exchange.passed_at is None and not complete:
             continue
+        if exchange.passed_at is None and exchange.turn == last and _terminal(exchange):
+            continue  # the run ends on its terminal call: nothing was left waiting
         where = replay.conversation.messages[exchange.turn].location
         yield on_call(_message(exchange), exchange.call, exchange.turn, where)
+
+
+def _terminal(exchange: Exchange) -> bool:
+    """The call is the run's terminal one (`finish`, `submit`, ...), by its tool's name."""
+    return exchange.call.name.lower().replace("-", "_") in TERMINAL
 
 
 def _message(exchange: Exchange) -> str:
