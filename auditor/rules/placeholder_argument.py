@@ -31,7 +31,13 @@ asked for the value, looked it up, or said it could not.
   the code (`YOUR_KEY = "…"`, then used) is missed;
 - the content a call saves to a file (`content`, `file_text`, `new_str`, `diff` beside a `path`):
   a placeholder in a file written for later (`API_KEY = "YOUR_API_KEY"` in an app's config,
-  `{{ name }}` in a template) is for a person to fill in; running it is what fails;
+  `{{ name }}` in a template) is for a person to fill in; running it is what fails. The same
+  holds for the here-documents of a shell command that does nothing but save them (`cat
+  <<'EOF' > settings.py`, `cat > .env <<EOF`, `tee path <<EOF`, with `mkdir -p`/`cd` around):
+  `SECRET_KEY = 'fake-key'` in a throwaway test project. A command that also runs something
+  (`… EOF` then `python fetch.py`) is still read, here-documents included, and the path a
+  command saves to is read in either case (`cat <<'EOF' > /path/to/config.yaml`). Missed: a
+  placeholder saved this way and run by a later call, whose arguments no longer hold it;
 - calls that never ran (no result), and values that merely contain `example` or `your`;
 - code in the message that opens the conversation (a multi-agent chat's task statement whose
   code block the executor ran as given): no agent wrote or chose its values. An agent that runs
@@ -56,6 +62,7 @@ from auditor.rules._values import (
     WRITTEN_KEYS,
     comment_free,
     heredocs,
+    saves_only,
     strings,
     writes_file,
 )
@@ -107,7 +114,10 @@ def _placeholders_of(exchange: Exchange) -> Iterator[tuple[str, str, str]]:
         if key.lower() in WRITTEN_KEYS:
             text, written = "", text
         elif code:
-            text, written = heredocs(text)
+            command = text
+            text, written = heredocs(command)
+            if written and saves_only(text, command):
+                written = ""  # a command that only saves files: as an editor's save (above)
         for placeholder in _placeholders.find(text, code):
             yield key, placeholder, text
         for placeholder in _placeholders.find(written, code, written=True):
