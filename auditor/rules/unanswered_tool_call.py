@@ -44,6 +44,7 @@ from collections.abc import Iterator
 
 from auditor.findings import Severity, Violation, on_call
 from auditor.replay import Exchange, Replay
+from auditor.rules._toolnames import ends_run
 
 CODE = "EX001"
 NAME = "unanswered-tool-call"
@@ -60,21 +61,6 @@ def _unanswered(exchange: Exchange) -> bool:
     return exchange.call.origin == "structured" and not exchange.answered
 
 
-# Tools whose call ends the run: the model's last word, whose "result" is the run stopping.
-TERMINAL = frozenset(
-    (
-        "finish",
-        "submit",
-        "exit",
-        "final_answer",
-        "attempt_completion",
-        "task_complete",
-        "complete_task",
-        "done",
-    )
-)
-
-
 def check(replay: Replay, options: None) -> Iterator[Violation]:
     complete = replay.conversation.complete
     last = len(replay.conversation.messages) - 1
@@ -83,15 +69,10 @@ def check(replay: Replay, options: None) -> Iterator[Violation]:
             continue
         if exchange.passed_at is None and not complete:
             continue
-        if exchange.passed_at is None and exchange.turn == last and _terminal(exchange):
+        if exchange.passed_at is None and exchange.turn == last and ends_run(exchange.call.name):
             continue  # the run ends on its terminal call: nothing was left waiting
         where = replay.conversation.messages[exchange.turn].location
         yield on_call(_message(exchange), exchange.call, exchange.turn, where)
-
-
-def _terminal(exchange: Exchange) -> bool:
-    """The call is the run's terminal one (`finish`, `submit`, ...), by its tool's name."""
-    return exchange.call.name.lower().replace("-", "_") in TERMINAL
 
 
 def _message(exchange: Exchange) -> str:
