@@ -203,14 +203,65 @@ def test_inference_never_rests_on_calls_that_failed_or_on_nothing(tmp_path):
     ]
 
 
+# The same domain as CLAIMED: it looks the reservation up before cancelling it.
+LOOKED_UP_AND_CANCELLED = {
+    "id": "looked-up-and-cancelled",
+    "messages": [
+        {"role": "user", "content": "Cancel K1NW8N."},
+        _call("g1", "get_reservation_details", {"reservation_id": "K1NW8N"}),
+        {"role": "tool", "tool_call_id": "g1", "content": '{"status": "active"}'},
+        *CANCELLED["messages"][1:],
+    ],
+}
+
+
 def test_the_tools_of_another_file_count_when_none_of_its_own_does(tmp_path):
-    (tmp_path / "a.jsonl").write_text(_lines(CANCELLED))
+    (tmp_path / "a.jsonl").write_text(_lines(LOOKED_UP_AND_CANCELLED))
     (tmp_path / "b.jsonl").write_text(_lines(CLAIMED))
+    (tmp_path / "c.jsonl").write_text(
+        _lines({**CLAIMED, "messages": [CLAIMED["messages"][0], CLAIMED["messages"][3]]})
+    )
     report = engine.audit([str(tmp_path)], config.build(select=["FB003"]))
+    # b shares `get_reservation_details` with a; c called nothing, so nothing says otherwise
     assert [
         (f.path.rsplit("/", 1)[-1], f.message.split("(", 1)[1].split(")")[0])
         for f in report.findings
-    ] == [("b.jsonl", "`cancel_reservation`, called in another openai log of this run")]
+    ] == [
+        ("b.jsonl", "`cancel_reservation`, called in another openai log of this run"),
+        ("c.jsonl", "`cancel_reservation`, called in another openai log of this run"),
+    ]
+
+
+def test_the_tools_of_another_domain_say_nothing_of_a_file(tmp_path):
+    # One file a domain (a course's tau2 runs): `crear_solicitud` succeeded in b, whose every
+    # tool no other file called, so a's `create_order` does not decide b's claim.
+    ordered = {
+        "id": "ordered",
+        "messages": [
+            {"role": "user", "content": "Order two boxes."},
+            _call("o1", "create_order", {"items": 2}),
+            {"role": "tool", "tool_call_id": "o1", "content": '{"order_id": "ORD-1"}'},
+            {"role": "assistant", "content": "Your order ORD-1 has been created."},
+        ],
+    }
+    requested = {
+        "id": "requested",
+        "messages": [
+            {"role": "user", "content": "Please file my validation request."},
+            _call("s1", "crear_solicitud", {"estudiante": "S-1"}),
+            {"role": "tool", "tool_call_id": "s1", "content": '{"id": "REQ-0002"}'},
+            {"role": "assistant", "content": "Your request REQ-0002 has been created."},
+        ],
+    }
+    (tmp_path / "a.jsonl").write_text(_lines(ordered))
+    (tmp_path / "b.jsonl").write_text(_lines(requested))
+    report = engine.audit([str(tmp_path)], config.build(select=["FB003"]))
+    assert report.findings == ()
+    (tmp_path / "b.jsonl").write_text(
+        _lines({**requested, "messages": [*requested["messages"][:1], requested["messages"][3]]})
+    )
+    report = engine.audit([str(tmp_path)], config.build(select=["FB003"]))
+    assert [f.path.rsplit("/", 1)[-1] for f in report.findings] == ["b.jsonl"]
 
 
 def test_inferred_tools_are_the_same_whichever_span_a_conversation_lands_in(tmp_path, monkeypatch):

@@ -9,7 +9,8 @@ Tool sets: a conversation's own declarations win; else the tools of `--tools` (`
 else its tools are inferred from its input file: every tool some conversation of the file
 called and got a result from that was not an error (and, for what no tool of the file does,
 those of the run's other logs of the same format: one run often spreads a benchmark's tasks
-over files; never another format's). Those sets are known only once every file was read,
+over files; never another format's, nor for a file that calls tools of which no other log
+calls one, another domain). Those sets are known only once every file was read,
 which with `--jobs` happens in several worker processes, so a rule that needs them (FB003)
 yields its findings with `deferred` data instead of deciding them; each source reports its
 tools and those findings (keyed by fingerprint, as lines are resolved and unread records

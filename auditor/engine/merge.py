@@ -108,14 +108,23 @@ def decide(
 ) -> list[Finding]:
     """The findings with each undecided one decided by its rule, given the inferred tools."""
     run: dict[str, set[str]] = defaultdict(set)  # log format -> tools, over every file
+    files: dict[tuple[str, str], int] = defaultdict(int)  # (format, tool) -> files that called it
     undecided: dict[str, tuple[frozenset[str], frozenset[str], str, Any]] = {}
     for merged in tooled.values():
         for fmt, names in merged.tools.items():
             run[fmt] |= names
+            for name in names:
+                files[(fmt, name)] += 1
     for merged in tooled.values():
         for key, (fmt, data) in merged.undecided.items():
             own = frozenset(merged.tools.get(fmt, ()))
-            undecided[key] = (own, frozenset(run[fmt]), fmt, data)
+            # The other logs lend their tools to a file that shares one with them, or calls
+            # none: a file whose every tool no other log called works with another tool set
+            # (a course's domains, one a file), of which the others' tools say nothing.
+            kin = own
+            if not own or any(files[(fmt, name)] > 1 for name in own):
+                kin = frozenset(run[fmt])
+            undecided[key] = (own, kin, fmt, data)
         for fmt, n in merged.untooled.items():
             if n and not run[fmt]:
                 for rule in settings.rules:
@@ -132,8 +141,8 @@ def decide(
             continue
         own, kin, fmt, data = entry
         # the tools of its file first; then those of the run's other logs of its format (one
-        # benchmark run spread over files), never another format's (SWE-agent's `create`
-        # says nothing of a multi-agent chat)
+        # benchmark run spread over files) that share a tool with its file, never another
+        # format's (SWE-agent's `create` says nothing of a multi-agent chat)
         outcome = resolve(data, own, "this file")
         if outcome is None and kin != own:
             outcome = resolve(data, kin, f"another {fmt} log of this run")

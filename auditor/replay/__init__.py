@@ -2,9 +2,21 @@
 
 A call is paired with the first later result that carries its id; a result without an id
 answers the oldest open call. A call is *passed* when the role that made it speaks again
-before its result arrives: the caller moved on without the tool's output. A message that holds
-only calls, right after a message of the same role with calls, does not pass them: converters
-write parallel calls one message per call, each answered before the caller next speaks in text.
+before its result arrives: the caller moved on without the tool's output.
+
+Converters write the parallel calls of one model response one message per call, and a log
+that records results as they come (Claude Code) puts results between the calls of the batch,
+even a result before its own call. So a *batch* is a run of messages holding only calls, with
+the results among them, up to the next message that says something (text) or comes from
+another role. Within a batch:
+
+- a message holding only calls, right after a message of the same role with calls, passes
+  nothing;
+- one after a result defers the caller's waiting calls that have an id: each is passed there
+  only if its result, named by that id, has not arrived when the batch ends (a call without
+  an id is passed at once: a result without an id could answer any call);
+- a result whose id names no call yet answers the first call of the batch with that id, made
+  after it; it is an orphan only if no such call follows.
 Approvals are paired with the calls they gate (`auditor.replay.approvals`) when a rule first asks
 for them. Rules read the pairing from here and never pair anything themselves.
 """
@@ -149,13 +161,16 @@ class _Waiting:
     results that do not, and by caller for marking calls passed. Each call enters and leaves
     each index once, so pairing is linear however many calls stay unanswered."""
 
-    __slots__ = ("by_caller", "by_id", "order")
+    __slots__ = ("by_caller", "by_id", "deferred", "order")
 
     def __init__(self) -> None:
         self.order: deque[_Open] = deque()
         self.by_id: dict[str, deque[_Open]] = {}
         self.by_caller: dict[str, list[_Open]] = {}
         """Calls not yet passed: their caller has not spoken since making them."""
+        self.deferred: dict[str, list[tuple[_Open, int]]] = {}
+        """Calls whose caller went on with more calls of the same batch, with where: passed
+        there if the batch ends before their result arrives."""
 
     def add(self, opened: _Open) -> None:
         self.order.append(opened)
@@ -186,6 +201,26 @@ class _Waiting:
             if not w.taken and w.passed_at is None:
                 w.passed_at = index
 
+    def defer(self, caller: str, index: int) -> None:
+        """The caller makes more calls of the batch after a result: its calls still waiting
+        are passed at `index` unless their results, by id, arrive before the batch ends."""
+        opened = self.by_caller.pop(caller, None)
+        for w in opened or ():
+            if w.taken or w.passed_at is not None:
+                continue
+            if w.call.id is None:
+                w.passed_at = index
+            else:
+                self.deferred.setdefault(caller, []).append((w, index))
+
+    def settle(self, keep: str | None = None) -> None:
+        """The batch ends (for every caller but `keep`): deferred calls still waiting are
+        passed where they were deferred."""
+        for caller in [c for c in self.deferred if c != keep]:
+            for w, index in self.deferred.pop(caller):
+                if not w.taken and w.passed_at is None:
+                    w.passed_at = index
+
 
 def replay(conversation: Conversation, approvals: ApprovalOptions | None = None) -> Replay:
     """Walk the conversation once and pair everything.
@@ -195,7 +230,8 @@ def replay(conversation: Conversation, approvals: ApprovalOptions | None = None)
     """
     made: list[_Open] = []
     waiting = _Waiting()
-    orphans: list[Orphan] = []
+    orphans: list[Orphan | None] = []  # None: an early result its call claimed later
+    early: dict[str, int] = {}  # call id -> index in `orphans`: results of the batch before it
     closed: dict[str, int] = {}  # call id -> turn, for calls already answered
     turn_parts: list[tuple[Message, int, int]] = []
     speakers = waiting.by_caller
@@ -206,35 +242,60 @@ def replay(conversation: Conversation, approvals: ApprovalOptions | None = None)
             if match is None:
                 call_id = message.result.call_id
                 earlier = closed.get(call_id) if call_id is not None else None
+                if call_id is not None and earlier is None:
+                    early.setdefault(call_id, len(orphans))
                 orphans.append(Orphan(message, message.result, earlier))
             else:
                 match.result = message.result
                 match.result_turn = message.index
                 if match.call.id is not None:
                     closed[match.call.id] = match.turn
-        if message.role != "tool":
+        if message.role not in ("tool", "approval"):
+            only_calls = _only_calls(message)
+            if not only_calls:
+                early.clear()
+            waiting.settle(keep=message.role if only_calls else None)
             if message.role in speakers and not _same_batch(message, previous):
-                waiting.pass_calls(message.role, message.index)  # it moved on without them
+                if only_calls:
+                    waiting.defer(message.role, message.index)  # more calls of its batch
+                else:
+                    waiting.pass_calls(message.role, message.index)  # it moved on without them
+        if message.role != "tool":
             first = len(made)
             for call in message.tool_calls:
                 opened = _Open(call, message.index, message.role)
                 made.append(opened)
-                waiting.add(opened)
+                cid = call.id
+                at = early.pop(cid, None) if cid is not None else None
+                logged = orphans[at] if at is not None else None  # its result, logged before it
+                if cid is None or at is None or logged is None:
+                    waiting.add(opened)
+                    continue
+                orphans[at] = None
+                opened.result, opened.result_turn = logged.result, logged.message.index
+                opened.taken = True
+                closed[cid] = message.index
             if message.role == "assistant":
                 turn_parts.append((message, first, len(made)))
         if message.role != "approval":
             previous = message
+    waiting.settle()
     frozen = tuple(m.freeze() for m in made)
     turns = tuple(Turn(message, frozen[first:end], first) for message, first, end in turn_parts)
-    return Replay(conversation, turns, frozen, tuple(orphans), approvals)
+    kept = tuple(o for o in orphans if o is not None)
+    return Replay(conversation, turns, frozen, kept, approvals)
+
+
+def _only_calls(message: Message) -> bool:
+    """The message makes calls and says nothing."""
+    return bool(message.tool_calls) and (not message.text or message.text.isspace())
 
 
 def _same_batch(message: Message, previous: Message | None) -> bool:
     """`message` holds only calls and follows calls of the same role: one parallel batch."""
     return (
-        bool(message.tool_calls)
+        _only_calls(message)
         and previous is not None
         and previous.role == message.role
         and bool(previous.tool_calls)
-        and (not message.text or message.text.isspace())
     )

@@ -10,7 +10,7 @@ Written forms that name the same value share a key: case, a leading `#`, surroun
 punctuation, separators inside an id (`ORD-20931`, `ord_20931`), the number inside an id
 with a short code (`#20931` and `ORD-20931` both give `20931`; `credit_card_7334` keeps its
 words), a URL without its scheme, `www.`, query or
-trailing slash (and, for an argument, the tail of its path that names the resource: a repository
+trailing slash (a relative link, `/users/sign_in?next=1`, also without its query or fragment) (and, for an argument, the tail of its path that names the resource: a repository
 slug or a paper id the user gave, behind a host the agent knows), the last parts of a path (`/testbed/src/app.py` is found as `src/app.py` or
 `app.py`), the digits of a phone number; an e-mail address also gives its local part (tau-bench
 agents look a user up by the part before the `@`).
@@ -57,6 +57,7 @@ _BREADCRUMB = lazy(
 )
 _HOST = lazy(r"(?:[a-z0-9-]+\.)+[a-z]{2,}(?::\d+)?/")
 _DIGITS = lazy(r"\d{4,}")
+_LINK_END = lazy(r"[?#]")
 _DATE = lazy(
     r"\d{4}-\d{2}-\d{2}(?:[t ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:z|[+-]\d{2}:?\d{2})?)?"
     r"|\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}|\d{1,2}:\d{2}(?::\d{2})?(?:am|pm)?"
@@ -159,6 +160,8 @@ def keys(token: str) -> frozenset[str]:
         found.add(t)
     if "/" in t:
         found.update(_suffixes(t))
+        if "?" in t or "#" in t:  # a page's relative link (`/users/sign_in?next=1`): as a
+            found.update(_suffixes(_LINK_END.split(t, 1)[0]))  # URL is, without its query
         return frozenset(found)
     compact = t.translate(_SEPARATORS)
     found.add(compact)

@@ -361,6 +361,22 @@ _MOVES = frozenset(_MOVE_WORDS.split())
 """Words of an action that moves through content or time: repeated, it makes progress."""
 
 
+ACKNOWLEDGEMENT = 80
+"""Longest one-line result read as a move's acknowledgement ("Navigated back")."""
+
+
+def progresses(exchange: Exchange) -> bool:
+    """A move (`moves`) that succeeded with a result that only acknowledges it: one line, at
+    most `ACKNOWLEDGEMENT` characters, no address (`Navigated back`, `Scrolled down`). Repeated
+    with the same arguments it reaches a new place each time, and the result does not say
+    which: equal outcomes do not show the agent stuck."""
+    result = exchange.result
+    if result is None or exchange.failed or not moves(exchange.call):
+        return False
+    text = result.text.strip()
+    return len(text) <= ACKNOWLEDGEMENT and "\n" not in text and "://" not in text
+
+
 def moves(call: ToolCall) -> bool:
     """The action scrolls, pages, goes back or forward, presses a movement key, or waits: its
     name or a one-word argument says so (`scroll`, `navigate_back`, `press` `PageDown`)."""

@@ -6,7 +6,7 @@ from functools import lru_cache
 
 from auditor.actions import words
 
-__all__ = ["READ_VERBS", "reads_only", "words"]
+__all__ = ["READ_VERBS", "TERMINAL", "ends_run", "reads_only", "words"]
 
 _READ_VERBS = """
     get search list find read fetch lookup calculate compute check view show query describe count
@@ -21,3 +21,25 @@ def reads_only(name: str) -> bool:
     """The tool's name starts with a verb that only looks something up (`get_user`, `Grep`)."""
     first = words(name)[:1]
     return bool(first) and first[0] in READ_VERBS
+
+
+TERMINAL = frozenset(
+    (
+        "finish",
+        "submit",
+        "exit",
+        "final_answer",
+        "attempt_completion",
+        "task_complete",
+        "complete_task",
+        "done",
+    )
+)
+"""Tools whose call ends the run (OpenHands' `finish`, SWE-agent's `submit`, smolagents'
+`final_answer`, Cline's `attempt_completion`, browser-use's `done`): their arguments are the
+agent's last word to the user, and the run stopping is their result."""
+
+
+def ends_run(name: str) -> bool:
+    """The tool is one whose call ends the run (`TERMINAL`), whatever its case or dashes."""
+    return name.lower().replace("-", "_") in TERMINAL

@@ -137,3 +137,35 @@ def heredocs(command: str) -> tuple[str, str]:
         pos = end + 1
     runs.append(command[pos:])
     return "".join(runs), "\n".join(bodies)
+
+
+# One step of a command that only saves files: a here-document redirected into a file (`cat
+# <<'EOF' > path`, `cat > path <<EOF`, `tee [-a] path <<EOF [> /dev/null]`), or making or
+# entering the folder it goes to.
+_SAVE_STEP = lazy(
+    r"cat[ \t]*(?:<<-?[ \t]*(['\"]?)\w+\1[ \t]*)?>>?[ \t]*[^\s;&|<>()`$]+"
+    r"(?:[ \t]*<<-?[ \t]*(['\"]?)\w+\2)?"
+    r"|tee(?:[ \t]+-a)?[ \t]+[^\s;&|<>()`$-][^\s;&|<>()`$]*[ \t]*<<-?[ \t]*(['\"]?)\w+\3"
+    r"(?:[ \t]*>[ \t]*/dev/null)?"
+    r"|(?:mkdir(?:[ \t]+-p)?|cd)[ \t]+[^\s;&|<>()`$]+"
+)
+_STEP_SPLIT = lazy(r"[ \t]*(?:&&|;|\n)[ \t]*")
+
+
+def saves_only(runs: str, delimiters: str) -> bool:
+    """`runs`, a shell command without its here-document bodies (`heredocs`), does nothing
+    but save them into files: each step is `cat <<'EOF' > path`, `cat > path <<EOF`, `tee path
+    <<EOF`, `mkdir -p dir` or `cd dir`, a comment, or a closing delimiter line.
+
+    `delimiters` is the command as given, where the closing lines are looked up."""
+    if "<<" not in runs:
+        return False
+    closing = {m.group(2) for m in _HEREDOC.finditer(delimiters)}
+    saved = False
+    for step in _STEP_SPLIT.split(runs.strip()):
+        if not step or step.startswith("#") or step in closing:
+            continue
+        if _SAVE_STEP.fullmatch(step) is None:
+            return False
+        saved = saved or "<<" in step
+    return saved

@@ -20,9 +20,9 @@ The tools are the ones the log declares, else those given with `--tools`, else t
 conversation calls or writes calls of as text (EX003's: `{"action": "cancel_reservation", …}`
 that nothing ran is still a tool the agent has), else those inferred:
 every tool some conversation of the same input file (or, failing that, of the run's other logs
-of that format) called and got a result from that was not an error. Inferred tools only extend
-a conversation whose own calls cannot say: one that called a tool of the claim's family is
-judged by its own calls. The coverage report says which conversations had which. Claims are
+of that format, when the file calls none of its own or shares one with them) called and got a
+result from that was not an error. Inferred tools only extend a conversation whose own calls
+cannot say: one that called a tool of the claim's family is judged by its own calls. The coverage report says which conversations had which. Claims are
 read in English: a conversation in another language is not examined, and the coverage says so.
 
 ## Why is this bad?
@@ -49,6 +49,10 @@ three bags have been added" after only the cabin changed), or simply instead of 
   searched", "the search has returned"), and "has been processed" said of no action ("your
   request has been processed");
 - a tool inferred only from calls that failed (an "unknown tool" error says it does not exist);
+- a tool only another log of the run called, when the claim's file calls tools and none of
+  them is called in another log: it works with another tool set (a course's tau2 domains, one
+  a file, whose `crear_solicitud` made the request another domain's `create_order` cannot
+  judge). A claim in such a file that its own tools do not name is missed;
 - a claim after a successful call of the conversation's own tool of the claim's verb family
   (`invite_user_to_slack` before "I have sent the invitation"); a tool whose name holds a verb
   of the family only as a noun after its first word does not count (`draft_email`);

@@ -15,6 +15,10 @@ a call the log lost, or a tool that ran twice. The model reads it as a fact all 
 
 ## Does not fire on
 - results whose id matches an earlier call, even when several calls are answered out of order;
+- a result logged just before its own call inside one batch of parallel calls written one
+  message per call (nothing but call-only messages and results between them): the converter's
+  order within a batch, not a result nobody asked for. With text or another role's turn between
+  the result and the call, it is reported;
 - a log that is one tool result and nothing else (no system, user or assistant turn): a
   fragment, such as a parser's test case, not a conversation a result was spliced into. Two
   results or more with nothing around them are still reported: each names a call the log lacks.

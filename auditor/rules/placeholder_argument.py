@@ -31,8 +31,18 @@ asked for the value, looked it up, or said it could not.
   the code (`YOUR_KEY = "…"`, then used) is missed;
 - the content a call saves to a file (`content`, `file_text`, `new_str`, `diff` beside a `path`):
   a placeholder in a file written for later (`API_KEY = "YOUR_API_KEY"` in an app's config,
-  `{{ name }}` in a template) is for a person to fill in; running it is what fails;
+  `{{ name }}` in a template) is for a person to fill in; running it is what fails. The same
+  holds for the here-documents of a shell command that does nothing but save them (`cat
+  <<'EOF' > settings.py`, `cat > .env <<EOF`, `tee path <<EOF`, with `mkdir -p`/`cd` around):
+  `SECRET_KEY = 'fake-key'` in a throwaway test project. A command that also runs something
+  (`… EOF` then `python fetch.py`) is still read, here-documents included, and the path a
+  command saves to is read in either case (`cat <<'EOF' > /path/to/config.yaml`). Missed: a
+  placeholder saved this way and run by a later call, whose arguments no longer hold it;
 - calls that never ran (no result), and values that merely contain `example` or `your`;
+- the arguments of a terminal call (`finish`, `submit`, `final_answer`, `attempt_completion`,
+  `done`, …): they are the agent's answer to the user, as its reply's text is, and telling the
+  user which value to fill in ("replace `/path/to/file` with the real path") is what it should
+  do. A placeholder the answer passes off as a real value is missed;
 - code in the message that opens the conversation (a multi-agent chat's task statement whose
   code block the executor ran as given): no agent wrote or chose its values. An agent that runs
   that code again later is still reported;
@@ -51,11 +61,13 @@ from auditor.findings import Severity, Violation, excerpt, on_call
 from auditor.model import Message
 from auditor.replay import Exchange, Replay
 from auditor.rules import _placeholders
+from auditor.rules._toolnames import ends_run
 from auditor.rules._values import (
     FILE_CONTENT_KEYS,
     WRITTEN_KEYS,
     comment_free,
     heredocs,
+    saves_only,
     strings,
     writes_file,
 )
@@ -82,6 +94,8 @@ def check(replay: Replay, options: None) -> Iterator[Violation]:
     for exchange in replay.exchanges:
         if exchange.result is None or exchange.turn == 0:
             continue  # never ran, or the task as posed: no agent chose its values
+        if ends_run(exchange.call.name):
+            continue  # `finish(message=…)`: the answer to the user, read as the reply's text is
         found = [(k, v, t) for k, v, t in _placeholders_of(exchange) if _key(v) not in reported]
         if not found:
             continue
@@ -107,7 +121,10 @@ def _placeholders_of(exchange: Exchange) -> Iterator[tuple[str, str, str]]:
         if key.lower() in WRITTEN_KEYS:
             text, written = "", text
         elif code:
-            text, written = heredocs(text)
+            command = text
+            text, written = heredocs(command)
+            if written and saves_only(text, command):
+                written = ""  # a command that only saves files: as an editor's save (above)
         for placeholder in _placeholders.find(text, code):
             yield key, placeholder, text
         for placeholder in _placeholders.find(written, code, written=True):

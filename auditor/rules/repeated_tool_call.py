@@ -40,6 +40,12 @@ and OpenCode after three identical calls, Gemini CLI after five.
   no result, no user turn): then it fires, saying the outcome was not logged; and never
   actions that move through content (a scroll, `navigate_back`, `PageDown`, a wait), which
   repeat as progress;
+- such a move with a recorded result that only acknowledges it (one line of at most 80
+  characters with no address: `browser_go_back` answered `Navigated back` four times, walking
+  back four pages): its arguments are relative to where the agent is, so the same call reaches
+  a new place each time and the result does not say which. The move is still reported when it
+  fails the same way or when its result shows the place (the page's address or content); a
+  move that got nowhere while its result only acknowledged it is missed;
 - a call the log's own policy asks for before or after each action (a sentence of the system
   prompt with `before each`, `after every`, `each time` … that names the tool, or, for a
   lookup, every word of its name but the verb: "before each change, check the line status"
@@ -69,6 +75,7 @@ from auditor.rules._loops import (
     cycles,
     in_order,
     outcome,
+    progresses,
     quote,
     repeated,
     same_outcome,
@@ -112,6 +119,8 @@ def check(replay: Replay, options: Options) -> Iterator[Violation]:
     for run in in_order(found, made):
         if attempts(run) < options.min_repeats or all(id(e) in in_cycles for e in run):
             continue
+        if progresses(run[0]):
+            continue  # `Navigated back` each time: a new place each time, the log does not say
         if required_each_time(replay.conversation, run[0].call.name):
             continue  # the policy asks for it before each action: followed, not stuck
         yield _violation(replay, run)

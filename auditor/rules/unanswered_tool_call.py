@@ -19,8 +19,21 @@ ends on a call is an agent that crashed or timed out mid-task.
 ## Does not fire on
 - calls answered by a result with their id, in any order, before the next assistant turn;
 - parallel calls written one assistant message per call (the later ones holding only calls),
-  each answered before the assistant next speaks in text: one batch;
+  each answered before the assistant next speaks in text: one batch. Results may come between
+  the calls of the batch (a log that records them as they arrive, as Claude Code's converted
+  sessions do), and a result may even be logged just before its own call: a call with an id
+  is answered when its result, by that id, arrives before the batch ends, the batch being the
+  run of call-only messages and results up to the next message with text or from another
+  role. A call still waiting then is reported, passed where the assistant first went on
+  without it; a call without an id is passed by the next call-only message after a result,
+  since a result without an id could answer any call;
 - the trailing call of a gateway snapshot (`exchange` format), which is normal there;
+- a terminal call, the one that ends the run and carries its answer (`finish`, `submit`,
+  `exit`, `final_answer`, `attempt_completion`, `task_complete`, `complete_task`, `done`), when
+  it is the last message of the transcript: its result is the end of the run, which frameworks
+  log in some runs and not in others (the OpenHands SDK). A run that crashed while executing
+  its terminal call looks the same and is missed; a terminal call the assistant goes on past
+  without a result, or one followed by anything else, is still reported;
 - calls written into message text: those are EX003.
 ```jsonl
 {"id": "run-2", "messages": [{"role": "user", "content": "Weather in Paris?"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\": \"Paris\"}"}}]}, {"role": "tool", "tool_call_id": "call_1", "content": "sunny, 24C"}, {"role": "assistant", "content": "It is sunny in Paris."}]}
@@ -31,6 +44,7 @@ from collections.abc import Iterator
 
 from auditor.findings import Severity, Violation, on_call
 from auditor.replay import Exchange, Replay
+from auditor.rules._toolnames import ends_run
 
 CODE = "EX001"
 NAME = "unanswered-tool-call"
@@ -49,11 +63,14 @@ def _unanswered(exchange: Exchange) -> bool:
 
 def check(replay: Replay, options: None) -> Iterator[Violation]:
     complete = replay.conversation.complete
+    last = len(replay.conversation.messages) - 1
     for exchange in replay.exchanges:
         if not _unanswered(exchange):
             continue
         if exchange.passed_at is None and not complete:
             continue
+        if exchange.passed_at is None and exchange.turn == last and ends_run(exchange.call.name):
+            continue  # the run ends on its terminal call: nothing was left waiting
         where = replay.conversation.messages[exchange.turn].location
         yield on_call(_message(exchange), exchange.call, exchange.turn, where)
 

@@ -10,8 +10,9 @@ account AC-55821-X?" "Yes."), or, where several agents talk, another agent's mes
 orchestrator's "please open https://…"; not the calling agent's own words, nor Magentic-One's
 private `(thought)` notes). The same value written differently is the same value: case, a
 `#`, separators, a short code around a number (`ORD-20931` and `20931`, but not
-`credit_card_7334` and "ending in 7334"), a URL's scheme, `www.` or trailing slash (on either
-side), a URL a search result writes as a breadcrumb (`https://site.com > a > b`, up to a
+`credit_card_7334` and "ending in 7334"), a URL's scheme, `www.`, query or trailing slash (on
+either side; a page's relative link `/users/sign_in?next=1` gives `users/sign_in` as a URL
+does), a URL a search result writes as a breadcrumb (`https://site.com > a > b`, up to a
 segment cut with `...`), a path's leading directories. One finding per call, naming the argument and the value; a value is reported
 once. The conversation is indexed once as it is read, and only as far as an identifier still
 lacks a source.

@@ -79,6 +79,59 @@ def test_other_roles_speaking_do_not_pass_the_assistants_call():
     assert r.exchanges[0].answered
 
 
+def test_a_batch_runs_over_results_between_its_call_only_messages():
+    r = replay(
+        conv(
+            msg(0, "assistant", calls=[call("a")]),
+            msg(1, "assistant", calls=[call("b")]),
+            msg(2, "tool", result=ToolResult("a", "A")),
+            msg(3, "assistant", calls=[call("c")]),  # after a result: defers b, passes nothing
+            msg(4, "tool", result=ToolResult("b", "B")),
+            msg(5, "assistant", calls=[call("d")]),  # defers c
+            msg(6, "assistant", "c and d never came"),  # ends the batch: c passed where deferred
+        )
+    )
+    assert [(e.call.id, e.answered, e.passed_at) for e in r.exchanges] == [
+        ("a", True, None),
+        ("b", True, None),
+        ("c", False, 5),
+        ("d", False, 6),
+    ]
+
+
+def test_a_user_turn_ends_the_batch_and_calls_without_id_are_not_deferred():
+    r = replay(
+        conv(
+            msg(0, "assistant", calls=[call("a"), call(None, "anon")]),
+            msg(1, "tool", result=ToolResult("zz", "?")),
+            msg(2, "assistant", calls=[call("b")]),
+            msg(3, "user", "hurry"),
+            msg(4, "tool", result=ToolResult("a", "late")),
+        )
+    )
+    a, anon, b = r.exchanges
+    assert (a.passed_at, a.result_turn, a.answered) == (2, 4, False)
+    assert anon.passed_at == 2 and anon.result is None
+    assert (b.passed_at, b.result) == (None, None)  # the transcript ends on it
+
+
+def test_a_result_logged_just_before_its_call_in_the_batch_answers_it():
+    r = replay(
+        conv(
+            msg(0, "assistant", calls=[call("a")]),
+            msg(1, "tool", result=ToolResult("b", "B")),
+            msg(2, "assistant", calls=[call("b")]),
+            msg(3, "tool", result=ToolResult("a", "A")),
+            msg(4, "tool", result=ToolResult("c", "C")),
+            msg(5, "assistant", "now c", calls=[call("c")]),  # text between: not the batch
+        )
+    )
+    a, b, c = r.exchanges
+    assert a.answered and (b.answered, b.result_turn) == (True, 1)
+    assert c.result is None
+    assert [o.message.index for o in r.orphans] == [4]
+
+
 def test_user_calls_are_paired_on_the_users_side():
     r = replay(
         conv(
