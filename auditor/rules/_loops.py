@@ -163,6 +163,59 @@ def breaks(exchange: Exchange) -> bool:
     return not exchange.failed and not reads_only(exchange.call.name)
 
 
+class Observations:
+    """What the agent's reads answered, to tell when the world they look at changed.
+
+    A read (`browser_get_state`, `get_order`) made again that answers otherwise than it did the
+    time before (once digit-bearing tokens are masked: a page's element numbers are renumbered
+    at each render) shows that something changed since. `changed_after(i)` is then true for
+    every position `i` before that read. One dict entry per distinct read; each answer is
+    compared once with the one before it.
+    """
+
+    def __init__(self) -> None:
+        self._last: dict[str, tuple[str, str | None]] = {}
+        self._changed_at = -1
+
+    def add(self, position: int, exchange: Exchange) -> None:
+        if exchange.failed or not reads_only(exchange.call.name):
+            return
+        key = call_key(exchange.call)
+        text = exchange.result.text if exchange.result is not None else ""
+        before = self._last.get(key)
+        if before is None or before[0] == text:
+            self._last[key] = (text, before[1] if before is not None else None)
+            return
+        masked = masked_values(text)
+        earlier = before[1] if before[1] is not None else masked_values(before[0])
+        if masked != earlier:
+            self._changed_at = position
+        self._last[key] = (text, masked)
+
+    def changed_after(self, position: int) -> bool:
+        """A read made after `position` answered otherwise than the same read before it."""
+        return self._changed_at > position
+
+
+def masked_values(text: str) -> str:
+    """The text with its digit-bearing tokens (ids, counts, element numbers) masked."""
+    return _TOKEN.sub(lambda m: "<n>" if any(c.isdigit() for c in m.group()) else m.group(), text)
+
+
+ACKNOWLEDGMENT = 120
+"""At most this long, one line, a result only says the action was done (`Navigated back`)."""
+
+
+def acknowledged_move(exchange: Exchange) -> bool:
+    """A relative move (`browser_go_back`, a scroll, `PageDown`) whose result only says it was
+    done: the state it reached differs at each call (the page before the last one, the next
+    screen), so the same call with the same short answer is progress, not a repeat."""
+    if not moves(exchange.call):
+        return False
+    text = exchange.result.text.strip() if exchange.result is not None else ""
+    return len(text) <= ACKNOWLEDGMENT and "\n" not in text
+
+
 # Digits-bearing tokens (ids, amounts, dates, flight numbers) and quoted values vary between
 # attempts while the error stays the same; only a bounded prefix is normalised, so these
 # simple patterns stay linear on hostile text.
