@@ -399,11 +399,59 @@ def blind_runs(replay: Replay, options: Options) -> list[list[Exchange]]:
     in_cycles = {id(e) for c in blind_cycles(replay, options) for e in c.calls}
     found = []
     for stretch in blind_stretches(replay, options):
-        for run in runs(stretch, lambda a, b: call_key(a.call) == call_key(b.call)):
+        for run in _target_runs(stretch):
             cycled = all(id(e) in in_cycles for e in run)
             if attempts(run) >= options.min_repeats and not moves(run[0].call) and not cycled:
                 found.append(run)
     return found
+
+
+NEAR = 16
+"""Pixels: two clicks this close on both axes aim at the same target (a link, an icon)."""
+
+
+def _target_runs(stretch: list[Exchange]) -> Iterator[list[Exchange]]:
+    """Maximal stretches of the same action, a pointer's coordinates counting as the same
+    within `NEAR` pixels of the stretch's first action (`(1013, 35)` then `(997, 35)`): an
+    agent that nudges a click that did nothing still aims at the same target. Measured from
+    the first, never from the one before, so a drift across a list is not one target."""
+    run: list[Exchange] = []
+    first: tuple[str, tuple[float, float] | None] | None = None
+    for item in stretch:
+        mine = _target(item.call)
+        if run and not _near(first, mine):  # type: ignore[arg-type]
+            yield run
+            run = []
+        if not run:
+            first = mine
+        run.append(item)
+    if run:
+        yield run
+
+
+def _target(call: ToolCall) -> tuple[str, tuple[float, float] | None]:
+    """The call's key without its `x` and `y`, and the point they name, where both are numbers."""
+    args = call.arguments
+    if isinstance(args, dict):
+        x, y = args.get("x"), args.get("y")
+        if _number(x) and _number(y):
+            rest = {k: v for k, v in args.items() if k not in ("x", "y")}
+            return f"{call.name}\x1f{key(rest)}", (float(x), float(y))  # type: ignore[arg-type]
+    return call_key(call), None
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _near(
+    a: tuple[str, tuple[float, float] | None], b: tuple[str, tuple[float, float] | None]
+) -> bool:
+    if a[0] != b[0]:
+        return False
+    if a[1] is None or b[1] is None:
+        return a[1] is None and b[1] is None
+    return abs(a[1][0] - b[1][0]) <= NEAR and abs(a[1][1] - b[1][1]) <= NEAR
 
 
 _MOVE_WORDS = """

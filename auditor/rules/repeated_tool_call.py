@@ -25,7 +25,9 @@ Where the log keeps an action but not what came of it (a browser agent's result 
 observations were screenshots), the same action three times in a row, with nothing between
 (no other call, no recorded result, no user turn), is a loop too: the finding says the outcome
 was not logged (`Click at (973, 761)` three times while the thoughts say "the cookie banner is
-still there").
+still there"). Clicks within 16 pixels of the first of the run on both axes aim at the same
+target (`(1013, 35)`, `(1000, 35)`, `(997, 35)`: the agent nudging a click that did nothing);
+measured from the first, so clicks drifting down a list are not one target.
 
 Options (`[tool.auditor.loops]`): `min-repeats` (3), `exempt-tools` (glob patterns of tools
 whose repeats are expected, such as `poll_*`).
@@ -61,6 +63,7 @@ and OpenCode after three identical calls, Gemini CLI after five.
 - the same call with a lookup between whose answer changes (paging by clicking "next", with a
   `browser_get_state` after each click showing the next page), or a relative move answered
   with the same acknowledgment (`browser_go_back` four times walks back four pages);
+- clicks further apart than 16 pixels from the first of the run (items down a list);
 - calls made by a simulated user (tau2's telecom domain): the rule watches the agent;
 - repeats that are all part of a cycle of different calls (A B A B A B): LP003 reports the
   cycle once.
@@ -74,6 +77,7 @@ from collections.abc import Iterator
 from auditor.findings import Severity, Violation
 from auditor.replay import Exchange, Replay
 from auditor.rules._loops import (
+    NEAR,
     Observations,
     Options,
     acknowledged_move,
@@ -145,11 +149,18 @@ def check(replay: Replay, options: Options) -> Iterator[Violation]:
         yield at_call(
             replay,
             first,
-            f"`{first.call.name}` called {len(run)} times in a row with the same arguments "
-            f"({turns(e.turn for e in run)}); the log does not record what came of them, and "
+            f"`{first.call.name}` called {len(run)} times in a row with the same arguments"
+            f"{_nudged(run)} ({turns(e.turn for e in run)}); the log does not record what came of them, and "
             "nothing came between them: no other call, no result, no user turn",
             Severity.ERROR if attempts(run) >= ERROR_AT else None,
         )
+
+
+def _nudged(run: list[Exchange]) -> str:
+    """Words saying the run's coordinates moved by a few pixels, where they did."""
+    if len({call_key(e.call) for e in run}) == 1:
+        return ""
+    return f" but for a few pixels (within {NEAR} of the first)"
 
 
 def _key(exchange: Exchange) -> str | None:
