@@ -255,13 +255,14 @@ def runs(
         yield run
 
 
-PERIODS = (2, 3)
-"""Cycles of two or three different calls (LP003)."""
+PERIODS = (2, 3, 4, 5)
+"""Cycles of two to five different calls (LP003): list, copy (failing), check, ask for help, and
+again, is as stuck as alternating two calls."""
 
 
 @dataclass(frozen=True, slots=True)
 class Cycle:
-    """Calls of two or three different kinds repeating in the same order with the same results."""
+    """Calls of two to five different kinds repeating in the same order with the same results."""
 
     calls: list[Exchange]
     period: int
@@ -380,7 +381,7 @@ def _between(users: list[int], after: int, before: int) -> bool:
 
 
 def blind_cycles(replay: Replay, options: Options) -> list[Cycle]:
-    """Cycles of two or three different actions with unrecorded outcomes, repeated
+    """Cycles of two to five different actions with unrecorded outcomes, repeated
     `min_repeats` full passes in a row (LP003)."""
     found = []
     for stretch in blind_stretches(replay, options):

@@ -1,10 +1,15 @@
-r"""The agent cycles through the same two or three calls, with the same results, again and again.
+r"""The agent cycles through the same few calls, with the same results, again and again.
 
 ## What it does
 Reads the calls of the conversation in order (leaving out `think` and exempt tools) and looks
-for a cycle of two or three different calls, each with the same arguments (in meaning) and the
-same result at every pass, repeated three full times in a row: A B A B A B, or A B C A B C A B
-C. One finding per cycle, at its first call, with the number of passes.
+for a cycle of two to five different calls, each with the same arguments (in meaning) and the
+same result at every pass, repeated three full times in a row: A B A B A B, A B C A B C A B C,
+up to A B C D E repeated three times. One finding per cycle, at its first call, with the number
+of passes; the shortest period is taken.
+
+The invariant is that the whole pass changed nothing the agent could see: every call of a pass,
+the reads as well as the writes, answered exactly as in the pass before. One result that
+differs (a listing with a new file, a queue that grew) is progress and ends the cycle.
 
 Options (`[tool.auditor.loops]`): `min-repeats` (full passes, 3), `exempt-tools` (glob patterns).
 
@@ -21,6 +26,8 @@ agent whose last six steps alternate between two action/observation pairs.
 
 ## Does not fire on
 - two passes of a cycle (A B A B), or a cycle whose results change between passes (polling);
+- a cycle of six calls or more, or one broken by any other call (a pass that does something
+  new is not the same pass);
 - one call repeated (A A A): that is LP001, which in turn leaves the calls of a cycle to this
   rule;
 - calls made by a simulated user;
