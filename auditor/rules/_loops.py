@@ -105,7 +105,7 @@ def _repeated(replay: Replay, options: Options) -> list[tuple[int, int]]:
         if len(made) >= least:
             groups: dict[tuple[bool, str], list[int]] = {}
             for e in made:
-                groups.setdefault(outcome(e), []).append(e.turn)
+                groups.setdefault(_seen(e), []).append(e.turn)
             found += [(len(t), len(set(t))) for t in groups.values() if len(t) >= least]
     return found
 
@@ -267,14 +267,26 @@ class Cycle:
     calls: list[Exchange]
     period: int
     passes: int
+    tail: list[Exchange]
+    """The calls after the last full pass that begin another one (the click at the end of a
+    click, get-state, click, get-state… loop): LP001 leaves them to the cycle too."""
 
 
 def cycles(replay: Replay, options: Options) -> list[Cycle]:
     """Every cycle of the agent's calls, repeated `min_repeats` full passes or more (LP003;
     LP001 leaves their calls to it)."""
     made = calls(replay, options)
-    steps = [(e.caller, call_key(e.call), outcome(e)) for e in made]
-    return _cycles_in(made, steps, options.min_repeats)
+    steps = [(e.caller, call_key(e.call), _seen(e)) for e in made]
+    return _cycles_in(made, steps, options.min_repeats, _moving)
+
+
+def _seen(exchange: Exchange) -> tuple[bool, str]:
+    """What a call answered, as a cycle compares it: a read's answer with its digit-bearing
+    tokens masked (a page renumbers its elements at every render), any other call's exactly."""
+    failed, text = outcome(exchange)
+    if failed or not reads_only(exchange.call.name):
+        return failed, text
+    return failed, masked_values(text)
 
 
 def _cycles_in(
@@ -289,17 +301,24 @@ def _cycles_in(
     start = 0
     while start < len(made):
         cycle = _cycle(steps, start, min_passes)
-        if cycle is None or (skip is not None and skip(made[start : start + cycle[0]])):
+        if cycle is None:
             start += 1
             continue
-        period, passes = cycle
-        found.append(Cycle(made[start : start + period * passes], period, passes))
-        start += period * passes
+        period, passes, end = cycle
+        if skip is not None and skip(made[start : start + period]):
+            # Every start up to the last that leaves `min_passes` passes finds the same calls in
+            # another order, which `skip` rejects alike: jump past them (no rescanning).
+            start = max(start + 1, end - period * min_passes + 1)
+            continue
+        full = start + period * passes
+        found.append(Cycle(made[start:full], period, passes, made[full:end]))
+        start = full
     return found
 
 
-def _cycle(steps: list[tuple], start: int, min_passes: int) -> tuple[int, int] | None:
-    """The period and number of full passes of a cycle of agent calls starting at `start`."""
+def _cycle(steps: list[tuple], start: int, min_passes: int) -> tuple[int, int, int] | None:
+    """The period and number of full passes of a cycle of agent calls starting at `start`, and
+    where its repetition ends (after a last partial pass)."""
     for period in PERIODS:
         head = steps[start : start + period]
         if len(head) < period or any(s[0] != "assistant" for s in head):
@@ -311,7 +330,7 @@ def _cycle(steps: list[tuple], start: int, min_passes: int) -> tuple[int, int] |
             end += 1
         passes = (end - start) // period
         if passes >= min_passes:
-            return period, passes
+            return period, passes, end
     return None
 
 
@@ -397,7 +416,7 @@ def _moving(calls: list[Exchange]) -> bool:
 def blind_runs(replay: Replay, options: Options) -> list[list[Exchange]]:
     """Runs of the same action with an unrecorded outcome, `min_repeats` times or more in a row
     (in as many turns), outside the cycles LP003 reports and not moving through content (LP001)."""
-    in_cycles = {id(e) for c in blind_cycles(replay, options) for e in c.calls}
+    in_cycles = {id(e) for c in blind_cycles(replay, options) for e in (*c.calls, *c.tail)}
     found = []
     for stretch in blind_stretches(replay, options):
         for run in _target_runs(stretch):

@@ -7,9 +7,12 @@ same result at every pass, repeated three full times in a row: A B A B A B, A B 
 up to A B C D E repeated three times. One finding per cycle, at its first call, with the number
 of passes; the shortest period is taken.
 
-The invariant is that the whole pass changed nothing the agent could see: every call of a pass,
-the reads as well as the writes, answered exactly as in the pass before. One result that
-differs (a listing with a new file, a queue that grew) is progress and ends the cycle.
+The invariant is that the whole pass changed nothing the agent could see: every call of a pass
+answered as in the pass before, exactly for a call that may write, and for a lookup but for its
+digit-bearing tokens (a page's state renumbers its elements at every render, so a click followed
+by a `browser_get_state` showing the same page, again and again, is a cycle). One result that
+differs otherwise (a listing with a new file, a page with other rows) is progress and ends the
+cycle. A cycle with a move in it (a scroll, going back, a wait) is never one.
 
 Options (`[tool.auditor.loops]`): `min-repeats` (full passes, 3), `exempt-tools` (glob patterns).
 
@@ -49,6 +52,7 @@ from auditor.rules._loops import (
     blind_cycles,
     blind_stretches,
     cycles,
+    outcome,
     repeated,
     turns,
 )
@@ -82,9 +86,11 @@ def check(replay: Replay, options: Options) -> Iterator[Violation]:
 
 def _violation(replay: Replay, cycle: list[Exchange], period: int, passes: int) -> Violation:
     names = " → ".join(f"`{e.call.name}`" for e in cycle[:period])
+    renumbered = any(outcome(e) != outcome(cycle[i % period]) for i, e in enumerate(cycle))
+    but = ", but for numbers in what the lookups answered" if renumbered else ""
     return at_call(
         replay,
         cycle[0],
         f"the calls {names} repeat {passes} times in the same order, with the same arguments "
-        f"and the same results each time ({turns(e.turn for e in cycle[::period])})",
+        f"and the same results each time{but} ({turns(e.turn for e in cycle[::period])})",
     )

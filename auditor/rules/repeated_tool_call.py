@@ -16,8 +16,9 @@ The invariant that tells a loop from progress is that nothing the agent could se
   (digit-bearing tokens masked, since a page renumbers its elements at every render) shows the
   world moved, and ends the run from the second repeat on (what the first call did is that
   call's own effect): `browser_click {index: 1233}` answered `Clicked element 1233` each time,
-  with a `browser_get_state` after each showing the same page, is a loop; the same click on
-  "next" with another page each time is paging;
+  with lookups between showing the same page, is a loop (LP003 reports it instead when the
+  click and one lookup strictly alternate); the same click on "next" with another page each
+  time is paging;
 - a relative move (`browser_go_back`, a scroll, `PageDown`) whose result only says it was done
   (one short line: `Navigated back`) reaches another state at each call and is never a repeat.
 
@@ -137,7 +138,7 @@ def check(replay: Replay, options: Options) -> Iterator[Violation]:
             open_runs[mine] = [*(run or ()), exchange]
             last_at[mine] = position
     found.extend(open_runs.values())
-    in_cycles = {id(e) for cycle in cycles(replay, options) for e in cycle.calls}
+    in_cycles = {id(e) for c in cycles(replay, options) for e in (*c.calls, *c.tail)}
     for run in in_order(found, made):
         if attempts(run) < options.min_repeats or all(id(e) in in_cycles for e in run):
             continue

@@ -182,9 +182,12 @@ def test_clicks_nudged_by_a_few_pixels_are_one_target_measured_from_the_first():
         assert list(repeated_tool_call.check(replay(_browser(*actions)), Options())) == []
 
 
-def _clicks_with_state(pages: list[str], back: bool = False, before: str = "") -> Conversation:
+def _clicks_with_state(
+    pages: list[str], back: bool = False, before: str = "", content_at: int = -1
+) -> Conversation:
     """A click on element 7 (or a step back), each followed by a read of the page state; the
-    state read once `before` the first click too, where given."""
+    state read once `before` the first click too, where given, and the page's content read after
+    the state of pass `content_at`."""
     messages = [Message(0, "user", "Go on.", HERE)]
     state = ("browser_get_state", {"include_screenshot": False})
     for i, page in enumerate(pages):
@@ -193,6 +196,8 @@ def _clicks_with_state(pages: list[str], back: bool = False, before: str = "") -
             ("browser_go_back" if back else "browser_click", {} if back else {"index": 7}, ""),
             (*state, page),
         ]
+        if i == content_at:
+            steps.append(("browser_get_content", {}, "Files: report.xlsx"))
         for name, args, text in steps:
             text = text or ("Navigated back" if back else "Clicked element 7")
             at = len(messages)
@@ -203,18 +208,37 @@ def _clicks_with_state(pages: list[str], back: bool = False, before: str = "") -
     return Conversation("pages", "openai", HERE, tuple(messages))
 
 
+def _loops(conversation: Conversation) -> list[tuple[str, int, str]]:
+    rep = replay(conversation)
+    return [
+        (rule.CODE, v.turn, v.message)
+        for rule in (repeated_tool_call, cyclic_tool_calls)
+        for v in rule.check(rep, Options())
+    ]
+
+
 def test_a_read_between_repeats_ends_the_run_only_when_its_answer_changed():
     renumbered = [f'{{"url": "/files", "elements": [{{"index": {n}}}]}}' for n in (1, 40, 80, 120)]
-    (violation,) = repeated_tool_call.check(replay(_clicks_with_state(renumbered)), Options())
-    assert violation.message.startswith("`browser_click` called 4 times with the same arguments")
+    # click, state, click, state…: the page renumbered, not changed; one cycle, reported once
+    ((code, turn, message),) = _loops(_clicks_with_state(renumbered))
+    assert (code, turn) == ("LP003", 1)
+    assert message == (
+        "the calls `browser_click` → `browser_get_state` repeat 4 times in the same order, with "
+        "the same arguments and the same results each time, but for numbers in what the lookups "
+        "answered (turns 1, 5, 9, 13)"
+    )
+    # another read in one pass: no cycle, the same click four times with nothing changed
+    ((code, turn, message),) = _loops(_clicks_with_state(renumbered, content_at=1))
+    assert (code, turn) == ("LP001", 1)
+    assert message.startswith("`browser_click` called 4 times with the same arguments")
     # what the first click did (the page it opened) is its own effect: only later changes count
-    opened = replay(_clicks_with_state(renumbered, before='{"url": "/"}'))
-    (violation,) = repeated_tool_call.check(opened, Options())
-    assert violation.message.endswith("(turns 3, 7, 11, 15)")
+    opened = _clicks_with_state(renumbered, before='{"url": "/"}', content_at=1)
+    ((code, turn, message),) = _loops(opened)
+    assert (code, turn) == ("LP001", 3)
     paging = [f'{{"url": "/invoices", "rows": ["{r}"]}}' for r in ("A", "B", "C", "D")]
-    assert list(repeated_tool_call.check(replay(_clicks_with_state(paging)), Options())) == []
-    walking_back = replay(_clicks_with_state(renumbered, back=True))
-    assert list(repeated_tool_call.check(walking_back, Options())) == []
+    assert _loops(_clicks_with_state(paging)) == []
+    assert _loops(_clicks_with_state(paging, content_at=1)) == []
+    assert _loops(_clicks_with_state(renumbered, back=True)) == []
 
 
 def test_always_when_in_the_policy_exempts_only_the_tool_it_names():
