@@ -46,11 +46,10 @@ from collections.abc import Iterator
 
 from auditor.findings import Severity, Violation
 from auditor.replay import Exchange, Replay
+from auditor.rules._blind import blind_cycles, blind_stretches
 from auditor.rules._loops import (
     Options,
     at_call,
-    blind_cycles,
-    blind_stretches,
     cycles,
     outcome,
     repeated,

@@ -77,15 +77,13 @@ from collections.abc import Iterator
 
 from auditor.findings import Severity, Violation
 from auditor.replay import Exchange, Replay
+from auditor.rules._blind import NEAR, blind_runs, blind_stretches
 from auditor.rules._loops import (
-    NEAR,
     Observations,
     Options,
     acknowledged_move,
     at_call,
     attempts,
-    blind_runs,
-    blind_stretches,
     breaks,
     call_key,
     calls,
