@@ -133,7 +133,10 @@ def check(replay: Replay, options: Options) -> Iterator[Violation]:
             open_runs.clear()
         seen.add(position, exchange)
         if mine is not None:
-            open_runs[mine] = [*(run or ()), exchange]
+            if run is None:
+                run = []
+            run.append(exchange)  # in place: copying the run at each repeat is quadratic
+            open_runs[mine] = run
             last_at[mine] = position
     found.extend(open_runs.values())
     in_cycles = {id(e) for c in cycles(replay, options) for e in (*c.calls, *c.tail)}
