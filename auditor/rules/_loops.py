@@ -1,7 +1,7 @@
 """What the loop rules (LP001-LP005) share: their options, "the same call", outcomes, neutral calls.
 
-A loop is the agent doing the same thing again and getting the same answer. Three ideas recur
-in every LP rule and are decided here once:
+A loop is the agent doing the same thing again and getting the same answer: nothing it could
+see changed. The ideas that recur in every LP rule are decided here once:
 
 - the same call is the tool name plus its arguments compared by meaning (`canonical.key`), so
   repeats that differ only in whitespace or key order are repeats;
@@ -11,12 +11,17 @@ in every LP rule and are decided here once:
 - a successful call of another tool may have changed the world (an edit before a test is
   re-run, a setting toggled by the user before a speed test), so it ends a run of repeats;
   failed calls, user messages and calls of tools whose name says they only read (`get_*`,
-  `search_*`, `calculate`, `Read`, `Grep`…) do not.
+  `search_*`, `calculate`, `Read`, `Grep`, `browser_get_state`…) do not;
+- a read that answers otherwise than the same read did before (`Observations`; digit-bearing
+  tokens masked, since a page renumbers its elements at every render) shows the world moved;
+  a read's answer in a cycle is compared with the same mask;
+- a relative move (`browser_go_back`, a scroll) answered by a one-line acknowledgment reaches
+  another state each time (`acknowledged_move`), and a cycle with a move in it is progress.
 
 Calls whose outcome the log does not keep (a browser agent's actions, `ToolResult.unrecorded`)
-are compared apart (`_blind.py`: `blind_runs`, `blind_cycles`): only the same actions one right after the
-other, with nothing between them (no other call, no recorded result, no user turn), and never
-actions that move through content (a scroll, `back`, `PageDown`), which repeat as progress.
+are compared apart (`_blind.py`): only the same actions one right after the other, with nothing
+between them (no other call, no recorded result, no user turn), and never actions that move
+through content (a scroll, `back`, `PageDown`), which repeat as progress.
 """
 
 from __future__ import annotations
