@@ -1,7 +1,7 @@
 """What the loop rules (LP001-LP005) share: their options, "the same call", outcomes, neutral calls.
 
-A loop is the agent doing the same thing again and getting the same answer. Three ideas recur
-in every LP rule and are decided here once:
+A loop is the agent doing the same thing again and getting the same answer: nothing it could
+see changed. The ideas that recur in every LP rule are decided here once:
 
 - the same call is the tool name plus its arguments compared by meaning (`canonical.key`), so
   repeats that differ only in whitespace or key order are repeats;
@@ -11,17 +11,21 @@ in every LP rule and are decided here once:
 - a successful call of another tool may have changed the world (an edit before a test is
   re-run, a setting toggled by the user before a speed test), so it ends a run of repeats;
   failed calls, user messages and calls of tools whose name says they only read (`get_*`,
-  `search_*`, `calculate`, `Read`, `Grep`…) do not.
+  `search_*`, `calculate`, `Read`, `Grep`, `browser_get_state`…) do not;
+- a read that answers otherwise than the same read did before (`Observations`; digit-bearing
+  tokens masked, since a page renumbers its elements at every render) shows the world moved;
+  a read's answer in a cycle is compared with the same mask;
+- a relative move (`browser_go_back`, a scroll) answered by a one-line acknowledgment reaches
+  another state each time (`progresses`), and a cycle with a move in it is progress.
 
 Calls whose outcome the log does not keep (a browser agent's actions, `ToolResult.unrecorded`)
-are compared apart (`blind_runs`, `blind_cycles`): only the same actions one right after the
-other, with nothing between them (no other call, no recorded result, no user turn), and never
-actions that move through content (a scroll, `back`, `PageDown`), which repeat as progress.
+are compared apart (`_blind.py`): only the same actions one right after the other, with nothing
+between them (no other call, no recorded result, no user turn), and never actions that move
+through content (a scroll, `back`, `PageDown`), which repeat as progress.
 """
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections.abc import Callable, Iterable, Iterator
 from fnmatch import fnmatchcase
@@ -105,7 +109,7 @@ def _repeated(replay: Replay, options: Options) -> list[tuple[int, int]]:
         if len(made) >= least:
             groups: dict[tuple[bool, str], list[int]] = {}
             for e in made:
-                groups.setdefault(outcome(e), []).append(e.turn)
+                groups.setdefault(_seen(e), []).append(e.turn)
             found += [(len(t), len(set(t))) for t in groups.values() if len(t) >= least]
     return found
 
@@ -163,6 +167,45 @@ def breaks(exchange: Exchange) -> bool:
     return not exchange.failed and not reads_only(exchange.call.name)
 
 
+class Observations:
+    """What the agent's reads answered, to tell when the world they look at changed.
+
+    A read (`browser_get_state`, `get_order`) made again that answers otherwise than it did the
+    time before (once digit-bearing tokens are masked: a page's element numbers are renumbered
+    at each render) shows that something changed since. `changed_after(i)` is then true for
+    every position `i` before that read. One dict entry per distinct read; each answer is
+    compared once with the one before it.
+    """
+
+    def __init__(self) -> None:
+        self._last: dict[str, tuple[str, str | None]] = {}
+        self._changed_at = -1
+
+    def add(self, position: int, exchange: Exchange) -> None:
+        if exchange.failed or not reads_only(exchange.call.name):
+            return
+        key = call_key(exchange.call)
+        text = exchange.result.text if exchange.result is not None else ""
+        before = self._last.get(key)
+        if before is None or before[0] == text:
+            self._last[key] = (text, before[1] if before is not None else None)
+            return
+        masked = masked_values(text)
+        earlier = before[1] if before[1] is not None else masked_values(before[0])
+        if masked != earlier:
+            self._changed_at = position
+        self._last[key] = (text, masked)
+
+    def changed_after(self, position: int) -> bool:
+        """A read made after `position` answered otherwise than the same read before it."""
+        return self._changed_at > position
+
+
+def masked_values(text: str) -> str:
+    """The text with its digit-bearing tokens (ids, counts, element numbers) masked."""
+    return _TOKEN.sub(lambda m: "<n>" if any(c.isdigit() for c in m.group()) else m.group(), text)
+
+
 # Digits-bearing tokens (ids, amounts, dates, flight numbers) and quoted values vary between
 # attempts while the error stays the same; only a bounded prefix is normalised, so these
 # simple patterns stay linear on hostile text.
@@ -202,25 +245,38 @@ def runs(
         yield run
 
 
-PERIODS = (2, 3)
-"""Cycles of two or three different calls (LP003)."""
+PERIODS = (2, 3, 4, 5)
+"""Cycles of two to five different calls (LP003): list, copy (failing), check, ask for help, and
+again, is as stuck as alternating two calls."""
 
 
 @dataclass(frozen=True, slots=True)
 class Cycle:
-    """Calls of two or three different kinds repeating in the same order with the same results."""
+    """Calls of two to five different kinds repeating in the same order with the same results."""
 
     calls: list[Exchange]
     period: int
     passes: int
+    tail: list[Exchange]
+    """The calls after the last full pass that begin another one (the click at the end of a
+    click, get-state, click, get-state… loop): LP001 leaves them to the cycle too."""
 
 
 def cycles(replay: Replay, options: Options) -> list[Cycle]:
     """Every cycle of the agent's calls, repeated `min_repeats` full passes or more (LP003;
     LP001 leaves their calls to it)."""
     made = calls(replay, options)
-    steps = [(e.caller, call_key(e.call), outcome(e)) for e in made]
-    return _cycles_in(made, steps, options.min_repeats)
+    steps = [(e.caller, call_key(e.call), _seen(e)) for e in made]
+    return _cycles_in(made, steps, options.min_repeats, _moving)
+
+
+def _seen(exchange: Exchange) -> tuple[bool, str]:
+    """What a call answered, as a cycle compares it: a read's answer with its digit-bearing
+    tokens masked (a page renumbers its elements at every render), any other call's exactly."""
+    failed, text = outcome(exchange)
+    if failed or not reads_only(exchange.call.name):
+        return failed, text
+    return failed, masked_values(text)
 
 
 def _cycles_in(
@@ -235,17 +291,24 @@ def _cycles_in(
     start = 0
     while start < len(made):
         cycle = _cycle(steps, start, min_passes)
-        if cycle is None or (skip is not None and skip(made[start : start + cycle[0]])):
+        if cycle is None:
             start += 1
             continue
-        period, passes = cycle
-        found.append(Cycle(made[start : start + period * passes], period, passes))
-        start += period * passes
+        period, passes, end = cycle
+        if skip is not None and skip(made[start : start + period]):
+            # Every start up to the last that leaves `min_passes` passes finds the same calls in
+            # another order, which `skip` rejects alike: jump past them (no rescanning).
+            start = max(start + 1, end - period * min_passes + 1)
+            continue
+        full = start + period * passes
+        found.append(Cycle(made[start:full], period, passes, made[full:end]))
+        start = full
     return found
 
 
-def _cycle(steps: list[tuple], start: int, min_passes: int) -> tuple[int, int] | None:
-    """The period and number of full passes of a cycle of agent calls starting at `start`."""
+def _cycle(steps: list[tuple], start: int, min_passes: int) -> tuple[int, int, int] | None:
+    """The period and number of full passes of a cycle of agent calls starting at `start`, and
+    where its repetition ends (after a last partial pass)."""
     for period in PERIODS:
         head = steps[start : start + period]
         if len(head) < period or any(s[0] != "assistant" for s in head):
@@ -257,7 +320,7 @@ def _cycle(steps: list[tuple], start: int, min_passes: int) -> tuple[int, int] |
             end += 1
         passes = (end - start) // period
         if passes >= min_passes:
-            return period, passes
+            return period, passes, end
     return None
 
 
@@ -295,62 +358,8 @@ def quote(text: str, limit: int = 80) -> str:
     return f"`{shown}`" if shown else "an empty result"
 
 
-def blind_stretches(replay: Replay, options: Options) -> list[list[Exchange]]:
-    """Stretches of the agent's consecutive calls whose outcome the log does not keep, with
-    nothing between two of them that could tell them apart: no call with a recorded result, no
-    call of another caller, no user turn (computed once per replay for LP001 and LP003)."""
-    return replay.shared(("loops.blind", options), lambda r: _stretches(r, options))
-
-
-def _stretches(replay: Replay, options: Options) -> list[list[Exchange]]:
-    made = [e for e in replay.exchanges if not transparent(e.call.name, options)]
-    if not any(e.result is not None and e.result.unrecorded for e in made):
-        return []  # most logs keep every outcome
-    users = [m.index for m in replay.conversation.messages if m.role == "user"]
-    found: list[list[Exchange]] = []
-    stretch: list[Exchange] = []
-    for e in made:
-        blind = e.caller == "assistant" and e.result is not None and e.result.unrecorded
-        if stretch and (not blind or _between(users, stretch[-1].turn, e.turn)):
-            found.append(stretch)
-            stretch = []
-        if blind:
-            stretch.append(e)
-    found.append(stretch)
-    return [s for s in found if len(s) >= options.min_repeats]
-
-
-def _between(users: list[int], after: int, before: int) -> bool:
-    """A user turn lies between messages `after` and `before`."""
-    k = bisect.bisect_right(users, after)
-    return k < len(users) and users[k] < before
-
-
-def blind_cycles(replay: Replay, options: Options) -> list[Cycle]:
-    """Cycles of two or three different actions with unrecorded outcomes, repeated
-    `min_repeats` full passes in a row (LP003)."""
-    found = []
-    for stretch in blind_stretches(replay, options):
-        steps = [(e.caller, call_key(e.call), "") for e in stretch]
-        found += _cycles_in(stretch, steps, options.min_repeats, _moving)
-    return found
-
-
 def _moving(calls: list[Exchange]) -> bool:
     return any(moves(e.call) for e in calls)
-
-
-def blind_runs(replay: Replay, options: Options) -> list[list[Exchange]]:
-    """Runs of the same action with an unrecorded outcome, `min_repeats` times or more in a row
-    (in as many turns), outside the cycles LP003 reports and not moving through content (LP001)."""
-    in_cycles = {id(e) for c in blind_cycles(replay, options) for e in c.calls}
-    found = []
-    for stretch in blind_stretches(replay, options):
-        for run in runs(stretch, lambda a, b: call_key(a.call) == call_key(b.call)):
-            cycled = all(id(e) in in_cycles for e in run)
-            if attempts(run) >= options.min_repeats and not moves(run[0].call) and not cycled:
-                found.append(run)
-    return found
 
 
 _MOVE_WORDS = """

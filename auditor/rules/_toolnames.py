@@ -16,11 +16,19 @@ READ_VERBS = frozenset(_READ_VERBS.split())
 """First words of tool names that say the tool only looks something up."""
 
 
+_PREFIXES = frozenset(("browser", "mcp", "web", "page", "file", "fs", "tool", "tools"))
+"""Words of a tool family named before the verb (`browser_get_state`, `mcp__fs__read_file`)."""
+
+
 @lru_cache(maxsize=4096)  # a log calls a handful of tools, many times each
 def reads_only(name: str) -> bool:
-    """The tool's name starts with a verb that only looks something up (`get_user`, `Grep`)."""
-    first = words(name)[:1]
-    return bool(first) and first[0] in READ_VERBS
+    """The tool's name starts with a verb that only looks something up (`get_user`, `Grep`),
+    maybe after the words of its family (`browser_get_state`, `mcp__fs__read_file`, but not
+    `browser_click`)."""
+    parts = words(name)
+    while len(parts) > 1 and parts[0] in _PREFIXES:
+        parts = parts[1:]
+    return bool(parts) and parts[0] in READ_VERBS
 
 
 TERMINAL = frozenset(

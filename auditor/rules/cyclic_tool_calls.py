@@ -1,10 +1,18 @@
-r"""The agent cycles through the same two or three calls, with the same results, again and again.
+r"""The agent cycles through the same few calls, with the same results, again and again.
 
 ## What it does
 Reads the calls of the conversation in order (leaving out `think` and exempt tools) and looks
-for a cycle of two or three different calls, each with the same arguments (in meaning) and the
-same result at every pass, repeated three full times in a row: A B A B A B, or A B C A B C A B
-C. One finding per cycle, at its first call, with the number of passes.
+for a cycle of two to five different calls, each with the same arguments (in meaning) and the
+same result at every pass, repeated three full times in a row: A B A B A B, A B C A B C A B C,
+up to A B C D E repeated three times. One finding per cycle, at its first call, with the number
+of passes; the shortest period is taken.
+
+The invariant is that the whole pass changed nothing the agent could see: every call of a pass
+answered as in the pass before, exactly for a call that may write, and for a lookup but for its
+digit-bearing tokens (a page's state renumbers its elements at every render, so a click followed
+by a `browser_get_state` showing the same page, again and again, is a cycle). One result that
+differs otherwise (a listing with a new file, a page with other rows) is progress and ends the
+cycle. A cycle with a move in it (a scroll, going back, a wait) is never one.
 
 Options (`[tool.auditor.loops]`): `min-repeats` (full passes, 3), `exempt-tools` (glob patterns).
 
@@ -21,6 +29,8 @@ agent whose last six steps alternate between two action/observation pairs.
 
 ## Does not fire on
 - two passes of a cycle (A B A B), or a cycle whose results change between passes (polling);
+- a cycle of six calls or more, or one broken by any other call (a pass that does something
+  new is not the same pass);
 - one call repeated (A A A): that is LP001, which in turn leaves the calls of a cycle to this
   rule;
 - calls made by a simulated user;
@@ -36,12 +46,12 @@ from collections.abc import Iterator
 
 from auditor.findings import Severity, Violation
 from auditor.replay import Exchange, Replay
+from auditor.rules._blind import blind_cycles, blind_stretches
 from auditor.rules._loops import (
     Options,
     at_call,
-    blind_cycles,
-    blind_stretches,
     cycles,
+    outcome,
     repeated,
     turns,
 )
@@ -75,9 +85,11 @@ def check(replay: Replay, options: Options) -> Iterator[Violation]:
 
 def _violation(replay: Replay, cycle: list[Exchange], period: int, passes: int) -> Violation:
     names = " → ".join(f"`{e.call.name}`" for e in cycle[:period])
+    renumbered = any(outcome(e) != outcome(cycle[i % period]) for i, e in enumerate(cycle))
+    but = ", but for numbers in what the lookups answered" if renumbered else ""
     return at_call(
         replay,
         cycle[0],
         f"the calls {names} repeat {passes} times in the same order, with the same arguments "
-        f"and the same results each time ({turns(e.turn for e in cycle[::period])})",
+        f"and the same results each time{but} ({turns(e.turn for e in cycle[::period])})",
     )

@@ -6,15 +6,30 @@ whitespace and `1` vs `1.0` do not matter) and by its outcome (the result text a
 failed). Fires once per run of three or more identical calls with identical outcomes, at the
 first call of the run, listing the turns of the repeats; the finding is an error from five
 repeats on. A `think` call, a user message, a failed call or a lookup (a tool whose name starts
-with `get`, `search`, `list`, `find`, `read`, `check`, `calculate`…) between two repeats does
-not end the run: the agent is still stuck. A successful call of any other tool does, since it
-may have changed what the repeated call sees (an edit before a test is run again).
+with `get`, `search`, `list`, `find`, `read`, `check`, `calculate`…, maybe after the name of its
+family: `browser_get_state`) between two repeats does not end the run: the agent is still stuck.
+A successful call of any other tool does, since it may have changed what the repeated call sees
+(an edit before a test is run again).
+
+The invariant that tells a loop from progress is that nothing the agent could see changed:
+- a lookup made again between repeats that answers otherwise than it did the time before
+  (digit-bearing tokens masked, since a page renumbers its elements at every render) shows the
+  world moved, and ends the run from the second repeat on (what the first call did is that
+  call's own effect): `browser_click {index: 1233}` answered `Clicked element 1233` each time,
+  with lookups between showing the same page, is a loop (LP003 reports it instead when the
+  click and one lookup strictly alternate); the same click on "next" with another page each
+  time is paging;
+- a relative move (`browser_go_back`, a scroll, `PageDown`) that succeeded with a result that
+  only says it was done (one short line: `Navigated back`) reaches another state at each call
+  and is never a repeat.
 
 Where the log keeps an action but not what came of it (a browser agent's result file, whose
 observations were screenshots), the same action three times in a row, with nothing between
 (no other call, no recorded result, no user turn), is a loop too: the finding says the outcome
 was not logged (`Click at (973, 761)` three times while the thoughts say "the cookie banner is
-still there").
+still there"). Clicks within 16 pixels of the first of the run on both axes aim at the same
+target (`(1013, 35)`, `(1000, 35)`, `(997, 35)`: the agent nudging a click that did nothing);
+measured from the first, so clicks drifting down a list are not one target.
 
 Options (`[tool.auditor.loops]`): `min-repeats` (3), `exempt-tools` (glob patterns of tools
 whose repeats are expected, such as `poll_*`).
@@ -51,6 +66,12 @@ and OpenCode after three identical calls, Gemini CLI after five.
   lookup, every word of its name but the verb: "before each change, check the line status"
   for `get_line_status`). A policy that words the lookup otherwise ("verify the SIM") is not
   understood, and its repeats are still reported;
+- a lookup the policy asks for whenever a condition holds, naming the tool: "Always use
+  `get_hotel_info` when the user asks about breakfast, check-in, or check-out";
+- the same call with a lookup between whose answer changes (paging by clicking "next", with a
+  `browser_get_state` after each click showing the next page), or a relative move answered
+  with the same acknowledgment (`browser_go_back` four times walks back four pages);
+- clicks further apart than 16 pixels from the first of the run (items down a list);
 - calls made by a simulated user (tau2's telecom domain): the rule watches the agent;
 - repeats that are all part of a cycle of different calls (A B A B A B): LP003 reports the
   cycle once.
@@ -63,12 +84,12 @@ from collections.abc import Iterator
 
 from auditor.findings import Severity, Violation
 from auditor.replay import Exchange, Replay
+from auditor.rules._blind import NEAR, blind_runs, blind_stretches
 from auditor.rules._loops import (
+    Observations,
     Options,
     at_call,
     attempts,
-    blind_runs,
-    blind_stretches,
     breaks,
     call_key,
     calls,
@@ -102,25 +123,33 @@ def screen(replay: Replay, options: Options) -> bool:
 def check(replay: Replay, options: Options) -> Iterator[Violation]:
     found: list[list[Exchange]] = []
     open_runs: dict[str, list[Exchange]] = {}
+    last_at: dict[str, int] = {}  # where each open run's last call is in `made`
+    seen = Observations()
     made = calls(replay, options)
-    for exchange in made:
-        mine = call_key(exchange.call) if exchange.caller == "assistant" else None
+    for position, exchange in enumerate(made):
+        mine = _key(exchange)
         run = open_runs.pop(mine, None) if mine is not None else None
-        if run is not None and not same_outcome(run[0], exchange):
+        if run is not None and (
+            not same_outcome(run[0], exchange)
+            or (len(run) > 1 and seen.changed_after(last_at[mine]))  # type: ignore[index]
+        ):
             found.append(run)
             run = None
         if breaks(exchange):
             found.extend(open_runs.values())
             open_runs.clear()
+        seen.add(position, exchange)
         if mine is not None:
-            open_runs[mine] = [*(run or ()), exchange]
+            if run is None:
+                run = []
+            run.append(exchange)  # in place: copying the run at each repeat is quadratic
+            open_runs[mine] = run
+            last_at[mine] = position
     found.extend(open_runs.values())
-    in_cycles = {id(e) for cycle in cycles(replay, options) for e in cycle.calls}
+    in_cycles = {id(e) for c in cycles(replay, options) for e in (*c.calls, *c.tail)}
     for run in in_order(found, made):
         if attempts(run) < options.min_repeats or all(id(e) in in_cycles for e in run):
             continue
-        if progresses(run[0]):
-            continue  # `Navigated back` each time: a new place each time, the log does not say
         if required_each_time(replay.conversation, run[0].call.name):
             continue  # the policy asks for it before each action: followed, not stuck
         yield _violation(replay, run)
@@ -129,11 +158,26 @@ def check(replay: Replay, options: Options) -> Iterator[Violation]:
         yield at_call(
             replay,
             first,
-            f"`{first.call.name}` called {len(run)} times in a row with the same arguments "
-            f"({turns(e.turn for e in run)}); the log does not record what came of them, and "
+            f"`{first.call.name}` called {len(run)} times in a row with the same arguments"
+            f"{_nudged(run)} ({turns(e.turn for e in run)}); the log does not record what came of them, and "
             "nothing came between them: no other call, no result, no user turn",
             Severity.ERROR if attempts(run) >= ERROR_AT else None,
         )
+
+
+def _nudged(run: list[Exchange]) -> str:
+    """Words saying the run's coordinates moved by a few pixels, where they did."""
+    if len({call_key(e.call) for e in run}) == 1:
+        return ""
+    return f" but for a few pixels (within {NEAR} of the first)"
+
+
+def _key(exchange: Exchange) -> str | None:
+    """The key of a call of the agent that can repeat: not a relative move whose result only
+    says it was done (walking back four pages is four different pages)."""
+    if exchange.caller != "assistant" or progresses(exchange):
+        return None
+    return call_key(exchange.call)
 
 
 def _violation(replay: Replay, run: list[Exchange]) -> Violation:

@@ -9,6 +9,12 @@ sets of arguments, none of them sent three times (that run is LP001's finding). 
 tools and user messages in between do not matter; a success of the tool or a different error
 ends the run. One finding per run, at its first call.
 
+The invariant is that the tool's answer, values masked, did not move while the agent changed
+what it sent: whatever it changed was not what the error is about. It is read from the tool's
+own result only; an action whose outcome the log does not keep (a browser agent's click,
+followed by a thought saying "the filter didn't apply") is never taken as failed, since the
+agent's reading of a screenshot is not the tool's answer.
+
 Options (`[tool.auditor.loops]`): `min-repeats` (3), `exempt-tools` (glob patterns).
 
 ## Why is this bad?

@@ -10,6 +10,7 @@ from auditor.model import UNRECORDED, Conversation, Location, Message, ToolCall,
 from auditor.replay import replay
 from auditor.rules import cyclic_tool_calls, repeated_tool_call, uninformative_tool_error
 from auditor.rules._loops import Options, normalised_error
+from auditor.rules._required import required_each_time
 from auditor.rules._toolnames import reads_only, words
 
 HERE = Location("t.jsonl", 1)
@@ -155,3 +156,98 @@ def test_a_cycle_of_actions_with_unknown_outcomes_is_reported_once_by_lp003():
     )
     scrolling = replay(_browser(*[("scroll", {"delta_y": 500}), CLICK] * 3))
     assert list(cyclic_tool_calls.check(scrolling, Options())) == []
+
+
+def test_a_tool_family_word_before_the_verb_still_reads_only():
+    assert reads_only("browser_get_state") and reads_only("mcp__fs__read_file")
+    assert reads_only("web_search") and reads_only("browser_get_content")
+    assert not reads_only("browser_click") and not reads_only("browser_go_back")
+    assert not reads_only("browser") and not reads_only("file_write")
+
+
+def test_clicks_nudged_by_a_few_pixels_are_one_target_measured_from_the_first():
+    nudged = [("click", {"x": 1013, "y": 35}), ("click", {"x": 1000, "y": 35})]
+    nudged.append(("click", {"x": 1013 - 16, "y": 35 + 16}))
+    (violation,) = repeated_tool_call.check(replay(_browser(*nudged)), Options())
+    assert (violation.turn, violation.message) == (
+        1,
+        "`click` called 3 times in a row with the same arguments but for a few pixels (within "
+        "16 of the first) (turns 1, 3, 5); the log does not record what came of them, and "
+        "nothing came between them: no other call, no result, no user turn",
+    )
+    drifting = [("click", {"x": 100 + 10 * i, "y": 200}) for i in range(4)]  # 0, 10, 20, 30 px
+    far = [("click", {"x": 100, "y": 200}), ("click", {"x": 100, "y": 217})] * 2
+    other_button = [("click", {"x": 5, "y": 5, "button": b}) for b in ("left", "right", "left")]
+    for actions in (drifting, far, other_button):
+        assert list(repeated_tool_call.check(replay(_browser(*actions)), Options())) == []
+
+
+def _clicks_with_state(
+    pages: list[str], back: bool = False, before: str = "", content_at: int = -1
+) -> Conversation:
+    """A click on element 7 (or a step back), each followed by a read of the page state; the
+    state read once `before` the first click too, where given, and the page's content read after
+    the state of pass `content_at`."""
+    messages = [Message(0, "user", "Go on.", HERE)]
+    state = ("browser_get_state", {"include_screenshot": False})
+    for i, page in enumerate(pages):
+        steps = [(*state, before)] if before and i == 0 else []
+        steps += [
+            ("browser_go_back" if back else "browser_click", {} if back else {"index": 7}, ""),
+            (*state, page),
+        ]
+        if i == content_at:
+            steps.append(("browser_get_content", {}, "Files: report.xlsx"))
+        for name, args, text in steps:
+            text = text or ("Navigated back" if back else "Clicked element 7")
+            at = len(messages)
+            call = ToolCall(f"c{at}", name, args, location=HERE.child("messages", at))
+            messages.append(Message(at, "assistant", "", HERE, (call,)))
+            result = ToolResult(f"c{at}", text)
+            messages.append(Message(at + 1, "tool", text, HERE, result=result))
+    return Conversation("pages", "openai", HERE, tuple(messages))
+
+
+def _loops(conversation: Conversation) -> list[tuple[str, int, str]]:
+    rep = replay(conversation)
+    return [
+        (rule.CODE, v.turn, v.message)
+        for rule in (repeated_tool_call, cyclic_tool_calls)
+        for v in rule.check(rep, Options())
+    ]
+
+
+def test_a_read_between_repeats_ends_the_run_only_when_its_answer_changed():
+    renumbered = [f'{{"url": "/files", "elements": [{{"index": {n}}}]}}' for n in (1, 40, 80, 120)]
+    # click, state, click, state…: the page renumbered, not changed; one cycle, reported once
+    ((code, turn, message),) = _loops(_clicks_with_state(renumbered))
+    assert (code, turn) == ("LP003", 1)
+    assert message == (
+        "the calls `browser_click` → `browser_get_state` repeat 4 times in the same order, with "
+        "the same arguments and the same results each time, but for numbers in what the lookups "
+        "answered (turns 1, 5, 9, 13)"
+    )
+    # another read in one pass: no cycle, the same click four times with nothing changed
+    ((code, turn, message),) = _loops(_clicks_with_state(renumbered, content_at=1))
+    assert (code, turn) == ("LP001", 1)
+    assert message.startswith("`browser_click` called 4 times with the same arguments")
+    # what the first click did (the page it opened) is its own effect: only later changes count
+    opened = _clicks_with_state(renumbered, before='{"url": "/"}', content_at=1)
+    ((code, turn, message),) = _loops(opened)
+    assert (code, turn) == ("LP001", 3)
+    paging = [f'{{"url": "/invoices", "rows": ["{r}"]}}' for r in ("A", "B", "C", "D")]
+    assert _loops(_clicks_with_state(paging)) == []
+    assert _loops(_clicks_with_state(paging, content_at=1)) == []
+    assert _loops(_clicks_with_state(renumbered, back=True)) == []
+
+
+def test_always_when_in_the_policy_exempts_only_the_tool_it_names():
+    def asked(policy: str) -> bool:
+        system = Message(0, "system", policy, HERE)
+        return required_each_time(Conversation("p", "openai", HERE, (system,)), "get_hotel_info")
+
+    assert asked("Always use `get_hotel_info` when the user asks about breakfast.")
+    assert asked("If the user asks whether breakfast is included, always call get_hotel_info.")
+    assert not asked("Always check the hotel info when the user asks about breakfast.")
+    assert not asked("Use `get_hotel_info` when the user asks about breakfast.")  # no "always"
+    assert not asked("Always be polite. Call get_hotel_info when asked about breakfast.")
