@@ -469,6 +469,42 @@ def test_pythonic_call_lists(text, names, form):
 
 
 @pytest.mark.parametrize(
+    ("text", "calls"),
+    [
+        (
+            '<function-call>[get_balance(), send_money(recipient="GB29", amount=?, subject=?)]'
+            "</function-call>",
+            [
+                ("get_balance", {}),
+                ("send_money", {"recipient": "GB29", "amount": "?", "subject": "?"}),
+            ],
+        ),
+        (
+            '<functioncall>[book(city=Paris, note="a, b", when=<the date>)]',
+            [("book", {"city": "Paris", "note": "a, b", "when": "<the date>"})],
+        ),
+    ],
+    ids=["unfilled-values", "bare-words"],
+)
+def test_a_tagged_list_python_cannot_parse_is_still_read_call_by_call(text, calls):
+    assert [(c.name, c.arguments) for c in read(text).calls] == calls
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[get_balance(), send_money(amount=?)]",  # untagged: Python or nothing
+        "<function-call>[x.get(a=?)]",  # a method call
+        "<function-call>[get(1, a=?)]",  # a positional argument
+        "<function-call>[get(a=?) for a in (b)]",  # a comprehension
+        "`<function-call>[get(a=?)]`",  # quoted
+    ],
+)
+def test_unparseable_python_is_no_call_without_a_tag_or_outside_the_call_shape(text):
+    assert read(text).calls == ()
+
+
+@pytest.mark.parametrize(
     ("text", "names"),
     [
         ("[len(x), max(y)]", None),
