@@ -1,10 +1,23 @@
-"""JSON calls written in prose or in JSON fences: `{"name", "arguments"}`, `{"function": {…}}`,
-flat `{"tool": NAME, …}`, `{"action", "action_input"}`, and arrays of those.
+"""JSON calls written in prose or in JSON fences: a name under `name`, `tool`, `tool_name`,
+`action` or `function` with its arguments under `arguments`, `parameters`, `params`, `args`,
+`input`, `tool_input` or `action_input` (`{"action": "get_x", "parameters": {…}}`),
+`{"function": {…}}`, flat objects (`{"tool": NAME, "city": …}`), and arrays of those.
 
 Read last, outside every span the other dialects took. Inline code and fences of another
 language are quotations; a fence that says JSON (or nothing) is a dialect. JSON that the words
 before it in its paragraph present as an example or a format ("for example", "the request
 looks like", "the payload is in this format:") is an explanation of an API, not a call.
+
+Where tools are declared a name must be one of them. Where none are, a name needs its
+arguments as an object beside it; a flat object (`{"action": "consultar_datos_cliente",
+"cliente_id": "C001"}`, in any language) counts only when it stands alone, as the whole answer
+or as the whole of its JSON fence, not in an array; its name key comes first and names a
+function (words joined as `snake_case` or `camelCase`, not a word or a phrase); every key is an
+identifier; and the instructions (system prompt, tau2 policy, the user's opening turn) do not
+quote that name key as JSON: there it is an answer format the harness asked for (`{"action":
+"final_answer", …}`), not a call. Its conversation decides the rest (`read_turns`): none where
+the agent makes structured calls (a coding agent's payload, data), and none whose action name a
+user turn or tool result before it wrote (a record shown back).
 """
 
 from __future__ import annotations
@@ -13,7 +26,7 @@ import bisect
 import re
 
 from auditor.dialects._reading import TextCall
-from auditor.dialects._scan import MAX_CANDIDATES, TextScanner, json_fence
+from auditor.dialects._scan import MAX_CANDIDATES, NAME_KEYS, TextScanner, json_fence
 from auditor.patterns import lazy
 
 _JSON_START = lazy(r"""[\[{]\s*+["'{\[]""")
@@ -47,11 +60,43 @@ def calls(scan: TextScanner) -> list[TextCall]:
         if code is not None and not json_fence(code[2]):
             resume = code[1]  # inline code, or a fence of another language
             continue
-        found, resume = scan.json_calls(start, len(scan.text), False, None, "json")
+        loose = _loose(scan, start, code)
+        found, resume = scan.json_calls(start, len(scan.text), False, None, "json", loose)
         if found and _explained(scan.text, start):
             continue
         calls += found
     return calls
+
+
+def _loose(
+    scan: TextScanner, start: int, code: tuple[int, int, str | None] | None
+) -> frozenset[str]:
+    """The name keys whose flat object at `start` counts as a call though no tools are
+    declared: none unless the object stands alone (the whole answer, or the whole fence)."""
+    if scan.names is not None:
+        return frozenset()
+    text = scan.text
+    if code is None:
+        before, after_stop = text[:start], len(text)
+    else:
+        line_end = text.find("\n", code[0], start)
+        if line_end < 0:
+            return frozenset()
+        before, after_stop = text[line_end:start], code[1] - len(_ticks(text, code[1]))
+    if before.strip():
+        return frozenset()
+    end = scan.json_end(start, after_stop)
+    if end is None or text[end:after_stop].strip():
+        return frozenset()
+    return frozenset(NAME_KEYS) - scan.asked
+
+
+def _ticks(text: str, end: int) -> str:
+    """The run of backticks that ends at `end`."""
+    i = end
+    while i > 0 and text[i - 1] == "`":
+        i -= 1
+    return text[i:end]
 
 
 def _explained(text: str, start: int) -> bool:

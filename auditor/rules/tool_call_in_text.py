@@ -2,9 +2,10 @@ r"""A tool call written into the message text, in a known dialect, that nothing 
 
 ## What it does
 Reads the text of every assistant turn that has no structured tool call and recovers calls
-written as text: JSON objects (`{"name", "arguments"}` or `"parameters"`, `{"function": {…}}`,
-the flat `{"tool": NAME, …}` and `{"tool": NAME, "tool_input": {…}}`, LangChain's JSON agent
-`{"action", "action_input"}`, arrays of those, fenced JSON), Hermes/Qwen `<tool_call>`, Mistral
+written as text: JSON objects (a name under `name`, `tool`, `action` or `function` with its
+arguments under `arguments`, `parameters`, `params`, `args`, `input`, `tool_input` or
+`action_input`; `{"function": {…}}`; the flat `{"tool": NAME, …}` and `{"action": NAME, …}`;
+arrays of those, fenced JSON), Hermes/Qwen `<tool_call>`, Mistral
 `[TOOL_CALLS]`, Llama `<function=NAME>` and `<|python_tag|>`, pythonic call lists
 (`[get_x(a=1), get_y(b="z")]` as the whole answer, after Llama 4's `<|python_start|>` or a
 `<function-call>` tag, or on lines of their own naming declared tools; after a tag also a list
@@ -46,9 +47,15 @@ parse the action).
   `Observation:` (ReAct frameworks) or `<tool_response>`;
 - a ReAct `Action:` whose `Observation:` the model wrote itself in the same message (FB001);
 - where tools are declared, JSON that names none of them (an example, a data record); where
-  none are declared, JSON without both a name and its arguments, and the flat `{"tool": …}`
-  shape without a `tool_input` (too weak alone), tool declarations quoted as JSON Schema, and
-  anything in inline backticks or in a fence of another language;
+  none are declared, JSON without both a name and its arguments, unless it is a flat
+  `{"action": "consultar_datos_cliente", "cliente_id": "C001"}` that stands alone (the whole
+  answer or the whole of its JSON fence, not in an array), leads with its name key, names a
+  function (`snake_case` or `camelCase`, not a word) and meets no sign that it is data or an
+  answer format: the instructions quoting that key as JSON (`{"action": "final_answer", …}`
+  asked for), structured calls elsewhere in the conversation (a coding agent's payload), or a
+  user turn or tool result before it naming the same action (a record shown back); tool
+  declarations quoted as JSON Schema, and anything in inline backticks or in a fence of another
+  language;
 - JSON the words before it in its paragraph present as an example or a format ("for example",
   "the request body looks like this:"): an assistant explaining an API; and Python that is not a
   list of calls by name with keyword arguments only (`[len(x), max(y)]`, a comprehension, a
