@@ -80,9 +80,12 @@ __all__ = [
     "marked_turns",
     "read",
     "read_turns",
+    "records",
     "tool_names",
     "triggers",
 ]
+
+records = prose_json.records
 
 HARMONY_TOOL_AUTHORS = harmony.AUTHORS
 """Harmony authors that are tools: a frame they wrote is a tool's output."""

@@ -24,8 +24,11 @@ from __future__ import annotations
 
 import bisect
 import re
+from typing import Any
 
-from auditor.dialects._reading import TextCall
+import orjson
+
+from auditor.dialects._reading import TextCall, TextSpan
 from auditor.dialects._scan import MAX_CANDIDATES, NAME_KEYS, TextScanner, json_fence
 from auditor.patterns import lazy
 
@@ -36,6 +39,7 @@ _EXPLAINS = lazy(
     r"|you (?:can|could|would|should) (?:send|call|use|write|pass))\b",
     re.I,
 )
+_OBJECT_START = lazy(r"""\{\s*+["']""")
 _LOOK_BACK = 200
 """Characters before a JSON value read for words that present it as an example."""
 
@@ -66,6 +70,36 @@ def calls(scan: TextScanner) -> list[TextCall]:
             continue
         calls += found
     return calls
+
+
+def records(text: str) -> list[tuple[TextSpan, dict[str, Any]]]:
+    """The JSON objects written in `text`, each whole (not one inside another), outside inline
+    code and fences of another language, that the words before them do not present as an
+    example: what a model shows as data, or writes as a tool's answer."""
+    scan = TextScanner(text, None)
+    found: list[tuple[TextSpan, dict[str, Any]]] = []
+    resume = 0
+    for count, m in enumerate(_OBJECT_START.finditer(text)):
+        if count >= MAX_CANDIDATES or scan.scan_budget <= 0:
+            break
+        start = m.start()
+        if start < resume:
+            continue
+        code = scan.code.at(start)
+        if code is not None and not json_fence(code[2]):
+            resume = code[1]
+            continue
+        end = scan.json_end(start, len(text))
+        if end is None:
+            break
+        resume = end
+        try:
+            value = orjson.loads(text[start:end])
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(value, dict) and not _explained(text, start):
+            found.append(((start, end), value))
+    return found
 
 
 def _loose(
