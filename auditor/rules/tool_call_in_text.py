@@ -20,10 +20,13 @@ first recovered call as `name(arguments)` and counts the others; malformed JSON 
 json-repair to show what the model meant.
 
 Also fires on actions a format reads from the text of a framework that runs them (SWE-agent's
-text mode, mini-swe-agent's ```` ```bash ```` blocks, OpenHands' `<function=…>` text calls)
-when the harness refused to run them: its reply rejects the turn ("Please always provide
-EXACTLY ONE action in triple backticks, found 2 actions.", SWE-agent's "Your proposed edit has
-introduced new syntax error(s) … Your changes have NOT been applied"), so none of them ran.
+text mode, mini-swe-agent's ```` ```bash ```` blocks, OpenHands' `<function=…>` text calls,
+MedAgentBench's `GET`/`POST` requests) when the harness refused to run them: its reply rejects
+the turn ("Please always provide EXACTLY ONE action in triple backticks, found 2 actions.",
+SWE-agent's "Your proposed edit has introduced new syntax error(s) … Your changes have NOT been
+applied", MedAgentBench's "Invalid POST request", or its run's status "agent invalid action"
+after a request written under the wrong fence or a POST payload without its `POST url` line),
+so none of them ran.
 The finding quotes the harness's reason. (This rule, not EX001, because the call exists only
 as text: EX001 reads structured calls, and a structured call the harness refuses gets the
 refusal as its result, an error the model is shown.)
