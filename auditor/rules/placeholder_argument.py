@@ -8,9 +8,10 @@ for values that stand in for a real one: `YOUR_API_KEY`, `<your-token>`, `API_KE
 only `TODO` or `YYYY-MM-DD`. Also, outside code, a whole value that says where the value should
 come from instead of being it (`result of previous function`, `extracted from TODO list`, `A
 determinar (…)`, `à déterminer`), and a word for "no value" (`unknown`, `N/A`, `none`, `?`,
-`desconocido`) as the whole value of an identifier's key (`user_id`, `orderId`, `email`). In code (`python`/`sh` calls, `code`/`command` arguments) comment
-lines are skipped. Fires once per call, naming the values, unless a user turn (outside its code
-blocks) or a tool result gave that very value earlier. Each value is reported at its first use.
+`desconocido`) as the whole value of an identifier's key (`user_id`, `orderId`, `email`). In
+code (`python`/`sh` calls, `code`/`command` arguments) comment lines are skipped. Fires once
+per call, naming the values, unless a user turn (outside its code blocks) or a tool result gave
+that very value earlier. Each value is reported at its first use.
 
 ## Why is this bad?
 The agent did not have the value, so it ran the call with the example from the documentation.

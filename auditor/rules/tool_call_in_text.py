@@ -9,8 +9,9 @@ arrays of those, fenced JSON), Hermes/Qwen `<tool_call>`, Mistral
 `[TOOL_CALLS]`, Llama `<function=NAME>` and `<|python_tag|>`, pythonic call lists
 (`[get_x(a=1), get_y(b="z")]` as the whole answer, after Llama 4's `<|python_start|>` or a
 `<function-call>` tag, or on lines of their own naming declared tools; after a tag also a list
-Python cannot parse, such as an unfilled `amount=?`), Qwen3-Coder `<function=NAME><parameter=…>` (also without its `<tool_call>`
-or with a mangled opening tag such as `<name>task`), Kimi K2 `<|tool_call_begin|>
+Python cannot parse, such as an unfilled `amount=?`), Qwen3-Coder
+`<function=NAME><parameter=…>` (also without its `<tool_call>` or with a mangled opening tag
+such as `<name>task`), Kimi K2 `<|tool_call_begin|>
 functions.NAME:0<|tool_call_argument_begin|>{…}` (also with a `call_0` id, or arguments cut
 off), harmony `to=functions.NAME … <|call|>`, and a ReAct `Action:` with no `Observation:`
 after it. Fires when nothing executed the call: the next message is not a tool
