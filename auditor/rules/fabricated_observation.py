@@ -120,7 +120,7 @@ def _made_up(
     in `message` that answers a call still waiting for its result."""
     text = message.text
     taken = [c.span for c in reading.calls]
-    earlier = [m.text for m in messages[: message.index]]
+    earlier = _Earlier(messages, message.index)
     for (start, end), value in records(text):
         if any(s <= start < e for s, e in taken):
             continue  # a call itself (a retry), not an answer
@@ -131,7 +131,20 @@ def _made_up(
     return None
 
 
-def _answers(value: dict[str, Any], call: TextCall, earlier: list[str]) -> bool:
+class _Earlier:
+    """The text of the messages before one, joined once and only when asked."""
+
+    def __init__(self, messages: tuple[Message, ...], index: int) -> None:
+        self.messages, self.index = messages, index
+        self._text: str | None = None
+
+    def holds(self, value: str) -> bool:
+        if self._text is None:
+            self._text = "\x00".join(m.text for m in self.messages[: self.index])
+        return value in self._text
+
+
+def _answers(value: dict[str, Any], call: TextCall, earlier: _Earlier) -> bool:
     """`value` is the record `call` asked for, with facts nobody gave: it repeats an argument
     value, has two keys beyond the arguments and two values no earlier message holds."""
     arguments = call.arguments if isinstance(call.arguments, dict) else {}
@@ -141,8 +154,13 @@ def _answers(value: dict[str, Any], call: TextCall, earlier: list[str]) -> bool:
         return False
     if len({k for k, _ in pairs} - {k for k, _ in _scalars(arguments)}) < 2:
         return False
-    new = {v for _, v in pairs if len(v) >= 3 and not any(v in e for e in earlier)}
-    return len(new) >= 2
+    new: set[str] = set()
+    for _, v in pairs:
+        if len(v) >= 3 and v not in new and not earlier.holds(v):
+            new.add(v)
+            if len(new) >= 2:
+                return True
+    return False
 
 
 def _scalars(value: Any, key: str = "", depth: int = 0) -> list[tuple[str, str]]:
