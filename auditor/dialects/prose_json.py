@@ -111,18 +111,27 @@ def _loose(
         return frozenset()
     text = scan.text
     if code is None:
-        before, after_stop = text[:start], len(text)
+        since, after_stop = 0, len(text)
     else:
-        line_end = text.find("\n", code[0], start)
-        if line_end < 0:
+        since = text.find("\n", code[0], start)
+        if since < 0:
             return frozenset()
-        before, after_stop = text[line_end:start], code[1] - len(_ticks(text, code[1]))
-    if before.strip():
+        after_stop = code[1] - len(_ticks(text, code[1]))
+    if not _blank(text, since, start):
         return frozenset()
     end = scan.json_end(start, after_stop)
-    if end is None or text[end:after_stop].strip():
+    if end is None or not _blank(text, end, after_stop):
         return frozenset()
     return frozenset(NAME_KEYS) - scan.asked
+
+
+def _blank(text: str, start: int, stop: int) -> bool:
+    """Only white space between `start` and `stop` (read in place, not copied)."""
+    found = _SPACE.match(text, start, stop)
+    return found is not None and found.end() == stop
+
+
+_SPACE = lazy(r"\s*+")
 
 
 def _ticks(text: str, end: int) -> str:
