@@ -14,7 +14,9 @@ rules only decide. `read(text, tool_names)` returns a `Reading`:
   `to=functions.NAME … <|call|>`, Kimi K2 `<|tool_call_begin|>`, pythonic call lists
   (`[get_x(a=1)]`, bare or after `<function-call>` or `<|python_start|>`), and ReAct
   `Action:`. Where tools are declared a name must be one of them; where none are, only strong
-  structure counts (a name with its arguments, or special tokens around it).
+  structure counts (a name with its arguments, or special tokens around it), or a flat
+  `{"action": "snake_case_name", …}` that stands alone in a conversation with no structured
+  call and no earlier user or tool text naming it (`prose_json`).
 - `frames`: harmony frames (`<|start|>author<|channel|>…<|message|>body<|end|>`).
 - `tokens`: chat-template control tokens, each flagged when it sits inside backticks.
 - `blocks`: `<tool_call>` and `<tool_response>` blocks.
@@ -33,6 +35,7 @@ text and the work per message is capped, so a megabyte of `{` or `Action:` costs
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from auditor.dialects import (
@@ -77,9 +80,12 @@ __all__ = [
     "marked_turns",
     "read",
     "read_turns",
+    "records",
     "tool_names",
     "triggers",
 ]
+
+records = prose_json.records
 
 HARMONY_TOOL_AUTHORS = harmony.AUTHORS
 """Harmony authors that are tools: a frame they wrote is a tool's output."""
@@ -124,8 +130,53 @@ def read_turns(replay: Replay) -> Iterator[tuple[Message, Reading]]:
 
 
 def _readings(replay: Replay) -> list[tuple[Message, Reading]]:
-    names = tool_names(replay.conversation)
-    return [(t.message, read(t.message.text, names)) for t in replay.turns]
+    conversation = replay.conversation
+    names = tool_names(conversation)
+    wanted = asked(conversation) if names is None else frozenset()
+    readings = []
+    for t in replay.turns:
+        reading = read(t.message.text, names, wanted)
+        if any(c.loose for c in reading.calls):
+            reading = _unshown(reading, conversation, t.message.index)
+        readings.append((t.message, reading))
+    return readings
+
+
+def _unshown(reading: Reading, conversation: Conversation, index: int) -> Reading:
+    """`reading` without the flat JSON objects that are not calls in their conversation: any
+    where the agent calls tools in structure (it has a working channel, so an object with no
+    declared name to check is code or data: a coding agent's payload), and those whose action
+    name a user turn or a tool result before them already wrote (a record pasted or returned,
+    shown back), rather than a function name the model wrote itself."""
+    messages = conversation.messages
+    if any(m.tool_calls for m in messages):
+        given = None
+    else:
+        given = [m.text for m in messages[:index] if m.role in ("user", "tool")]
+        given += [m.result.text for m in messages[:index] if m.result is not None]
+    calls = tuple(
+        c
+        for c in reading.calls
+        if not c.loose or (given is not None and not any(c.name in g for g in given))
+    )
+    return replace(reading, calls=calls)
+
+
+_ASKED_KEY = lazy(r"""["'](tool|tool_name|action|function)["']\s*+:""")
+
+
+def asked(conversation: Conversation) -> frozenset[str]:
+    """The JSON name keys (`action`, `tool`, …) the instructions quote: the system prompt, the
+    log's own instructions (tau2's policy) and the user turns before the first answer, where
+    benchmark harnesses put their answer format."""
+    texts = [conversation.instructions]
+    for m in conversation.messages:
+        if m.role == "assistant":
+            break
+        if m.role in ("system", "developer", "user"):
+            texts.append(m.text)
+    found = {m.group(1) for text in texts for m in _ASKED_KEY.finditer(text)}
+    return frozenset(found)
 
 
 def marked_turns(replay: Replay) -> list[Message]:
@@ -139,11 +190,14 @@ def _marked(replay: Replay) -> list[Message]:
     return [t.message for t in replay.turns if triggers(t.message.text)]
 
 
-def read(text: str, names: frozenset[str] | None = None) -> Reading:
-    """What `text` holds; `names` are the declared tools (None when none are declared)."""
+def read(
+    text: str, names: frozenset[str] | None = None, asked: frozenset[str] = frozenset()
+) -> Reading:
+    """What `text` holds; `names` are the declared tools (None when none are declared), `asked`
+    the JSON name keys the instructions quote (`asked`)."""
     if not triggers(text):
         return EMPTY
-    scan = TextScanner(text, names)
+    scan = TextScanner(text, names, asked)
     marks = tokens.tokens(scan)
     frames = harmony.frames(scan, marks)
     tags = list(scan.blocks("<tool_call>", "</tool_call>"))

@@ -46,6 +46,9 @@ class TextCall:
     """The JSON was malformed; the arguments are what json-repair recovered."""
     observed: bool = False
     """ReAct: an Observation with text follows this Action in the same message."""
+    loose: bool = False
+    """A flat JSON object read as a call with no declared tool to check its name against
+    (`prose_json`): data the user or a tool gave that names the same action is not a call."""
 
 
 @dataclass(frozen=True, slots=True)

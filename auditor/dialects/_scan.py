@@ -40,7 +40,22 @@ _IDENT = lazy(r"[A-Za-z_][\w.\-]{0,63}")
 NOT_ACTIONS = frozenset(("none", "n/a", "na", "final answer", "finish", "no action", "null"))
 """Action names that say "no call"."""
 _RESERVED = frozenset(("tool", "tool_name", "type", "id", "call_id", "tool_call_id"))
-_ARG_KEYS = ("arguments", "parameters", "tool_input", "args", "input")
+NAME_KEYS = ("tool", "tool_name", "action", "function")
+"""Keys whose string value names the tool in a JSON call (besides `name`)."""
+ARG_KEYS = (
+    "arguments",
+    "parameters",
+    "tool_input",
+    "action_input",
+    "args",
+    "params",
+    "input",
+)
+"""Keys that hold a JSON call's arguments."""
+_NOT_NAME_ARGS = frozenset(("tool_input", "action_input"))
+"""Argument keys that go with another name key: `{"name", "action_input"}` is no shape."""
+_FUNCTION_NAME = lazy(r"[a-z][a-z0-9]*+(?:_[a-z0-9]++)++|[a-z][a-z0-9]*+(?:[A-Z][a-z0-9]*+)++")
+_KEY = lazy(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 _JSON_FENCES = ("", "json", "jsonc", "json5", "tool_call", "tool_code", "tool")
 
 
@@ -82,10 +97,15 @@ class Code:
 class TextScanner:
     """One pass over one text; every piece of work is capped."""
 
-    def __init__(self, text: str, names: frozenset[str] | None) -> None:
+    def __init__(
+        self, text: str, names: frozenset[str] | None, asked: frozenset[str] = frozenset()
+    ) -> None:
         self.text = text
         self.names = names
         """The declared tools; None when none are declared."""
+        self.asked = asked
+        """Name keys (`action`, `tool`, …) the instructions quote as JSON: an answer format
+        asked for, whose flat objects are answers, not calls, where no tools are declared."""
         self.code = Code(text)
         self.scan_budget = MAX_SCAN
         self.repairs = 0
@@ -141,12 +161,20 @@ class TextScanner:
         return value if isinstance(value, dict | list) and value else None
 
     def json_calls(
-        self, start: int, stop: int, strong: bool, form: str | None, dialect: str
+        self,
+        start: int,
+        stop: int,
+        strong: bool,
+        form: str | None,
+        dialect: str,
+        loose: frozenset[str] = frozenset(),
     ) -> tuple[list[TextCall], int]:
         """The calls in the JSON value at `start`, and where the value ends.
 
         `strong`: special tokens around the JSON already say it is a call, so a name is enough
         even where no tools are declared. `form` None: prose JSON, described by its shape.
+        `loose`: name keys whose flat object counts without declared tools (`flat_call`) when
+        the value is one object, not an array.
         """
         text = self.text
         end = self.json_end(start, stop)
@@ -162,16 +190,18 @@ class TextScanner:
             raw = text[start : min(end, start + MAX_REPAIR)]
             value, repaired = self.repair(raw), True
         items = value if isinstance(value, list) else [value]
+        loose = frozenset() if isinstance(value, list) else loose
         calls = []
         for item in items[:64]:
-            shape = _call_shape(item, self.names, strong)
+            shape = _call_shape(item, self.names, strong, loose)
             if shape is None:
                 continue
-            name, key, arguments, base = shape
+            name, key, arguments, base, weak = shape
             if repaired and not _literal_name(raw, key, name):
                 continue  # json-repair invents keys out of prose: the raw text must say it
             how = form or _prose_form(base, isinstance(value, list), self.code.at(start))
-            calls.append(TextCall(name, arguments, dialect, how, (start, end), repaired))
+            call = TextCall(name, arguments, dialect, how, (start, end), repaired, loose=weak)
+            calls.append(call)
         return calls, end
 
     def arguments_at(self, start: int | None, stop: int) -> tuple[Any, bool, int]:
@@ -238,9 +268,14 @@ def valid_name(name: Any, names: frozenset[str] | None) -> bool:
 
 
 def _call_shape(
-    item: Any, names: frozenset[str] | None, strong: bool
-) -> tuple[str, str, Any, str] | None:
-    """(name, name key, arguments, shape) when `item` is a call object, else None."""
+    item: Any, names: frozenset[str] | None, strong: bool, loose: frozenset[str] = frozenset()
+) -> tuple[str, str, Any, str, bool] | None:
+    """(name, name key, arguments, shape, loose) when `item` is a call object, else None;
+    `loose` when only `flat_call` made it one.
+
+    `loose`: the name keys whose flat objects count where no tools are declared (the object
+    stands alone, and the instructions do not ask for JSON with that key): see `flat_call`.
+    """
     if not isinstance(item, dict):
         return None
     for wrapper in ("function", "function_call"):
@@ -249,15 +284,20 @@ def _call_shape(
             found = _call_shape(inner, names, strong)
             if found is None:
                 return None
-            name, key, arguments, _ = found
-            return name, key, arguments, f'`{{"{wrapper}": {{…}}}}`'
+            inner_name, inner_key, arguments, _, weak = found
+            return inner_name, inner_key, arguments, f'`{{"{wrapper}": {{…}}}}`', weak
     if "description" in item or "input_schema" in item:
         return None  # a tool declaration quoted in the text, not a call
-    if isinstance(item.get("tool"), str) or isinstance(item.get("tool_name"), str):
-        key = "tool" if isinstance(item.get("tool"), str) else "tool_name"
-        explicit = next((k for k in _ARG_KEYS if k in item), None)
+    explicit = next((k for k in ARG_KEYS if k in item), None)
+    named_by = next((k for k in NAME_KEYS if isinstance(item.get(k), str)), None)
+    weak = False
+    key: str
+    if named_by in ("tool", "tool_name"):
+        key = named_by
         if names is None and not strong and not isinstance(item.get(explicit or ""), dict):
-            return None  # a flat object names its tool only where tools are declared
+            if not (key in loose and flat_call(item, key)):
+                return None  # a flat object names its tool only where tools are declared
+            weak = True
         if explicit is not None:
             arguments = item[explicit]
         else:
@@ -265,26 +305,49 @@ def _call_shape(
         shape = f'flat `{{"{key}": …}}`'
     elif isinstance(item.get("name"), str):
         key = "name"
-        arg_key = next((k for k in ("arguments", "parameters") if k in item), None)
+        arg_key = next((k for k in ARG_KEYS if k in item and k not in _NOT_NAME_ARGS), None)
         if arg_key is None and not strong:
             return None
         arguments = item[arg_key] if arg_key else {}
         shape = f'`{{"name": …, "{arg_key or "arguments"}": …}}`'
-    elif isinstance(item.get("action"), str) and "action_input" in item:
-        key = "action"
-        arguments = item["action_input"]
-        shape = '`{"action": …, "action_input": …}`'
+    elif named_by is not None:  # `action` or a `function` that names the tool
+        key = named_by
+        if explicit is not None:
+            arguments = item[explicit]
+            shape = f'`{{"{key}": …, "{explicit}": …}}`'
+        elif names is not None or strong or (key in loose and flat_call(item, key)):
+            weak = names is None and not strong
+            arguments = {k: v for k, v in item.items() if k != key and k not in _RESERVED}
+            shape = f'flat `{{"{key}": …}}`'
+        else:
+            return None
     else:
         return None
     name = item[key]
-    if name.lower() in NOT_ACTIONS or not valid_name(name, names):
+    if _no_action(name) or not valid_name(name, names):
         return None
     arguments = _arguments(arguments)
     if isinstance(arguments, dict) and "properties" in arguments and "type" in arguments:
         return None  # a JSON Schema: the declaration of a tool, not a call
     if names is None and not strong and not isinstance(arguments, dict):
         return None
-    return name, key, arguments, shape
+    return name, key, arguments, shape, weak
+
+
+def flat_call(item: dict[str, Any], key: str) -> bool:
+    """A flat object that reads as a call with no tool list to check its name against: the
+    name key comes first and names a function (`consultar_datos_cliente`, `getBalance`: words
+    joined as an identifier, not a word or a phrase), and every key is an identifier."""
+    return (
+        next(iter(item)) == key
+        and _FUNCTION_NAME.fullmatch(item[key]) is not None
+        and all(_KEY.fullmatch(k) is not None for k in item)
+    )
+
+
+def _no_action(name: str) -> bool:
+    """An action name that says "no call" (`Final Answer`, `final_answer`, `none`)."""
+    return name.lower().replace("_", " ").strip() in NOT_ACTIONS
 
 
 def _arguments(value: Any) -> Any:

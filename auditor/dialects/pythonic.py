@@ -5,6 +5,11 @@ as a Python list of calls with keyword arguments, as the whole message, after Ll
 `<|python_start|>`, or after a `<function-call>` tag (`<functioncall>`, `<function_call>`);
 after a tag the value may also be JSON (`<functioncall> {"name": …, "arguments": …}`).
 
+After a tag the text is a call by the tag's word, so a list Python cannot parse is still read
+item by item: an unfilled `amount=?`, a bare word, a missing quote (`[get_balance(),
+send_money(recipient="GB29…", amount=?)]`) leave each `name(key=value, …)` a call, its values
+shown as written. Every item must still be a call by name with keyword arguments only.
+
 Untagged, a list counts only where it is the whole answer (or, where tools are declared, stands
 on lines of its own and names only declared tools), every item is a call with keyword
 arguments only, and no item is a method or attribute call: `[len(x), max(y)]`, a list
@@ -51,7 +56,9 @@ def calls(scan: TextScanner, tokens: tuple[Token, ...]) -> list[TextCall]:
         if text[value_at] == "{":
             made, _ = scan.json_calls(value_at, len(text), True, how, "pythonic")
         else:
-            made = _listed(scan, value_at, _end(scan, value_at), how, tagged=True)
+            close = _end(scan, value_at)
+            made = _listed(scan, value_at, close, how, tagged=True)
+            made = made or _lenient(scan, value_at, close, how)
         found += scan.take(made)
     if found or "(" not in text:
         return found
@@ -86,6 +93,73 @@ def _listed(scan: TextScanner, start: int, end: int, how: str, tagged: bool) -> 
     if len(named) < len(parsed):
         return []
     return [TextCall(name, arguments, "pythonic", how, (start, end)) for name, arguments in named]
+
+
+def _lenient(scan: TextScanner, start: int, end: int, how: str) -> list[TextCall]:
+    """A tagged call list Python cannot parse, read item by item: `name(key=value, …)` each,
+    values that are not Python literals kept as written (`amount=?`)."""
+    source = scan.text[start:end].strip()
+    if not source or len(source) > MAX_SOURCE:
+        return []
+    if source.startswith("["):
+        if not source.endswith("]"):
+            return []
+        source = source[1:-1]
+    found: list[TextCall] = []
+    for item in (_split(source) or [])[:64]:
+        m = _ITEM.fullmatch(item.strip())
+        pairs = _split(m.group(2)) if m is not None else None
+        if m is None or pairs is None or not valid_name(m.group(1), scan.names):
+            return []
+        arguments: dict[str, Any] = {}
+        for pair in pairs:
+            if not pair.strip():
+                continue
+            key, eq, value = pair.partition("=")
+            if not eq or not key.strip().isidentifier():
+                return []  # a positional argument or an expression: not a call by keywords
+            arguments[key.strip()] = _literal(value.strip())
+        found.append(TextCall(m.group(1), arguments, "pythonic", how, (start, end)))
+    return found
+
+
+_ITEM = lazy(r"([A-Za-z_]\w{0,63})\s*+\((.*)\)", re.S)
+
+
+def _split(source: str) -> list[str] | None:
+    """`source` cut at its top-level commas (outside quotes and brackets); None when a bracket
+    closes that it did not open (`get(a=1) or f(b`: not one call)."""
+    parts: list[str] = []
+    depth, quote, escaped, begin = 0, "", False, 0
+    for i, c in enumerate(source):
+        if escaped:
+            escaped = False
+        elif quote:
+            if c == "\\":
+                escaped = True
+            elif c == quote:
+                quote = ""
+        elif c in "\"'":
+            quote = c
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+            if depth < 0:
+                return None
+        elif c == "," and depth == 0:
+            parts.append(source[begin:i])
+            begin = i + 1
+    parts.append(source[begin:])
+    return parts if parts != [""] else []
+
+
+def _literal(value: str) -> Any:
+    """A Python literal's value, or the text as written."""
+    try:
+        return ast.literal_eval(value)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return value
 
 
 def _call(node: ast.expr) -> tuple[str, dict[str, Any]] | None:

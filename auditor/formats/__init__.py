@@ -118,6 +118,7 @@ _BUILT_IN = (
     "openai-agents",
     "mcp",
     "mini-swe-agent",
+    "medagentbench",
     "litellm",
     "openhands-v0",
     "exchange",

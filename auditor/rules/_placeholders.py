@@ -19,6 +19,17 @@
   `TODO`, `TBD`, `FIXME`, `PLACEHOLDER` (in capitals: a `todo` status is a state) or a date
   pattern (`YYYY-MM-DD`).
 
+`filler(key, value)` reads a whole value for what a model writes when it has no value at all:
+
+- a description of where the value should come from, in its place: `result of previous
+  function`, `extracted from TODO list`, `the id returned by the search`, `A determinar
+  (necesito consultar …)`, `à déterminer`, `zu bestimmen` (the whole value, a short phrase,
+  with at most an aside in brackets), except under a free-text key (`query`, `body`,
+  `message`, `title`, …), where "result of previous election" may be just what is meant;
+- a word for "no value" (`unknown`, `n/a`, `none`, `null`, `not provided`, `?`, `desconocido`,
+  `inconnu`, `unbekannt`) as the whole value of an identifier's key (`user_id`, `orderId`,
+  `email`, `phone`, `iban`): in free text (a body, a query, a status) such a word is what it says.
+
 Every pattern is prefiltered by a literal check and is linear on hostile text.
 """
 
@@ -68,9 +79,9 @@ _ANY_HINT = (*_HINTS_TEXT, "todo", "tbd", "fixme", "placeholder", "yyyy", "ample
 
 
 def possible(text: str) -> bool:
-    """Whether `text` could hold a placeholder at all: one pass of substring searches."""
+    """Whether `text` could hold a placeholder or a `filler` at all: substring searches."""
     lower = text.lower()
-    return any(map(lower.__contains__, _ANY_HINT))
+    return any(map(lower.__contains__, (*_ANY_HINT, *_NO_VALUE_HINTS, *_FILLER_HINTS)))
 
 
 def find(text: str, code: bool = False, written: bool = False) -> Iterator[str]:
@@ -112,6 +123,103 @@ def find(text: str, code: bool = False, written: bool = False) -> Iterator[str]:
 
 
 _NAME = lazy(r"[A-Za-z_]\w{0,80}")
+
+_SOURCE = (
+    r"(?:previous|prior|last|above|earlier|preceding|first|second|third|next|later|step|search"
+    r"|call|function|tool|query|lookup|list|file|response|results?|output)"
+)
+_PROVENANCE = lazy(
+    r"(?i)(?:(?:the|a)\s+)?(?:results?|outputs?|values?|response|return(?:ed)?\s+value|data"
+    r"|contents?|ids?|email|address|number)\s+(?:of|from|returned\s+by|given\s+by)\s+"
+    r"(?:(?:the|a|an)\s+)?" + _SOURCE + r"\b[^\n]{0,60}"
+    r"|(?:extracted|obtained|retrieved|taken|derived|parsed|fetched|copied|pulled)"
+    r"\s+from\s+[^\n]{1,60}"
+    r"|(?:to\s+be\s+)?(?:determined|filled\s+in|decided|looked\s+up)(?:\s+(?:later|below))?"
+    r"|(?:a|por)\s+determinar|(?:extra[ií]d|obtenid|tomad)[oa]s?\s+de\s+[^\n]{1,60}"
+    r"|resultado\s+de\s+(?:la\s+)?(?:funci[oó]n|llamada|consulta|b[uú]squeda)\s+anterior"
+    r"|[àa]\s+d[ée]terminer|(?:extrait|obtenu)e?s?\s+d[eu]\s+[^\n]{1,60}"
+    r"|r[ée]sultat\s+de\s+(?:la\s+)?(?:fonction|requ[êe]te|recherche)\s+pr[ée]c[ée]dente"
+    r"|(?:noch\s+)?zu\s+bestimmen|(?:aus|von)\s+(?:dem|der|den)\s+vorherigen\s+\w+"
+)
+_ASIDE = lazy(r"\s*+(?:\([^()\n]{0,200}\))?[.\s]*")
+NO_VALUE = frozenset(  # words for "no value", lower case
+    (
+        "unknown",
+        "n/a",
+        "na",
+        "none",
+        "null",
+        "nil",
+        "undefined",
+        "unspecified",
+        "not specified",
+        "not provided",
+        "not_provided",
+        "not available",
+        "not known",
+        "?",
+        "??",
+        "???",
+        "desconocido",
+        "desconocida",
+        "no disponible",
+        "inconnu",
+        "inconnue",
+        "unbekannt",
+    )
+)
+_IDENTIFIER_KEY = lazy(
+    r"(?i)(?:^|[_\-.])(?:id|ids|uuid|email|e_?mail|phone|iban|account|number|username)$"
+    r"|^(?:id|uuid|email|phone|iban|username)$|[a-z](?:Id|Ids|ID|Email|Phone|Number)$"
+)
+_FREE_TEXT_KEY = lazy(
+    r"(?i)(?:^|[_\-.])(?:query|q|search|keywords?|text|title|subject|body|message|content"
+    r"|description|notes?|comment|prompt|question|answer|summary|reason|instructions?|caption"
+    r"|topic|input)$|[a-z](?:Query|Text|Title|Body|Message|Content|Description|Note)$"
+)
+_FILLER_HINTS = (
+    "of",
+    "from",
+    "by",
+    "termin",
+    "fill",
+    "decide",
+    "look",
+    "extra",
+    "obten",
+    "tomad",
+    "anterior",
+    "dente",
+    "bestimm",
+    "vorherig",
+)
+"""One of these is in every description `_PROVENANCE` matches (lower case)."""
+_NO_VALUE_HINTS = (
+    *("unknown", "n/a", "na", "none", "null", "nil", "undefined", "unspecified"),
+    *("not", "?", "desconocid", "disponible", "inconnu", "unbekannt"),
+)
+"""One of these is in every word of `NO_VALUE` (lower case)."""
+
+
+def filler(key: str, value: str) -> str | None:
+    """The whole `value`, when it stands where a value should be without being one: a
+    description of where it should come from, or a word for "no value" under an identifier's
+    key. None for anything else."""
+    stripped = value.strip()
+    if not stripped or len(stripped) > 160:
+        return None
+    lower = stripped.lower()
+    if lower in NO_VALUE or lower.strip("<>[]{}() ") in NO_VALUE:
+        return stripped if _IDENTIFIER_KEY.search(key) else None
+    if _FREE_TEXT_KEY.search(key) or not any(map(lower.__contains__, _FILLER_HINTS)):
+        return None
+    m = _PROVENANCE.match(stripped)
+    if m is None:
+        return None
+    rest = stripped[m.end() :]
+    if rest and _ASIDE.fullmatch(rest) is None:
+        return None
+    return stripped
 
 
 def binds(code: str, name: str) -> bool:

@@ -7,6 +7,13 @@ Reads the text of every assistant turn for a tool's output written by the model:
 (`<|start|>functions.NAME to=assistant…`). One finding per kind and message; the message
 counts how many observations the turn made up.
 
+Also reads bare JSON written as a tool's answer: after a call the assistant wrote as text
+(any dialect EX003 reads) that nothing executed, a JSON object the assistant writes itself,
+later in the same message or in its next turn with no tool result between, that is not a
+call and holds the record the call asked for: it repeats one of the call's argument values
+(`"cliente_id": "C004"` after `consultar_datos_del_cliente(cliente_id="C004")`), has at least
+two keys the arguments do not, and at least two values no earlier message gave.
+
 ## Why is this bad?
 The model did not wait for the tool: it imagined the result and reasoned on from it. The
 framework either never ran the tool (its stop sequence failed, or it parsed the final answer
@@ -23,17 +30,31 @@ observed, and the log reads as if the tool had said it.
 - an `Observation:` label the model stopped at, with nothing after it;
 - the labels inside an Action Input's JSON, or inside backticks and code fences (a model
   explaining the ReAct format);
-- reasoning text.
+- reasoning text;
+- JSON after a text call that a tool result answered, JSON that repeats none of the call's
+  argument values (a new request, an unrelated record), that only restates values earlier
+  messages gave (the user's order summarised as JSON), or that redrafts the call's own
+  arguments (no two keys beyond them), and JSON in a fence of another language.
 ```jsonl
 {"id": "react-ok", "tools": [{"type": "function", "function": {"name": "web_search", "parameters": {"type": "object", "properties": {"query": {"type": "string"}}}}}], "messages": [{"role": "user", "content": "How many people live in Oslo?"}, {"role": "assistant", "content": "Thought: I should look this up.\nAction: web_search\nAction Input: {\"query\": \"Oslo population\"}\nObservation:"}, {"role": "user", "content": "Observation: Oslo has 709,037 inhabitants."}, {"role": "assistant", "content": "The format is:\n```\nAction: web_search\nObservation: the result\n```\nFinal Answer: About 709,000."}]}
 ```
 """
 
 from collections.abc import Iterator
+from typing import Any
 
-from auditor.dialects import HARMONY_TOOL_AUTHORS, Reading, marked_turns, read_turns
+from auditor.dialects import (
+    HARMONY_TOOL_AUTHORS,
+    Reading,
+    TextCall,
+    marked_turns,
+    read_turns,
+    records,
+)
 from auditor.findings import Severity, Violation, excerpt
+from auditor.model import Message
 from auditor.replay import Replay
+from auditor.rules.tool_call_in_text import RESULT_OPENINGS
 
 CODE = "FB001"
 NAME = "fabricated-observation"
@@ -51,6 +72,118 @@ def check(replay: Replay, options: None) -> Iterator[Violation]:
     for message, reading in read_turns(replay):
         for text, tool, evidence in (*_react(reading), *_hermes(reading), *_harmony(reading)):
             yield Violation(text, message.index, message.location, tool=tool, evidence=evidence)
+    yield from _written_results(replay)
+
+
+def _written_results(replay: Replay) -> Iterator[Violation]:
+    """Bare JSON records the assistant wrote as the answer of its own unexecuted text call."""
+    messages = replay.conversation.messages
+    pending: tuple[Message, list[TextCall]] | None = None
+    for message, reading in read_turns(replay):
+        if pending is not None and not _answered(messages, pending[0].index, message.index):
+            waiting = [(c, 0) for c in pending[1]]
+        else:
+            waiting = []
+        calls = [c for c in reading.calls if not c.observed] if not message.tool_calls else []
+        waiting += [(c, c.span[1]) for c in calls]
+        found = _made_up(messages, message, reading, waiting) if waiting else None
+        if found is not None:
+            call, record, before = found
+            at = "earlier in this message" if before is None else f"at turn {before.index}"
+            text = (
+                f"the assistant wrote the answer of its own `{call.name}` call as JSON (the "
+                f"call was written as text {at} and nothing executed it); {_MADE_UP}"
+            )
+            yield Violation(
+                text, message.index, message.location, tool=call.name, evidence=excerpt(record)
+            )
+        pending = (message, calls) if calls else None
+
+
+def _answered(messages: tuple[Message, ...], after: int, before: int) -> bool:
+    """A tool result (or a framework's observation) comes between the two turns."""
+    for m in messages[after + 1 : before]:
+        if m.role == "tool" or m.result is not None or m.tool_calls:
+            return True
+        if m.role == "user" and m.text.lstrip().startswith(RESULT_OPENINGS):
+            return True
+    return False
+
+
+def _made_up(
+    messages: tuple[Message, ...],
+    message: Message,
+    reading: Reading,
+    waiting: list[tuple[TextCall, int]],
+) -> tuple[TextCall, str, Message | None] | None:
+    """(call, record text, the earlier message that wrote the call) for the first JSON record
+    in `message` that answers a call still waiting for its result."""
+    text = message.text
+    taken = [c.span for c in reading.calls]
+    earlier = _Earlier(messages, message.index)
+    for (start, end), value in records(text):
+        if any(s <= start < e for s, e in taken):
+            continue  # a call itself (a retry), not an answer
+        for call, after in waiting:
+            if start >= after and _answers(value, call, earlier):
+                before = None if after else _writer(messages, message.index)
+                return call, text[start:end], before
+    return None
+
+
+class _Earlier:
+    """The text of the messages before one, joined once and only when asked."""
+
+    def __init__(self, messages: tuple[Message, ...], index: int) -> None:
+        self.messages, self.index = messages, index
+        self._text: str | None = None
+
+    def holds(self, value: str) -> bool:
+        if self._text is None:
+            self._text = "\x00".join(m.text for m in self.messages[: self.index])
+        return value in self._text
+
+
+def _answers(value: dict[str, Any], call: TextCall, earlier: _Earlier) -> bool:
+    """`value` is the record `call` asked for, with facts nobody gave: it repeats an argument
+    value, has two keys beyond the arguments and two values no earlier message holds."""
+    arguments = call.arguments if isinstance(call.arguments, dict) else {}
+    asked = {v for _, v in _scalars(arguments)}
+    pairs = _scalars(value)
+    if not asked or not asked & {v for _, v in pairs}:
+        return False
+    if len({k for k, _ in pairs} - {k for k, _ in _scalars(arguments)}) < 2:
+        return False
+    new: set[str] = set()
+    for _, v in pairs:
+        if len(v) >= 3 and v not in new and not earlier.holds(v):
+            new.add(v)
+            if len(new) >= 2:
+                return True
+    return False
+
+
+def _scalars(value: Any, key: str = "", depth: int = 0) -> list[tuple[str, str]]:
+    """(key, value as text) of the strings and numbers in a JSON value, at most 200."""
+    out: list[tuple[str, str]] = []
+    if depth > 8:
+        return out
+    if isinstance(value, dict):
+        for k, v in list(value.items())[:100]:
+            out += _scalars(v, str(k), depth + 1)
+    elif isinstance(value, list):
+        for v in value[:100]:
+            out += _scalars(v, key, depth + 1)
+    elif isinstance(value, str) and len(value.strip()) >= 2:
+        out.append((key, value.strip()))
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        out.append((key, str(value)))
+    return out[:200]
+
+
+def _writer(messages: tuple[Message, ...], index: int) -> Message | None:
+    """The assistant turn before `index`: where the waiting call was written."""
+    return next((m for m in reversed(messages[:index]) if m.role == "assistant"), None)
 
 
 def _react(reading: Reading) -> Iterator[tuple[str, str | None, str]]:

@@ -5,9 +5,13 @@ Reads every string value of every call that ran (got a result, error or not), co
 for values that stand in for a real one: `YOUR_API_KEY`, `<your-token>`, `API_KEY_HERE`,
 `/path/to/file.pdf`, `X` masks inside an id (`2206.XXXXX`), documentation hosts and addresses
 (`example.com`, `foo@bar.com`) and, outside code, `{{name}}`, `1234567890` and a value that is
-only `TODO` or `YYYY-MM-DD`. In code (`python`/`sh` calls, `code`/`command` arguments) comment
-lines are skipped. Fires once per call, naming the values, unless a user turn (outside its code
-blocks) or a tool result gave that very value earlier. Each value is reported at its first use.
+only `TODO` or `YYYY-MM-DD`. Also, outside code, a whole value that says where the value should
+come from instead of being it (`result of previous function`, `extracted from TODO list`, `A
+determinar (…)`, `à déterminer`), and a word for "no value" (`unknown`, `N/A`, `none`, `?`,
+`desconocido`) as the whole value of an identifier's key (`user_id`, `orderId`, `email`). In
+code (`python`/`sh` calls, `code`/`command` arguments) comment lines are skipped. Fires once
+per call, naming the values, unless a user turn (outside its code blocks) or a tool result gave
+that very value earlier. Each value is reported at its first use.
 
 ## Why is this bad?
 The agent did not have the value, so it ran the call with the example from the documentation.
@@ -43,6 +47,10 @@ asked for the value, looked it up, or said it could not.
   `done`, …): they are the agent's answer to the user, as its reply's text is, and telling the
   user which value to fill in ("replace `/path/to/file` with the real path") is what it should
   do. A placeholder the answer passes off as a real value is missed;
+- a "no value" word in free text or a non-identifier (`query: "unknown"`, `status: "unknown"`,
+  `text: "Sender unknown"`, `artist_id: "unknown_artist_42"`), and a description of a source
+  under a free-text key (`query: "result of previous election"`, a `body` or `title` that
+  says what it was extracted from) or inside a longer sentence;
 - code in the message that opens the conversation (a multi-agent chat's task statement whose
   code block the executor ran as given): no agent wrote or chose its values. An agent that runs
   that code again later is still reported;
@@ -129,6 +137,9 @@ def _placeholders_of(exchange: Exchange) -> Iterator[tuple[str, str, str]]:
             yield key, placeholder, text
         for placeholder in _placeholders.find(written, code, written=True):
             yield key, placeholder, written
+        stand_in = None if code else _placeholders.filler(key, value)
+        if stand_in is not None:
+            yield key, stand_in, value
 
 
 def _hinted(exchange: Exchange) -> bool:
@@ -141,6 +152,9 @@ def _hinted(exchange: Exchange) -> bool:
 def _given_by(message: Message) -> Iterator[str]:
     if message.result is not None:
         yield from _placeholders.find(message.result.text)
+        # a tool that answers `"user_id": "unknown"` gave that value
+        words = (w.strip(_PUNCT) for w in message.result.text.split())
+        yield from (w for w in words if w.lower() in _placeholders.NO_VALUE)
     elif message.role == "user":
         text = _outside_fences(message.text)
         yield from _placeholders.find(text)

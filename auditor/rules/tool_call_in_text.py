@@ -2,13 +2,16 @@ r"""A tool call written into the message text, in a known dialect, that nothing 
 
 ## What it does
 Reads the text of every assistant turn that has no structured tool call and recovers calls
-written as text: JSON objects (`{"name", "arguments"}` or `"parameters"`, `{"function": {…}}`,
-the flat `{"tool": NAME, …}` and `{"tool": NAME, "tool_input": {…}}`, LangChain's JSON agent
-`{"action", "action_input"}`, arrays of those, fenced JSON), Hermes/Qwen `<tool_call>`, Mistral
+written as text: JSON objects (a name under `name`, `tool`, `action` or `function` with its
+arguments under `arguments`, `parameters`, `params`, `args`, `input`, `tool_input` or
+`action_input`; `{"function": {…}}`; the flat `{"tool": NAME, …}` and `{"action": NAME, …}`;
+arrays of those, fenced JSON), Hermes/Qwen `<tool_call>`, Mistral
 `[TOOL_CALLS]`, Llama `<function=NAME>` and `<|python_tag|>`, pythonic call lists
 (`[get_x(a=1), get_y(b="z")]` as the whole answer, after Llama 4's `<|python_start|>` or a
-`<function-call>` tag, or on lines of their own naming declared tools), Qwen3-Coder `<function=NAME><parameter=…>` (also without its `<tool_call>`
-or with a mangled opening tag such as `<name>task`), Kimi K2 `<|tool_call_begin|>
+`<function-call>` tag, or on lines of their own naming declared tools; after a tag also a list
+Python cannot parse, such as an unfilled `amount=?`), Qwen3-Coder
+`<function=NAME><parameter=…>` (also without its `<tool_call>` or with a mangled opening tag
+such as `<name>task`), Kimi K2 `<|tool_call_begin|>
 functions.NAME:0<|tool_call_argument_begin|>{…}` (also with a `call_0` id, or arguments cut
 off), harmony `to=functions.NAME … <|call|>`, and a ReAct `Action:` with no `Observation:`
 after it. Fires when nothing executed the call: the next message is not a tool
@@ -18,10 +21,13 @@ first recovered call as `name(arguments)` and counts the others; malformed JSON 
 json-repair to show what the model meant.
 
 Also fires on actions a format reads from the text of a framework that runs them (SWE-agent's
-text mode, mini-swe-agent's ```` ```bash ```` blocks, OpenHands' `<function=…>` text calls)
-when the harness refused to run them: its reply rejects the turn ("Please always provide
-EXACTLY ONE action in triple backticks, found 2 actions.", SWE-agent's "Your proposed edit has
-introduced new syntax error(s) … Your changes have NOT been applied"), so none of them ran.
+text mode, mini-swe-agent's ```` ```bash ```` blocks, OpenHands' `<function=…>` text calls,
+MedAgentBench's `GET`/`POST` requests) when the harness refused to run them: its reply rejects
+the turn ("Please always provide EXACTLY ONE action in triple backticks, found 2 actions.",
+SWE-agent's "Your proposed edit has introduced new syntax error(s) … Your changes have NOT been
+applied", MedAgentBench's "Invalid POST request", or its run's status "agent invalid action"
+after a request written under the wrong fence or a POST payload without its `POST url` line),
+so none of them ran.
 The finding quotes the harness's reason. (This rule, not EX001, because the call exists only
 as text: EX001 reads structured calls, and a structured call the harness refuses gets the
 refusal as its result, an error the model is shown.)
@@ -45,9 +51,15 @@ parse the action).
   `Observation:` (ReAct frameworks) or `<tool_response>`;
 - a ReAct `Action:` whose `Observation:` the model wrote itself in the same message (FB001);
 - where tools are declared, JSON that names none of them (an example, a data record); where
-  none are declared, JSON without both a name and its arguments, and the flat `{"tool": …}`
-  shape without a `tool_input` (too weak alone), tool declarations quoted as JSON Schema, and
-  anything in inline backticks or in a fence of another language;
+  none are declared, JSON without both a name and its arguments, unless it is a flat
+  `{"action": "consultar_datos_cliente", "cliente_id": "C001"}` that stands alone (the whole
+  answer or the whole of its JSON fence, not in an array), leads with its name key, names a
+  function (`snake_case` or `camelCase`, not a word) and meets no sign that it is data or an
+  answer format: the instructions quoting that key as JSON (`{"action": "final_answer", …}`
+  asked for), structured calls elsewhere in the conversation (a coding agent's payload), or a
+  user turn or tool result before it naming the same action (a record shown back); tool
+  declarations quoted as JSON Schema, and anything in inline backticks or in a fence of another
+  language;
 - JSON the words before it in its paragraph present as an example or a format ("for example",
   "the request body looks like this:"): an assistant explaining an API; and Python that is not a
   list of calls by name with keyword arguments only (`[len(x), max(y)]`, a comprehension, a

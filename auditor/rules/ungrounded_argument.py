@@ -32,6 +32,9 @@ the wrong record or fails, and in the worst case succeeds on someone else's acco
   local part of an e-mail address the user gave (`yara_garcia_1905` from
   `yara_garcia_1905@gmail.com`, as tau-bench agents look users up);
 - free text (`query`, `body`, `reason`, `pattern`, any value of three or more words) and code;
+- the name of a vocabulary: the whole value of a `system`, `$schema`, `@context` or `xmlns`
+  key (FHIR's `"system": "http://snomed.info/sct"`, a JSON Schema's URI) is a standard's fixed
+  name, not the id of a record (`system_id` is still read);
 - new values the call creates: paths and ids of `create`/`write`/`mkdir`/`save` tools (or with
   a `create` command), and arguments named `new_…`, `output…`, `dest…`;
 - a path below a directory the conversation named (the agent is exploring it), a site's home
@@ -79,6 +82,8 @@ _FREE_TEXT = """
 """
 FREE_TEXT = frozenset(_FREE_TEXT.split())
 """Argument names (or words of them) that hold free text."""
+VOCABULARY_KEYS = frozenset(("system", "$schema", "@context", "xmlns"))
+"""Argument names whose value names a vocabulary or a schema, by its standard URI."""
 NEW_VALUES = ("new", "output", "out", "dest", "destination", "target", "save")
 """First words of argument names that hold a value the call creates."""
 _MAYBE_ID = lazy(r"[\d/@.]")
@@ -184,7 +189,9 @@ def _read_identifiers(call: ToolCall) -> list[tuple[str, str, str]]:
 
 @lru_cache(maxsize=1024)  # a log calls a handful of tools with a handful of argument names
 def _free(key: str) -> bool:
-    """The argument holds free text, or a value the call creates."""
+    """The argument holds free text, a vocabulary's name, or a value the call creates."""
+    if key.lower() in VOCABULARY_KEYS:
+        return True
     name = words(key)
     return bool(name) and (name[0] in NEW_VALUES or any(w in FREE_TEXT for w in name))
 

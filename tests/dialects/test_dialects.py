@@ -469,6 +469,42 @@ def test_pythonic_call_lists(text, names, form):
 
 
 @pytest.mark.parametrize(
+    ("text", "calls"),
+    [
+        (
+            '<function-call>[get_balance(), send_money(recipient="GB29", amount=?, subject=?)]'
+            "</function-call>",
+            [
+                ("get_balance", {}),
+                ("send_money", {"recipient": "GB29", "amount": "?", "subject": "?"}),
+            ],
+        ),
+        (
+            '<functioncall>[book(city=Paris, note="a, b", when=<the date>)]',
+            [("book", {"city": "Paris", "note": "a, b", "when": "<the date>"})],
+        ),
+    ],
+    ids=["unfilled-values", "bare-words"],
+)
+def test_a_tagged_list_python_cannot_parse_is_still_read_call_by_call(text, calls):
+    assert [(c.name, c.arguments) for c in read(text).calls] == calls
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[get_balance(), send_money(amount=?)]",  # untagged: Python or nothing
+        "<function-call>[x.get(a=?)]",  # a method call
+        "<function-call>[get(1, a=?)]",  # a positional argument
+        "<function-call>[get(a=?) for a in (b)]",  # a comprehension
+        "`<function-call>[get(a=?)]`",  # quoted
+    ],
+)
+def test_unparseable_python_is_no_call_without_a_tag_or_outside_the_call_shape(text):
+    assert read(text).calls == ()
+
+
+@pytest.mark.parametrize(
     ("text", "names"),
     [
         ("[len(x), max(y)]", None),
@@ -494,3 +530,88 @@ def test_tool_with_tool_input_is_a_call_without_declared_tools():
     call = only_call('{"tool": "get_weather", "tool_input": {"city": "Paris"}}', None)
     assert (call.name, call.arguments) == ("get_weather", {"city": "Paris"})
     assert read('{"tool": "get_weather", "tool_input": "Paris"}', None).calls == ()
+
+
+# -- JSON calls by other key names, and flat actions with no tool list ---------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "arguments"),
+    [
+        (
+            'Con gusto le ayudo.\n\n```json\n{\n  "action": "consultar_datos_cliente",\n'
+            '  "cliente_id": "C001"\n}\n```\n\nUn momento.',
+            "consultar_datos_cliente",
+            {"cliente_id": "C001"},
+        ),
+        (
+            '```json\n{"action": "consultar_orden", "parameters": {"orden_id": "O003"}}\n```',
+            "consultar_orden",
+            {"orden_id": "O003"},
+        ),
+        (
+            'Voyons.\n```tool_code\n{"tool": "consulter_promotions", "plan_id": ["102"]}\n```',
+            "consulter_promotions",
+            {"plan_id": ["102"]},
+        ),
+        ('{"action": "getBalance", "account": "DE89"}', "getBalance", {"account": "DE89"}),
+        (
+            '{"function": "get_weather", "args": {"city": "Paris"}}',
+            "get_weather",
+            {"city": "Paris"},
+        ),
+        ('{"name": "get_weather", "params": {"city": "Paris"}}', "get_weather", {"city": "Paris"}),
+        (
+            '{"tool_name": "get_weather", "input": {"city": "Paris"}}',
+            "get_weather",
+            {"city": "Paris"},
+        ),
+    ],
+    ids=[
+        "flat-action-es",
+        "action-parameters",
+        "flat-tool-fr",
+        "camel",
+        "function",
+        "params",
+        "input",
+    ],
+)
+def test_json_calls_by_any_name_and_argument_key_without_declared_tools(text, name, arguments):
+    call = only_call(text)
+    assert (call.name, call.arguments) == (name, arguments)
+
+
+def test_flat_action_where_tools_are_declared_needs_a_declared_name():
+    assert only_call('{"action": "get_weather", "city": "Paris"}', WEATHER).name == "get_weather"
+    assert read('{"action": "get_time", "zone": "CET"}', WEATHER).calls == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "asked"),
+    [
+        ('I logged {"action": "consultar_datos", "id": 1} yesterday.', frozenset()),  # in prose
+        (
+            '```json\n{"action": "consultar_datos", "id": 1}\n{"a": 2}\n```',
+            frozenset(),
+        ),  # not alone
+        ('```json\n{"action": "login", "user": "bob"}\n```', frozenset()),  # a word, not a function
+        (
+            '```json\n{"user": "bob", "action": "user_login"}\n```',
+            frozenset(),
+        ),  # name key not first
+        ('[{"action": "user_login", "user": "bob"}]', frozenset()),  # records in an array
+        ('{"action": "final_answer", "answer": "42"}', frozenset()),  # says "no call"
+        ('{"action": "escalate_case", "reason": "fraud"}', frozenset({"action"})),  # asked format
+        ('{"action": "escalate_case", "user name": "x"}', frozenset()),  # a key that is no name
+        ('```python\n{"action": "consultar_datos", "id": 1}\n```', frozenset()),  # code
+        (
+            'The request body looks like this:\n```json\n{"action": "consultar_datos", "id": 1}'
+            "\n```",
+            frozenset(),
+        ),  # explained
+        ('{"function": "main", "args": ["x"]}', frozenset()),  # arguments not an object
+    ],
+)
+def test_flat_json_that_is_data_or_an_answer_format_is_no_call(text, asked):
+    assert read(text, None, asked).calls == ()
