@@ -47,7 +47,7 @@ _SPACES = _Spaces()
 # A phone number written with spaces or brackets; not a date followed by a time
 # (`2026-04-06 15:00` is no `2026040615`) nor an amount (`$1 250 000`, `1 250 000 EUR`).
 _PHONE = lazy(
-    r"(?<![\w+$€£:])\+?\(?\d{1,4}\)?(?:[ .-]?\(?\d{2,4}\)?){2,4}(?![\w:])"
+    r"(?<![\w+$€£:])(?<!\w-)\+?\(?\d{1,4}\)?(?:[ .-]?\(?\d{2,4}\)?){2,4}(?![\w:])"
     r"(?!\s?(?:usd|eur|gbp|dollars?|euros?|pounds?)\b)",
     re.I,
 )
@@ -103,7 +103,8 @@ def _phone_digits(text: str) -> list[str]:
 
 def phone_numbers(text: str) -> list[tuple[str, str]]:
     """(as written, its digits) of each phone number in `text` (9 to 15 digits), written with
-    spaces, brackets, dashes or dots; not an amount (`$1 250 000`)."""
+    spaces, brackets, dashes or dots; not an amount (`$1 250 000`), nor the tail of an id
+    (`RECL-20260330-001`)."""
     found = []
     for m in _PHONE.finditer(text):
         if _CURRENCY.search(text, max(0, m.start() - 6), m.start()):

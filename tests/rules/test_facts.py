@@ -21,6 +21,10 @@ HERE = Location("t.jsonl", 1)
         ("Write to ops@acme.test", [Fact("e-mail address", "ops@acme.test")]),
         ("See https://acme.test/orders/42", [Fact("URL", "https://acme.test/orders/42")]),
         ("Your booking reference is ORD-58213.", [Fact("reference", "ORD-58213")]),
+        # an id whose tail is long and dashed is a reference, not a phone number
+        ("Your service id is SRV-20260330-005.", [Fact("reference", "SRV-20260330-005")]),
+        ("Reclamo con el ID **RECL-20260330-001**.", [Fact("reference", "RECL-20260330-001")]),
+        ("Llame al 978-555-1212.", [Fact("phone number", "978-555-1212")]),
         (
             "Flight HAT002 costs $240.",
             [Fact("reference", "HAT002"), Fact("price", "$240", Decimal(240))],
