@@ -13,7 +13,8 @@ history: [events], …}`, one conversation each, named by `instance_id`, whose t
   (else the parsed `action`), with `thought[]` as the assistant's text and `reasoning_content`
   as its reasoning; the actions of one model response (`llm_response_id`) make one turn;
 - `ObservationEvent`: the result of the call named by `tool_call_id`: `observation.content`, an
-  error when `observation.is_error` says so or its `exit_code` is not 0. Before the SDK's 1.0
+  error when `observation.is_error` says so or its `exit_code` is not 0 (or, where that is
+  null, the terminal's `metadata.exit_code`, -1 meaning still running). Before the SDK's 1.0
   (2025-11) an observation had no `content` or `is_error`: its text was `output`, and `error`
   said it failed (a flag for the terminal; for the file editor and the browser the message,
   which the model saw instead of `output`, or null);
@@ -280,6 +281,13 @@ def _observed(observation: dict) -> str:
 def _failed(observation: dict) -> bool | None:
     flagged = observation.get("is_error")
     code = observation.get("exit_code")
+    metadata = observation.get("metadata")
+    if code is None and isinstance(metadata, dict):
+        # The terminal's own record ("[The command completed with exit code 1.]"), where the
+        # observation leaves `exit_code` null; -1 is a command that has not exited.
+        code = metadata.get("exit_code")
+        if code == -1:
+            code = None
     error = observation.get("error")  # before 1.0: a flag, or the message (null: none)
     if flagged is True or error is True or (isinstance(error, str) and error):
         return True

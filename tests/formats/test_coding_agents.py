@@ -327,6 +327,22 @@ def test_openhands_observations_before_sdk_1_0_say_errors_in_error(tmp_path):
         ("editor", {"kind": editor, "output": "", "error": "Invalid `path`"}),
         ("editor", {"kind": editor, "output": "Error handling added", "error": None}),
         ("terminal", {"kind": bash, "output": "", "exit_code": 2}),
+        # exit_code null, the terminal's own record in metadata: 1 failed, -1 still running
+        (
+            "terminal",
+            {"kind": bash, "output": "SyntaxError", "exit_code": None, "error": False}
+            | {"metadata": {"exit_code": 1, "pid": -1}},
+        ),
+        (
+            "terminal",
+            {"kind": bash, "output": "waiting", "exit_code": None, "error": False}
+            | {"metadata": {"exit_code": -1}},
+        ),
+        (
+            "terminal",
+            {"kind": bash, "output": "ok", "exit_code": None, "error": False}
+            | {"metadata": {"exit_code": 0}},
+        ),
     ]
     events = []
     for n, (tool, observation) in enumerate(observed):
@@ -348,6 +364,9 @@ def test_openhands_observations_before_sdk_1_0_say_errors_in_error(tmp_path):
         ("Invalid `path`", True, True),  # the model was shown the error, not the output
         ("Error handling added", False, False),
         ("", True, True),
+        ("SyntaxError", True, True),
+        ("waiting", False, False),
+        ("ok", False, False),
     ]
 
 
