@@ -28,7 +28,8 @@ SWE-agent's "Your proposed edit has introduced new syntax error(s) … Your chan
 applied", MedAgentBench's "Invalid POST request", or its run's status "agent invalid action"
 after a request written under the wrong fence or a POST payload without its `POST url` line),
 so none of them ran.
-The finding quotes the harness's reason. (This rule, not EX001, because the call exists only
+The finding quotes the harness's reason, and is a warning, not an error: the model was told
+and could write the call again, where a call dropped without a word is one nobody will see. (This rule, not EX001, because the call exists only
 as text: EX001 reads structured calls, and a structured call the harness refuses gets the
 refusal as its result, an error the model is shown.)
 
@@ -153,6 +154,7 @@ def _refusals(replay: Replay) -> Iterator[Violation]:
             tool=first.call.name,
             call_id=first.call.id,
             evidence=describe_call(first.call),
+            severity=Severity.WARNING,  # the harness said so to the model: seen, not silent
         )
 
 

@@ -215,7 +215,7 @@ def test_text_rule_findings_pass_through_every_output_format(name):
         results = json.loads(text)["runs"][0]["results"]
         assert [r["ruleId"] for r in results] == [f.code for f in report.findings]
     elif name == "github":
-        lines = [line for line in text.splitlines() if line.startswith("::error ")]
+        lines = [line for line in text.splitlines() if line.startswith(("::error ", "::warning "))]
         assert [line.split("title=", 1)[1][:5] for line in lines] == [
             f.code for f in report.findings
         ]
