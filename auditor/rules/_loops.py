@@ -203,14 +203,16 @@ class Observations:
 
 def masked_values(text: str) -> str:
     """The text with its digit-bearing tokens (ids, counts, element numbers) masked."""
-    return _TOKEN.sub(lambda m: "<n>" if any(c.isdigit() for c in m.group()) else m.group(), text)
+    return _DIGIT_TOKEN.sub("<n>", text)
 
 
 # Digits-bearing tokens (ids, amounts, dates, flight numbers) and quoted values vary between
 # attempts while the error stays the same; only a bounded prefix is normalised, so these
 # simple patterns stay linear on hostile text.
 QUOTED = lazy(r"\"[^\"\n]*\"|(?<!\w)'[^'\n]*'(?!\w)|`[^`\n]*`|“[^”\n]*”")
-_TOKEN = lazy(r"\S+")
+_DIGIT_TOKEN = lazy(r"(?<!\S)(?=[^\s\d]*\d)\S+")
+"""A whole token (a run of non-space) holding a digit: looked ahead of at each token's start
+only, up to its first digit or its end, so one pass stays linear."""
 _ERROR_PREFIX = 400
 _TRACEBACK = "Traceback (most recent call last)"
 _EXCEPTION = lazy(r"^[\w.]{0,100}(?:Error|Exception)\b[^\n]{0,300}", re.MULTILINE)
@@ -228,7 +230,7 @@ def normalised_error(text: str) -> str:
         if found:
             text = found[-1]
     text = QUOTED.sub("<v>", text[:_ERROR_PREFIX].lower())
-    return _TOKEN.sub(lambda m: "<n>" if any(c.isdigit() for c in m.group()) else m.group(), text)
+    return _DIGIT_TOKEN.sub("<n>", text)
 
 
 def runs(
