@@ -110,6 +110,17 @@ def words(name: str) -> tuple[str, ...]:
     return tuple(TOOL_WORDS.get(w, w) for w in (w.lower() for w in _WORDS.findall(name)))
 
 
+@lru_cache(maxsize=4096)
+def translated(name: str) -> str | None:
+    """A tool name with a verb in another language, its words joined with `_` in English
+    (`anular_sic` -> `cancel_sic`, `bestellungStornieren` -> `bestellung_cancel`); None for a
+    name with none."""
+    raw = [w.lower() for w in _WORDS.findall(name)]
+    if not any(w in TOOL_WORDS for w in raw):
+        return None
+    return "_".join(TOOL_WORDS.get(w, w) for w in raw)
+
+
 def tools_for(verb: str, subject: Iterable[str], tools: Iterable[str]) -> list[str]:
     """The tools that could do `verb` to `subject` (the words naming what was acted on): a
     tool with the verb in its name whose other words agree with the subject (or that has no

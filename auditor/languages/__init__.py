@@ -28,15 +28,16 @@ TOOL_WORDS: dict[str, str] = {
 """Words of tool names in these languages, by the English verb they say (`anular` -> cancel)."""
 
 
-def which(words: set[str], enough: int = _ENOUGH) -> str:
+def which(words: set[str], enough: int = _ENOUGH) -> tuple[str, int]:
     """The code of the language with most of its function words among `words` (lowercased,
-    stripped of punctuation), when it has at least `enough`; "" when none has."""
+    stripped of punctuation), and how many it has, when it has at least `enough`; ("", 0)
+    when none has."""
     best, most = "", enough - 1
     for code, stopwords in _STOPWORDS.items():
         found = len(words & stopwords)
         if found > most:
             best, most = code, found
-    return best
+    return (best, most) if best else ("", 0)
 
 
 def lexicon(code: str) -> Lexicon | None:

@@ -13,6 +13,7 @@ tools as they do for English claims. Every pattern is bounded, so hostile text s
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterator
 from itertools import islice
 from typing import NamedTuple
@@ -66,7 +67,7 @@ def claims(text: str, lexicon: Lexicon) -> Iterator[Said]:
         lead, tail = _CLAUSE.split(lead)[-1], _CLAUSE.split(after)[0]
         clause = " ".join((_CLAUSE.split(before)[-1] + match.group() + tail).split())
         words = _WORD.findall(_ID.sub(" ", lead + " " + tail).lower())
-        things = tuple(w for w in words if not _function(w, lexicon))
+        things = tuple(_plain(w) for w in words if not _function(w, lexicon))
         if not verb:
             named = [*lexicon.action.finditer(lead)][-1:] or [*lexicon.action.finditer(tail)][:1]
             if not named:
@@ -75,6 +76,13 @@ def claims(text: str, lexicon: Lexicon) -> Iterator[Said]:
             yield Said(verb, clause, sentence, [], things)
             continue
         yield Said(verb, clause, sentence, list(things), things)
+
+
+def _plain(word: str) -> str:
+    """The word without accents, as tool names write it (`réservation` -> `reservation`)."""
+    if word.isascii():
+        return word
+    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
 
 
 def _noun_verb(noun: str, lexicon: Lexicon) -> str:

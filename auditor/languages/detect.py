@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from auditor.languages import which
+from auditor.languages import lexicon, which
 from auditor.patterns import lazy
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
+    from auditor.languages.lexicon import Lexicon
     from auditor.model import Message
 
 SAMPLE = 3_000
@@ -54,28 +55,27 @@ def sample(messages: Iterable[Message]) -> str:
     return " ".join(parts)
 
 
-_MIXED = 8
+_MIXED = 4
 """Distinct function words of one other language that make a conversation read as English
-(its English words outnumber them by half) read in that language too: a simulated user's
-English aside in a Spanish conversation ("[I don't have the phone number, so I will wait]")."""
+read in that language too, when they outnumber its English ones: a short Italian exchange
+with too few of `_OTHER`'s words, or a simulated user's English aside in a Spanish one ("[I
+don't have the phone number, so I will wait]")."""
 
 
 def languages_of(text: str) -> tuple[str, ...]:
     """The languages `text` is read in: `("en",)` when it reads as English (or is too short to
-    tell), `("en", "es")` when it reads as English but holds many function words of a language
-    with a lexicon, `("es",)` when it is in that language, `()` when in another language or
-    script."""
+    tell), `("en", "es")` when it reads as English but holds more function words of a language
+    with a lexicon than English ones, `("es",)` when it is in that language, `()` when in
+    another language or script."""
     sample = text[:SAMPLE].lower()
     if not sample.isascii() and _foreign_script(sample):
         return ()
     words = {w.strip(PUNCTUATION) for w in set(sample.split())}
-    other = len(words & _OTHER)
-    if other < _ENOUGH:
-        return ("en",)
-    if other <= 2 * len(words & ENGLISH):
-        mixed = which(words, _MIXED)
-        return ("en", mixed) if mixed else ("en",)
-    found = which(words)
+    other, english = len(words & _OTHER), len(words & ENGLISH)
+    if other < _ENOUGH or other <= 2 * english:
+        mixed, count = which(words, _MIXED)
+        return ("en", mixed) if mixed and count > english else ("en",)
+    found, _ = which(words)
     return (found,) if found else ()
 
 
@@ -98,3 +98,9 @@ def _foreign_script(sample: str) -> bool:
 PUNCTUATION = "\"'.,;:!?¿¡()[]{}<>«»“”„`*_-/"
 _NON_LATIN = lazy(r"[^\W\d_\u0000-\u024f]")
 """A letter of another script than the Latin one (Cyrillic, Greek, CJK, Arabic, ...)."""
+
+
+def lexicon_of(messages: Iterable[Message]) -> Lexicon | None:
+    """The lexicon a conversation's words in another language than English are read with
+    (`languages_of` its sample); None when it has none."""
+    return next(filter(None, map(lexicon, languages_of(sample(messages)))), None)

@@ -139,7 +139,7 @@ LEXICON = Lexicon(
     """),
     yes=r"s[íi](?=\s*[,.!;]|\s*$|\s+(?:por\s+favor|claro|adelante|confirmo|gracias|proceda|está"
     r"|de\s+acuerdo|correcto|perfecto|es\s+correcto))|claro(?:\s+que\s+s[íi])?|por\s+supuesto"
-    r"|adelante|de\s+acuerdo|vale|perfecto|correcto|exacto|(?:lo\s+)?confirmo|confirmado"
+    r"|adelante|de\s+acuerdo|vale|correcto|exacto|(?:lo\s+)?confirmo|confirmado"
     r"|proceda|procede|prosiga|hágalo|hazlo|está\s+bien|me\s+parece\s+bien"
     r"|todo\s+(?:está\s+)?(?:bien|correcto)|ok|okay|dale|autorizo",
     no=r"no(?!\s+(?:hay\s+problema|se\s+preocupe))|espere|espera|todavía\s+no|aún\s+no|mejor\s+no"

@@ -104,7 +104,7 @@ LEXICON = Lexicon(
         register: enregistrer
         submit: soumettre
     """),
-    yes=r"oui|ouais|d['’]accord|ok|okay|bien\s+sûr|parfait|exactement|c['’]est\s+(?:correct|bon"
+    yes=r"oui|ouais|d['’]accord|ok|okay|bien\s+sûr|exactement|c['’]est\s+(?:correct|bon"
     r"|exact|parfait|ça)|allez-y|allez\s+y|vas-y|(?:je\s+)?confirme|confirmé|absolument"
     r"|volontiers|tout\s+à\s+fait|ça\s+me\s+va|procédez|faites-le|entendu|j['’]autorise",
     no=r"non|pas\s+encore|attendez|attends|stop|arrêtez|surtout\s+pas",

@@ -103,7 +103,7 @@ LEXICON = Lexicon(
         approve: approva approvare
     """),
     yes=r"s[ìi](?=\s*[,.!;]|\s*$|\s+(?:grazie|procedi|proceda|va\s+bene|confermo|certo|è\s+corretto))"
-    r"|certo|certamente|va\s+bene|d['’]accordo|ok|okay|perfetto|esatto|(?:lo\s+)?confermo"
+    r"|certo|certamente|va\s+bene|d['’]accordo|ok|okay|esatto|(?:lo\s+)?confermo"
     r"|confermato|procedi|proceda|prosegui|prosegua|vai\s+pure|vada\s+pure|fallo|lo\s+faccia"
     r"|assolutamente|volentieri|corretto|giusto|è\s+corretto|autorizzo",
     no=r"no|non\s+ancora|aspetta|aspetti|fermati|si\s+fermi|stop|meglio\s+di\s+no",

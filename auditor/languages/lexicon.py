@@ -145,5 +145,10 @@ class Lexicon:
         return re.compile(self.asks, re.IGNORECASE)
 
     @cached_property
+    def question(self) -> re.Pattern[str]:
+        """A sentence opening with a question word, perhaps after "¿" or a word of address."""
+        return re.compile(r"\W*(?:\w+,\s)?\W*(?:" + self.wh + r")(?!\w)", re.IGNORECASE)
+
+    @cached_property
     def waiving(self) -> re.Pattern[str]:
         return re.compile(self.waives, re.IGNORECASE)

@@ -131,7 +131,7 @@ LEXICON = Lexicon(
         reply: responder
     """),
     yes=r"sim|claro|com\s+certeza|pode\s+(?:sim|prosseguir|continuar|seguir|fazer)|prossiga"
-    r"|(?:está|tá)\s+(?:bem|certo|ótimo|correto)|certo|correto|exato|perfeito|(?:eu\s+)?confirmo"
+    r"|(?:está|tá)\s+(?:bem|certo|ótimo|correto)|certo|correto|exato|(?:eu\s+)?confirmo"
     r"|confirmado|isso\s+mesmo|ok|okay|de\s+acordo|beleza|pode\s+ser|vamos\s+(?:lá|em\s+frente)"
     r"|autorizo",
     no=r"não|nao|ainda\s+não|espere|espera|aguarde|pare|melhor\s+não",
