@@ -110,6 +110,10 @@ def words(name: str) -> tuple[str, ...]:
     return tuple(TOOL_WORDS.get(w, w) for w in (w.lower() for w in _WORDS.findall(name)))
 
 
+FOREIGN_VERBS = frozenset(TOOL_WORDS.values())
+"""The English verbs tool names in other languages are read as."""
+
+
 @lru_cache(maxsize=4096)
 def translated(name: str) -> str | None:
     """A tool name with a verb in another language, its words joined with `_` in English
