@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from auditor.languages import lexicon
-from auditor.languages.detect import languages_of, reads_as_english, sample
+from auditor.languages.detect import reads_as_english
 from auditor.languages.lexicon import Lexicon
 
 if TYPE_CHECKING:
@@ -28,11 +28,7 @@ def languages(replay: Replay) -> tuple[str, ...]:
     """The languages the conversation is read in (`detect.languages_of`): `("en",)`,
     `("en", "es")` for English with much Spanish in it, `("es",)`, or `()` for a language with
     no lexicon."""
-    return replay.shared("language", _languages)
-
-
-def _languages(replay: Replay) -> tuple[str, ...]:
-    return languages_of(sample(replay.conversation.messages))
+    return replay.languages()
 
 
 def read_in(replay: Replay) -> Lexicon | None:

@@ -35,7 +35,9 @@ from dataclasses import field
 from typing import TYPE_CHECKING
 
 from auditor import actions
-from auditor.languages.detect import lexicon_of
+from auditor.languages import lexicon
+from auditor.languages.detect import languages_of, sample
+from auditor.languages.lexicon import Lexicon
 from auditor.model import Conversation, Message
 from auditor.patterns import lazy
 from auditor.replay.approvals import records, replies, values
@@ -164,8 +166,15 @@ class _Decision:
 class _Walk:
     """One pass over the messages: proposals, decisions, and the calls they cover."""
 
-    def __init__(self, calls: Calls, options: ApprovalOptions, policy: Policy) -> None:
+    def __init__(
+        self,
+        calls: Calls,
+        options: ApprovalOptions,
+        policy: Policy,
+        languages: Callable[[], tuple[str, ...]] | None = None,
+    ) -> None:
         self.calls = calls
+        self.languages = languages or (lambda: languages_of(sample(calls.messages)))
         self.options = options
         self.policy = policy
         self.proposal: _Proposal | None = None  # the latest question not yet decided
@@ -176,12 +185,19 @@ class _Walk:
         self.records = records.Records()  # what tool results show of bookings, orders, items
         self.user_words: set[str] = set()  # every word the user wrote, as records match them
         self.waived = False  # the user said no confirmation is needed ("just do it")
-        # The lexicon replies are also read with, in a conversation in another language.
-        self.lexicon = lexicon_of(calls.messages)
+        self._lexicon: tuple[Lexicon | None] | None = None
         # Read into `records` and `user_words` when a covered call first needs them.
         self.unread: list[str] = []
         self.unheard: list[str] = []
         self.texts: dict[str, list[Value]] = {}  # each text's values, read once
+
+    @property
+    def lexicon(self) -> Lexicon | None:
+        """The lexicon replies are also read with, in a conversation in another language: decided
+        when a reply is first read (most walks read none)."""
+        if self._lexicon is None:
+            self._lexicon = (next(filter(None, map(lexicon, self.languages())), None),)
+        return self._lexicon[0]
 
     def read(self, text: str) -> list[Value]:
         """The values a text names (`values.in_text`), read once however often it is said."""
@@ -435,8 +451,13 @@ def gating(
     return None
 
 
-def pair(calls: Calls, options: ApprovalOptions, policy: Policy) -> None:
+def pair(
+    calls: Calls,
+    options: ApprovalOptions,
+    policy: Policy,
+    languages: Callable[[], tuple[str, ...]] | None = None,
+) -> None:
     """Add a draft for every gated call of the assistant (see `gating`, which gives `policy`)
     to `calls.drafts`: covered by a decision in plain language, or (`policy`) required and
     not."""
-    _Walk(calls, options, policy).walk()
+    _Walk(calls, options, policy, languages).walk()
