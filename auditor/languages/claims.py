@@ -43,8 +43,9 @@ def claims(text: str, lexicon: Lexicon) -> Iterator[Said]:
     """The completion claims of a message written in the lexicon's language, in order."""
     start = 0
     for match in islice(lexicon.claim.finditer(text), _MOST_CLAIMS):
-        verb = lexicon.verb_of(match.group())
-        if verb is None:
+        infinitive = match["infinitive"]
+        verb = lexicon.verb_of(infinitive or match.group())
+        if verb is None or (infinitive and infinitive.lower() not in lexicon.tool_words):
             continue
         for stop in _SENTENCE_END.finditer(text, start, match.start()):
             start = stop.end()

@@ -44,6 +44,7 @@ LEXICON = Lexicon(
         invite: eingeladen
         post: veröffentlicht
         : durchgeführt bearbeitet abgeschlossen ausgeführt erledigt verarbeitet vorgenommen
+        : veranlasst
     """),
     finite={},
     endings=r"(?:)",

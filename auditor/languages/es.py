@@ -65,7 +65,7 @@ LEXICON = Lexicon(
         : realicé procesé efectué completé tramité
     """),
     endings=r"(?:o|a|os|as)",
-    auxiliary=r"se\s+ha|se\s+han|ha\s+sido|han\s+sido|he|hemos|le\s+he|les\s+he|lo\s+he|la\s+he",
+    auxiliary=r"se\s+(?:les?\s+|lo\s+|la\s+)?han?|han?\s+sido|han?\s+quedado|he|hemos|(?:les?|los?|las?)\s+(?:he|hemos)",
     adverbs=r"exitosamente|correctamente|satisfactoriamente|debidamente|también|finalmente"
     r"|completamente|ahora",
     hedges=r"si|cuando|una\s+vez|antes|después|hasta|aunque|porque|ya|puesto\s+que|no|nunca|ni"
@@ -148,6 +148,7 @@ LEXICON = Lexicon(
     r"|(?:me\s+)?confirma\b|(?:podría|puede)\s+confirmar|confírme(?:me|lo|la)?\b|confirme\b"
     r"|está\s+de\s+acuerdo|procedo\b|procedemos\b|le\s+parece\s+bien|(?:es|son)\s+correct[oa]s?\s*\?"
     r"|(?:responda|conteste|diga)\s+[\"«“]?s[íi]\b",
+    proceeded=r"(?:he|hemos)\s+procedido\s+a|acabo\s+de|acabamos\s+de",
     wh=r"qué|cuál|cuáles|cuánto|cuántos|cuántas|cuándo|dónde|cómo",
     waives=r"no\s+(?:es\s+)?(?:necesario|hace\s+falta)\s+(?:que\s+)?(?:me\s+)?"
     r"(?:consult|pregunt|confirm)|sin\s+(?:preguntar|consultar|confirmar)(?:me)?"

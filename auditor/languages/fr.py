@@ -112,6 +112,7 @@ LEXICON = Lexicon(
     r"|(?:pouvez|pourriez)-vous\s+(?:me\s+)?confirmer|êtes-vous\s+d['’]accord"
     r"|(?:cela|ceci)\s+vous\s+convient|(?:est-ce|c['’]est)\s+(?:bien\s+)?correct\s*\?"
     r"|je\s+procède\s*\?|(?:répondez|dites)\s+[\"«“]?\s*oui\b",
+    proceeded=r"je\s+viens\s+d[e'’]|nous\s+venons\s+d[e'’]|j['’]ai\s+procédé\s+à",
     wh=r"quel|quelle|quels|quelles|combien|quand|où|comment|que|qu['’]",
     waives=r"pas\s+besoin\s+de\s+(?:me\s+)?(?:demander|confirmer|vérifier)"
     r"|sans\s+(?:me\s+)?(?:demander|confirmation)|inutile\s+de\s+(?:me\s+)?(?:demander|confirmer)",

@@ -48,7 +48,7 @@ LEXICON = Lexicon(
     auxiliary=r"(?:è|e['’]|é)\s+stat[oaie]|sono\s+stat[ie]|ho|abbiamo|l['’]\s*ho|l['’]\s*abbiamo"
     r"|(?:li|le|gli|ti|vi|ve\s+lo|glielo|gliela)\s+(?:ho|abbiamo)",
     adverbs=r"correttamente|anche|ora|appena|finalmente|regolarmente",
-    hedges=r"se|quando|appena|una\s+volta|dopo|prima|finché|fino|sebbene|perché|poiché|non|mai"
+    hedges=r"se|quando|(?<!ho\s)(?<!abbiamo\s)appena|una\s+volta|dopo|prima|finché|fino|sebbene|perché|poiché|non|mai"
     r"|nessun|nessuna|potrebbe|potrei|potremmo|può|posso|possiamo|dovrebbe|deve|dovrà|sarà"
     r"|saranno|già|senza",
     agent=r"da\s|dal\s|dall['’]|dalla\s|dai\s|dalle\s|dallo\s",
@@ -111,6 +111,7 @@ LEXICON = Lexicon(
     r"|confermare)|(?:posso|devo)\s+procedere|procedo\s*\?|conferma\b|confermi\b"
     r"|(?:può|potrebbe|puoi)\s+confermare|è\s+(?:tutto\s+)?corretto\s*\?|va\s+bene\s*\?"
     r"|è\s+d['’]accordo|rispond[ai]\s+[\"«“]?s[ìi]\b",
+    proceeded=r"ho\s+(?:appena\s+)?(?:proceduto|provveduto)\s+ad?|abbiamo\s+(?:proceduto|provveduto)\s+ad?",
     wh=r"quale|quali|quanto|quanti|quante|quando|dove|come|che\s+cosa|cosa",
     waives=r"non\s+(?:c['’]è\s+)?(?:bisogno|serve)\s+(?:di\s+)?(?:chiedermi|chiedere|confermare)"
     r"|senza\s+(?:chiedere|conferma)",

@@ -66,6 +66,9 @@ class Lexicon:
     """Question words: a request for confirmation that opens with one asks what to do."""
     waives: str = r"(?!)"
     """The user saying no confirmation is needed."""
+    proceeded: str = r"(?!)"
+    """Words that claim the action of the infinitive after them ("he procedido a", "acabo de",
+    "je viens d'"): the infinitive is read as a tool-name verb (`tool_words`)."""
     gap: int = 0
     """How many words may stand between auxiliary and participle beyond `adverbs`: German
     puts the object between them ("ich habe die E-Mail gesendet")."""
@@ -77,7 +80,8 @@ class Lexicon:
         finite = "|".join(map(re.escape, sorted(self.finite, key=len, reverse=True)))
         return re.compile(
             r"(?<!\w)(?:(?P<word>(?:" + stems + r")" + self.endings + r")"
-            r"|(?P<finite>" + (finite or r"(?!)") + r"))(?!\w)",
+            r"|(?P<finite>" + (finite or r"(?!)") + r")"
+            r"|(?:" + self.proceeded + r")\s*(?P<infinitive>[^\W\d_]+))(?!\w)",
             re.IGNORECASE,
         )
 
@@ -118,6 +122,8 @@ class Lexicon:
     def verb_of(self, word: str) -> str | None:
         """The English verb a participle or finite form says ("" for a bare "done")."""
         lower = word.lower()
+        if lower in self.tool_words and not self.participles.get(lower):
+            return self.tool_words[lower]
         if lower in self.finite:
             return self.finite[lower]
         for stem in sorted(self.participles, key=len, reverse=True):

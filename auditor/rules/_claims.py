@@ -139,6 +139,11 @@ def claims(text: str) -> Iterator[Claim]:
 _NOT_THINGS = _VAGUE | _DONE | frozenset(PARTICIPLES) | {"has", "have", "been", "and", "but"}
 
 
+_READ = frozenset(VERBS)
+"""The verbs a claim may have: a tool-name verb of another language outside them ("registrar"
+-> `register`) names no claim."""
+
+
 def _objects(clause: str) -> tuple[str, ...]:
     found = WORD.findall(_ID.sub(" ", clause).lower().replace("e-mail", "email"))
     return tuple(_SAME.get(w, w) for w in found if w not in _NOT_THINGS)
@@ -173,7 +178,7 @@ def _said_done(replay: Replay) -> dict[int, list[Claim]]:
         text = t.message.text
         said = list(claims(text)) if english else []
         if lexicon is not None:
-            said += [Claim(*c) for c in foreign.claims(text, lexicon)]
+            said += [Claim(*c) for c in foreign.claims(text, lexicon) if c.verb in _READ]
         if said:
             found[t.message.index] = said
     return found

@@ -95,6 +95,22 @@ def test_the_languages_a_text_is_read_in(text, languages):
             "La prenotazione è stata annullata.",
         ),
         ("it", "Ho inviato la email di conferma.", "send", "Ho inviato la email di conferma."),
+        ("it", "Ho appena inviato la email.", "send", "Ho appena inviato la email."),
+        (
+            "es",
+            "He procedido a cancelar su reserva.",
+            "cancel",
+            "He procedido a cancelar su reserva.",
+        ),
+        ("es", "Su pedido ha quedado registrado.", "create", "Su pedido ha quedado registrado."),
+        ("pt", "Acabei de enviar o e-mail.", "send", "Acabei de enviar o e-mail."),
+        ("fr", "Je viens d'annuler la commande.", "cancel", "Je viens d'annuler la commande."),
+        (
+            "de",
+            "Die Stornierung wurde durchgeführt.",
+            "cancel",
+            "Die Stornierung wurde durchgeführt.",
+        ),
     ],
 )
 def test_a_completion_claim_is_read_with_its_english_verb(code, text, verb, clause):
@@ -123,10 +139,21 @@ def test_a_completion_claim_is_read_with_its_english_verb(code, text, verb, clau
         ("it", "Se vuole, posso annullare la prenotazione."),
         ("it", "La prenotazione non è stata annullata."),
         ("es", "Se ha realizado su solicitud."),  # done, of no action
+        ("es", "Acabo de revisar su cuenta."),  # a lookup
+        ("es", "No he podido cancelar la reserva."),
+        ("it", "Appena ho inviato la email, la riceverà."),  # "as soon as"
     ],
 )
 def test_what_is_not_a_completion_claim(code, text):
     assert list(claims(text, LEXICONS[code])) == []
+
+
+def test_every_claimed_verb_is_one_the_rules_know():
+    from auditor.actions import VERBS
+
+    for lexicon in LEXICONS.values():
+        for table in (lexicon.participles, lexicon.finite, lexicon.actions, lexicon.asked):
+            assert set(table.values()) - {""} <= set(VERBS), lexicon.code
 
 
 @pytest.mark.parametrize(
