@@ -94,6 +94,12 @@ class Replay:
         of what its user and assistant write), decided once for the rules and the approvals."""
         return self.shared("language", _languages)
 
+    def languages_read(self) -> tuple[str, ...] | None:
+        """`languages()` when some rule or the approvals decided them, else None (not decided
+        just to be counted)."""
+        found: tuple[str, ...] | None = self._shared.get("language")
+        return found
+
     def said(self) -> str:
         """The text of every assistant message, joined by NUL: where screens look for their
         markers, once per conversation rather than once per message (no marker holds a NUL,

@@ -223,3 +223,19 @@ def test_a_request_for_confirmation_is_read_in_its_language(code, text, asks):
 def test_a_waiver_is_read_in_its_language():
     assert waives("No hace falta que me consulte, hágalo directamente.", LEXICONS["es"])
     assert not waives("Consúlteme antes, por favor.", LEXICONS["es"])
+
+
+def test_the_coverage_names_the_languages_read():
+    from auditor import config, engine
+    from tests.helpers import FIXTURES
+
+    logs = [FIXTURES / "rules" / "FB003" / f"bad_claim_in_{n}.jsonl" for n in ("spanish", "german")]
+    report = engine.audit([str(p) for p in logs], config.build(select=["FB003"]))
+    assert report.coverage_notes()[-1] == "languages read: 2 in German, 2 in Spanish"
+    mixed = FIXTURES / "rules" / "FB003" / "good_conversation_in_another_language.jsonl"
+    report = engine.audit([str(mixed)], config.build(select=["FB003"]))
+    assert report.coverage_notes()[-1] == "languages read: 3 in English, 1 in Spanish"
+    english = FIXTURES / "rules" / "FB003" / "bad_claim_after_the_call_failed.jsonl"
+    report = engine.audit([str(english)], config.build(select=["FB003"]))
+    assert report.findings
+    assert not any(n.startswith("languages read") for n in report.coverage_notes())
