@@ -89,20 +89,20 @@ LEXICON = Lexicon(
         cancel: cancel anul
         send: envi mand reenvi
         book: reserv
-        schedule: program agend
+        schedule: programar programe agend reprogram
         create: crear cree creación registr
         delete: elimin borr
         add: agreg añad
-        remove: quit
+        remove: quitar quite quita
         change: cambi
         modify: modific
         update: actualiz
-        upgrade: mejor upgrade
+        upgrade: upgrade
         refund: reembols devol
         transfer: transfer
         pay: pag
-        purchase: compr
-        order: pedido orden
+        purchase: comprar compre compra
+        order: pedido
     """),
     tool_words=table("""
         create: crear generar

@@ -85,16 +85,16 @@ LEXICON = Lexicon(
         send: envi mand
         book: reserv
         schedule: agend
-        change: alter mud
+        change: alterar altere alteração mudar mude mudança
         modify: modific
         update: atualiz
-        delete: exclu apag
+        delete: excluir exclua exclusão apag
         remove: remov
         add: adicion
         refund: reembols estorn
         transfer: transfer
         pay: pagar pague pagamento
-        purchase: compr
+        purchase: comprar compre compra
         create: criar crie cadastr
         order: pedido
     """),
