@@ -65,6 +65,8 @@ def claims(text: str, lexicon: Lexicon) -> Iterator[Said]:
             lead = before[: aux.start()] + " " + ((aux.groupdict().get("gap")) or "")
         if lexicon.hedge.search(before) or re.match(lexicon.agent, after.lstrip(), re.I):
             continue
+        if lexicon.dated.search(sentence):
+            continue  # "foi criada em 10 de maio": a past event a lookup showed
         lead, tail = _CLAUSE.split(lead)[-1], _CLAUSE.split(after)[0]
         clause = " ".join((_CLAUSE.split(before)[-1] + match.group() + tail).split())
         words = _WORD.findall(_ID.sub(" ", lead + " " + tail).lower())

@@ -114,6 +114,7 @@ LEXICON = Lexicon(
     r"|bestätigen\s+sie|(?:können|könnten)\s+sie\b[^.?!\n]{0,40}\bbestätigen"
     r"|ist\s+(?:das|dies|alles)\s+(?:so\s+)?(?:richtig|korrekt)|sind\s+sie\s+(?:damit\s+)?einverstanden"
     r"|mit\s+[\"„“]?ja\b",
+    earlier=r"gestern|zuvor|vorher|vor\s+\S+\s+(?:Tagen|Wochen|Monaten|Stunden)|am\s+\d{1,2}\.(?:\s*(?:januar|februar|märz|april|mai|juni|juli|august|september|oktober|november|dezember)|\s*\d)|im\s+(?:januar|februar|märz|april|mai|juni|juli|august|september|oktober|november|dezember)",
     wh=r"welche[rsnm]?|was|wie\s+viele?|wann|wo|wie",
     waives=r"(?:keine|ohne)\s+(?:weitere\s+)?(?:rückfrage|bestätigung)"
     r"|(?:müssen|brauchen)\s+(?:mich\s+)?nicht\s+(?:zu\s+)?(?:fragen|nachfragen)"

@@ -148,6 +148,7 @@ LEXICON = Lexicon(
     r"|(?:me\s+)?confirma\b|(?:podría|puede)\s+confirmar|confírme(?:me|lo|la)?\b|confirme\b"
     r"|está\s+de\s+acuerdo|procedo\b|procedemos\b|le\s+parece\s+bien|(?:es|son)\s+correct[oa]s?\s*\?"
     r"|(?:responda|conteste|diga)\s+[\"«“]?s[íi]\b",
+    earlier=r"ayer|anteriormente|previamente|el\s+pasado|hace\s+\S+\s+(?:días|semanas|meses|horas)|(?<!para\s)el\s+(?:día\s+)?\d{1,2}(?:\s+de\s+(?:enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|setiembre|octubre|noviembre|diciembre)|[/-]\d)|en\s+(?:enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|setiembre|octubre|noviembre|diciembre)",
     proceeded=r"(?:he|hemos)\s+procedido\s+a|acabo\s+de|acabamos\s+de",
     wh=r"qué|cuál|cuáles|cuánto|cuántos|cuántas|cuándo|dónde|cómo",
     waives=r"no\s+(?:es\s+)?(?:necesario|hace\s+falta)\s+(?:que\s+)?(?:me\s+)?"

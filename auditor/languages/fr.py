@@ -112,6 +112,7 @@ LEXICON = Lexicon(
     r"|(?:pouvez|pourriez)-vous\s+(?:me\s+)?confirmer|êtes-vous\s+d['’]accord"
     r"|(?:cela|ceci)\s+vous\s+convient|(?:est-ce|c['’]est)\s+(?:bien\s+)?correct\s*\?"
     r"|je\s+procède\s*\?|(?:répondez|dites)\s+[\"«“]?\s*oui\b",
+    earlier=r"hier|précédemment|auparavant|il\s+y\s+a\s+\S+\s+(?:jours|semaines|mois|heures)|(?<!pour\s)le\s+\d{1,2}(?:\s+(?:janvier|février|mars|avril|mai|juin|juillet|août|septembre|octobre|novembre|décembre)|[/-]\d)|en\s+(?:janvier|février|mars|avril|mai|juin|juillet|août|septembre|octobre|novembre|décembre)",
     proceeded=r"je\s+viens\s+d[e'’]|nous\s+venons\s+d[e'’]|j['’]ai\s+procédé\s+à",
     wh=r"quel|quelle|quels|quelles|combien|quand|où|comment|que|qu['’]",
     waives=r"pas\s+besoin\s+de\s+(?:me\s+)?(?:demander|confirmer|vérifier)"

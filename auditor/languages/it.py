@@ -111,6 +111,7 @@ LEXICON = Lexicon(
     r"|confermare)|(?:posso|devo)\s+procedere|procedo\s*\?|conferma\b|confermi\b"
     r"|(?:può|potrebbe|puoi)\s+confermare|è\s+(?:tutto\s+)?corretto\s*\?|va\s+bene\s*\?"
     r"|è\s+d['’]accordo|rispond[ai]\s+[\"«“]?s[ìi]\b",
+    earlier=r"ieri|precedentemente|in\s+precedenza|\S+\s+(?:giorni|settimane|mesi|ore)\s+fa|(?<!per\s)il\s+\d{1,2}(?:\s+(?:gennaio|febbraio|marzo|aprile|maggio|giugno|luglio|agosto|settembre|ottobre|novembre|dicembre)|[/-]\d)|a\s+(?:gennaio|febbraio|marzo|aprile|maggio|giugno|luglio|agosto|settembre|ottobre|novembre|dicembre)|in\s+(?:gennaio|febbraio|marzo|aprile|maggio|giugno|luglio|agosto|settembre|ottobre|novembre|dicembre)",
     proceeded=r"ho\s+(?:appena\s+)?(?:proceduto|provveduto)\s+ad?|abbiamo\s+(?:proceduto|provveduto)\s+ad?",
     wh=r"quale|quali|quanto|quanti|quante|quando|dove|come|che\s+cosa|cosa",
     waives=r"non\s+(?:c['’]è\s+)?(?:bisogno|serve)\s+(?:di\s+)?(?:chiedermi|chiedere|confermare)"

@@ -66,6 +66,9 @@ class Lexicon:
     """Question words: a request for confirmation that opens with one asks what to do."""
     waives: str = r"(?!)"
     """The user saying no confirmation is needed."""
+    earlier: str = r"(?!)"
+    """Words in a claim's sentence that date it in the past ("ayer", "em 10 de maio", "il y a
+    trois jours"): it reports what a lookup showed, not what was just done."""
     proceeded: str = r"(?!)"
     """Words that claim the action of the infinitive after them ("he procedido a", "acabo de",
     "je viens d'"): the infinitive is read as a tool-name verb (`tool_words`)."""
@@ -108,6 +111,10 @@ class Lexicon:
     def filler(self) -> re.Pattern[str]:
         """An adverb or a hedge: words of a clause that name nothing acted on."""
         return re.compile(r"(?:" + self.adverbs + "|" + self.hedges + r")", re.IGNORECASE)
+
+    @cached_property
+    def dated(self) -> re.Pattern[str]:
+        return re.compile(r"(?<!\w)(?:" + self.earlier + r")", re.IGNORECASE)
 
     @cached_property
     def hedge(self) -> re.Pattern[str]:

@@ -139,6 +139,7 @@ LEXICON = Lexicon(
     r"|gostaria\s+de\s+(?:prosseguir|continuar|confirmar)|(?:posso|devo)\s+prosseguir"
     r"|confirma\b|(?:pode|poderia)\s+confirmar|(?:está|tudo)\s+(?:correto|certo)\s*\?"
     r"|está\s+de\s+acordo|(?:responda|diga)\s+[\"«“]?sim\b",
+    earlier=r"ontem|anteriormente|previamente|há\s+\S+\s+(?:dias|semanas|meses|horas)|em\s+\d{1,2}(?:\s+de\s+(?:janeiro|fevereiro|março|abril|maio|junho|julho|agosto|setembro|outubro|novembro|dezembro)|[/-]\d)|no\s+dia\s+\d|em\s+(?:janeiro|fevereiro|março|abril|maio|junho|julho|agosto|setembro|outubro|novembro|dezembro)",
     proceeded=r"acabei\s+de|acabamos\s+de|(?:já\s+)?procedi\s+(?:a|ao|à)",
     wh=r"qual|quais|quanto|quantos|quantas|quando|onde|como|o\s+que",
     waives=r"não\s+(?:é\s+)?(?:precisa|necessário)\s+(?:me\s+)?(?:perguntar|confirmar|consultar)"

@@ -63,7 +63,8 @@ three bags have been added" after only the cabin changed), or simply instead of 
 - in Spanish, Portuguese, French, German and Italian: a future or an offer ("se cancelará",
   "si desea, puedo cancelar"), a question, a state ("está cancelada"), a claim after a hedge
   in its sentence ("ya", "no", "cuando", "usted": the user's own action), one with an agent
-  ("por la aerolínea", "von der Airline"), and the third person's simple past are not read;
+  ("por la aerolínea", "von der Airline"), one dated in the past ("foi criada em 10 de maio",
+  "ayer": what a lookup showed), and the third person's simple past are not read;
 - a conversation in a language with no lexicon (another script, Dutch, ...): reported in the
   coverage.
   It still misses a claim the family matches wrongly ("the bags have been added" after a

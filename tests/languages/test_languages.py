@@ -98,6 +98,12 @@ def test_the_languages_a_text_is_read_in(text, languages):
         ("it", "Ho appena inviato la email.", "send", "Ho appena inviato la email."),
         (
             "es",
+            "Su cita ha sido reprogramada para el 27 de julio.",
+            "schedule",
+            "Su cita ha sido reprogramada para el 27 de julio.",
+        ),
+        (
+            "es",
             "He procedido a cancelar su reserva.",
             "cancel",
             "He procedido a cancelar su reserva.",
@@ -142,6 +148,11 @@ def test_a_completion_claim_is_read_with_its_english_verb(code, text, verb, clau
         ("es", "Acabo de revisar su cuenta."),  # a lookup
         ("es", "No he podido cancelar la reserva."),
         ("it", "Appena ho inviato la email, la riceverà."),  # "as soon as"
+        ("pt", "Sua reserva foi criada em 10 de maio de 2024."),  # a past event, looked up
+        ("es", "Su pedido ha sido enviado el 12 de marzo."),
+        ("de", "Die Buchung wurde am 3. März storniert."),
+        ("fr", "La commande a été annulée il y a trois jours."),
+        ("it", "La prenotazione è stata annullata ieri."),
     ],
 )
 def test_what_is_not_a_completion_claim(code, text):
