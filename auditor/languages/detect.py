@@ -57,7 +57,8 @@ def sample(messages: Iterable[Message]) -> str:
 
 _MIXED = 4
 """Distinct function words of one other language that make a conversation read as English
-read in that language too, when they outnumber its English ones: a short Italian exchange
+read in that language too, when they outnumber its English ones (`_ENOUGH` do when it has
+none): a short Italian exchange
 with too few of `_OTHER`'s words, or a simulated user's English aside in a Spanish one ("[I
 don't have the phone number, so I will wait]")."""
 
@@ -73,8 +74,10 @@ def languages_of(text: str) -> tuple[str, ...]:
     words = {w.strip(PUNCTUATION) for w in set(sample.split())}
     other, english = len(words & _OTHER), len(words & ENGLISH)
     if other < _ENOUGH or other <= 2 * english:
-        mixed, count = which(words, _MIXED)
-        return ("en", mixed) if mixed and count > english else ("en",)
+        mixed, count = which(words, _ENOUGH)
+        if mixed and ((count > english and count >= _MIXED) or not english):
+            return ("en", mixed)
+        return ("en",)
     found, _ = which(words)
     return (found,) if found else ()
 

@@ -7,7 +7,7 @@ LEXICON = Lexicon(
     name="French",
     stopwords="""
         les des une pour avec vous nous pas dans sur mais merci bonjour je oui très être le et
-        est du au ce cette votre vos mon ma il elle qui ne sont
+        est du au ce cette votre vos mon ma il elle qui ne sont à j'ai c'est s'il plaît
     """,
     participles=table("""
         cancel: annul

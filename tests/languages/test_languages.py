@@ -29,6 +29,8 @@ from auditor.replay.approvals.replies import asks_to_confirm, verdict, waives
         ("请帮我取消明天的预订，谢谢。我的预订号是ABC123，需要退款到原来的信用卡。", ()),
         ("el = document.getElementById('x'); for (lo = 0; lo < hi; lo++) { su(el); }", ("en",)),
         ("ok", ("en",)),
+        ("Envoyez le rapport à ana@example.com, s'il vous plaît. Merci.", ("en", "fr")),
+        ("Translate it all to French. Voici la traduction en français du fichier.", ("en",)),
     ],
 )
 def test_the_languages_a_text_is_read_in(text, languages):
