@@ -210,6 +210,11 @@ def test_english_tool_names_are_read_as_before():
         ("it", "No, aspetti.", False),
         ("it", "Si può avere il rimborso completo?", None),
         ("es", "Yes, go ahead and do it.", True),  # English in a Spanish conversation
+        ("es", "No hay problema.", None),  # "no problem" is no refusal
+        ("pt", "Sem problema.", None),
+        ("fr", "Pas de problème.", None),
+        ("de", "Kein Problem.", None),
+        ("it", "Nessun problema.", None),
     ],
 )
 def test_a_reply_is_read_in_its_language(code, reply, said):
