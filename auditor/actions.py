@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import lru_cache
 
+from auditor.languages import TOOL_WORDS
 from auditor.patterns import lazy
 
 # Participles of actions that change something, by the verb a tool's name would use.
@@ -98,13 +99,30 @@ FAMILY = {verb: frozenset(f.split()) for f in _FAMILIES for verb in f.split()}
 added" is done by `create_calendar_event`, "I have sent the invitation" by
 `invite_user_to_slack`."""
 
-_WORDS = lazy(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_WORDS = lazy(r"[A-ZÀ-Ý]?[a-zß-ÿ]+|[A-ZÀ-Ý]+(?![a-zß-ÿ])|\d+")
 
 
 @lru_cache(maxsize=4096)  # a log calls a handful of tools, many times each
 def words(name: str) -> tuple[str, ...]:
-    """The words of a tool name, lowercased: `update_reservation_flights`, `WebFetch`."""
-    return tuple(w.lower() for w in _WORDS.findall(name))
+    """The words of a tool name, lowercased: `update_reservation_flights`, `WebFetch`. A verb
+    in Spanish, Portuguese, French, German or Italian is given as its English verb
+    (`anular_sic` -> `cancel`, `sic`; `bestellungStornieren` -> `bestellung`, `cancel`)."""
+    return tuple(TOOL_WORDS.get(w, w) for w in (w.lower() for w in _WORDS.findall(name)))
+
+
+FOREIGN_VERBS = frozenset(TOOL_WORDS.values())
+"""The English verbs tool names in other languages are read as."""
+
+
+@lru_cache(maxsize=4096)
+def translated(name: str) -> str | None:
+    """A tool name with a verb in another language, its words joined with `_` in English
+    (`anular_sic` -> `cancel_sic`, `bestellungStornieren` -> `bestellung_cancel`); None for a
+    name with none."""
+    raw = [w.lower() for w in _WORDS.findall(name)]
+    if not any(w in TOOL_WORDS for w in raw):
+        return None
+    return "_".join(TOOL_WORDS.get(w, w) for w in raw)
 
 
 def tools_for(verb: str, subject: Iterable[str], tools: Iterable[str]) -> list[str]:

@@ -36,8 +36,14 @@ class Counts:
     """Conversations whose tools came from `--tools` / `[tool.auditor] tools`."""
     tools_inferred: int = 0
     """Conversations whose tools are inferred from the calls in their input file (or run)."""
+    languages: tuple[tuple[str, int], ...] = ()
+    """Conversations by the languages they were read in (`en`, `es`, `en+es`; "" for one with
+    no lexicon), of those a rule that reads claims or replies looked at."""
 
     def __add__(self, other: Counts) -> Counts:
+        languages = dict(self.languages)
+        for code, n in other.languages:
+            languages[code] = languages.get(code, 0) + n
         return Counts(
             self.files + other.files,
             self.records + other.records,
@@ -48,6 +54,7 @@ class Counts:
             self.tools_declared + other.tools_declared,
             self.tools_given + other.tools_given,
             self.tools_inferred + other.tools_inferred,
+            tuple(sorted(languages.items())),
         )
 
 
@@ -324,6 +331,9 @@ class Report:
                     "(enough for FB003, not for EX005/EX007)",
                 )
             )
+        languages = dict(self.counts.languages)
+        if set(languages) - {"en"}:
+            lines.append((False, _languages_note(languages)))
         shown = [text for useful, text in lines if useful or verbose]
         hidden = len(lines) - len(shown)
         if hidden:
@@ -362,3 +372,20 @@ class Report:
                 for u in self.unread
             ],
         }
+
+
+def _languages_note(languages: dict[str, int]) -> str:
+    """`languages: 8 in English, 7 in Spanish, 1 in English and Spanish, 2 in a language with
+    no lexicon`: the conversations the rules that read claims or replies looked at."""
+    from auditor.languages import LEXICONS
+
+    def name(code: str) -> str:
+        lexicon = LEXICONS.get(code)
+        return "English" if code == "en" else lexicon.name if lexicon else code
+
+    parts = [
+        f"{n:,} in "
+        + (" and ".join(map(name, code.split("+"))) if code else "a language with no lexicon")
+        for code, n in sorted(languages.items(), key=lambda item: (-item[1], item[0]))
+    ]
+    return "languages read: " + ", ".join(parts)

@@ -289,14 +289,44 @@ def test_help_names_the_tools_file_and_its_shapes():
     assert "audit runs.jsonl --tools tools.json" in out
 
 
-def test_a_conversation_in_another_language_is_left_to_the_coverage():
-    # Claims are read in English: a Spanish conversation whose own `crear_solicitud`
-    # succeeded is not matched against the `create_order` another conversation called.
+def test_a_conversation_in_a_language_with_a_lexicon_is_examined():
+    # A Spanish conversation is read in Spanish: its own `crear_solicitud` (create) succeeded,
+    # so its claim is backed, and nothing is left to the coverage.
     log = FIXTURES / "rules" / "FB003" / "good_conversation_in_another_language.jsonl"
     report = engine.audit([str(log)], config.build(select=["FB003"]))
     assert report.findings == ()
-    assert [(g.rules, g.reason, g.conversations) for g in report.gaps] == [
-        (("FB003",), "not in English (its claims are read in English words)", 1)
+    assert report.gaps == ()
+
+
+def test_a_conversation_in_a_language_with_no_lexicon_is_left_to_the_coverage(tmp_path):
+    log = tmp_path / "zh.jsonl"
+    text = (
+        "请帮我取消明天的预订，谢谢。我的预订号是ABC123，需要退款到原来的信用卡。"
+        "您的预订已经取消了。"
+    )
+    log.write_text(
+        json.dumps(
+            {
+                "id": "zh",
+                "messages": [
+                    {"role": "user", "content": text},
+                    {"role": "assistant", "content": text + " Your booking has been cancelled."},
+                ],
+            },
+            ensure_ascii=False,
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    report = engine.audit([str(log)], config.build(select=["FB003"]))
+    assert report.findings == ()
+    assert [(g.rules, g.reason, g.conversations) for g in report.gaps][:1] == [
+        (
+            ("FB003",),
+            "in a language with no lexicon (claims are read in English, Spanish, Portuguese, "
+            "French, German, Italian)",
+            1,
+        )
     ]
 
 

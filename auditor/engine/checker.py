@@ -44,6 +44,7 @@ class ConversationChecker:
         self.in002 = BY_CODE[IN002] if settings.enabled(IN002) else None
         self.conversations = self.assistant_turns = 0
         self.tools_given = self.tools_declared = self.tools_inferred = 0
+        self.languages: dict[str, int] = {}
 
     @functools.cached_property
     def checks(self) -> list[tuple[Rule, Any, Any]]:
@@ -76,6 +77,7 @@ class ConversationChecker:
             tools_given=self.tools_given,
             tools_declared=self.tools_declared,
             tools_inferred=self.tools_inferred,
+            languages=tuple(sorted(self.languages.items())),
         )
 
     def invalid(self, record: InvalidRecord) -> None:
@@ -158,6 +160,10 @@ class ConversationChecker:
         self._count(conversation, rep, given)
         start = len(result.findings)
         self._check(conversation, rep)
+        read = rep.languages_read()  # decided only where a rule read claims or replies
+        if read is not None:
+            key = "+".join(read)
+            self.languages[key] = self.languages.get(key, 0) + 1
         if self.settings.timelines and len(result.findings) > start:
             self._timeline(conversation, result.findings[start:])
 

@@ -28,6 +28,7 @@ from collections.abc import Callable, Hashable
 from functools import cache
 from typing import Any, TypeVar
 
+from auditor.languages.detect import languages_of, sample
 from auditor.model import Conversation, Message, ToolCall, ToolResult
 from auditor.replay.approvals import Approval, ApprovalOptions, pair
 from auditor.replay.calls import Exchange, Orphan, Turn, failed, looks_like_error
@@ -85,8 +86,19 @@ class Replay:
         """Every approval asked, decided or required, with the call that ran under it: paired
         on first use (`auditor.replay.approvals.pair`), which most conversations make cheap."""
         if self._approvals is None:
-            self._approvals = pair(self.conversation, self.exchanges, self._options)
+            self._approvals = pair(self.conversation, self.exchanges, self._options, self.languages)
         return self._approvals
+
+    def languages(self) -> tuple[str, ...]:
+        """The languages the conversation is read in (`auditor.languages.detect.languages_of`
+        of what its user and assistant write), decided once for the rules and the approvals."""
+        return self.shared("language", _languages)
+
+    def languages_read(self) -> tuple[str, ...] | None:
+        """`languages()` when some rule or the approvals decided them, else None (not decided
+        just to be counted)."""
+        found: tuple[str, ...] | None = self._shared.get("language")
+        return found
 
     def said(self) -> str:
         """The text of every assistant message, joined by NUL: where screens look for their
@@ -220,6 +232,10 @@ class _Waiting:
             for w, index in self.deferred.pop(caller):
                 if not w.taken and w.passed_at is None:
                     w.passed_at = index
+
+
+def _languages(replay: Replay) -> tuple[str, ...]:
+    return languages_of(sample(replay.conversation.messages))
 
 
 def replay(conversation: Conversation, approvals: ApprovalOptions | None = None) -> Replay:

@@ -39,8 +39,9 @@ from typing import TYPE_CHECKING, Any
 
 from auditor.errors import ConfigError
 from auditor.findings import Severity
+from auditor.languages import NAMES
 from auditor.patterns import lazy
-from auditor.rules._language import english
+from auditor.rules._language import languages
 from auditor.structs import dataclass
 
 if TYPE_CHECKING:
@@ -106,7 +107,10 @@ REQUIREMENTS: dict[str, tuple[Callable[[Replay], bool], str]] = {
     "calls": (lambda r: bool(r.exchanges), "no tool calls"),
     "approvals": (lambda r: bool(r.approvals), "no approvals seen"),
     "jsonschema": (lambda r: _installed("jsonschema"), "jsonschema is not installed"),
-    "english": (english, "not in English (its claims are read in English words)"),
+    "lexicon": (
+        lambda r: bool(languages(r)),
+        f"in a language with no lexicon (claims are read in English, {NAMES})",
+    ),
 }
 
 

@@ -1,5 +1,8 @@
 """Completion claims in assistant text: "has been cancelled", "I've sent", "have been added".
 
+A conversation in another language with a lexicon is read with it (`auditor.languages.claims`:
+"ha sido cancelada", "wurde storniert"), into the same claims with English verbs.
+
 FB003 asks whether a claimed action ran, FB007 whether what ran is what the claim says; this
 module finds the claims and what they are about (skipping negated, conditional, questioned and
 earlier-state ones), the tools that could have done them, and when the user last asked for
@@ -14,7 +17,10 @@ from itertools import islice
 from typing import TYPE_CHECKING
 
 from auditor.actions import ACTIONS, PARTICIPLES, PARTICIPLES_OF, VERBS, names, nouns, of_family
+from auditor.languages import claims as foreign
 from auditor.patterns import lazy
+from auditor.rules._language import english as in_english
+from auditor.rules._language import read_in
 from auditor.structs import dataclass
 
 if TYPE_CHECKING:
@@ -45,6 +51,8 @@ _REACH = 400
 """How far around a claim its sentence is read."""
 _CLAUSE = lazy(r"[,;:()]|\band\b|\bbut\b", re.IGNORECASE)
 WORD = lazy(r"[a-z]{3,}")
+_LETTERS = lazy(r"[^\W\d_]{3,}")
+"""A word in any Latin script: how requests in other languages are read."""
 _ID = lazy(r"\S*\d\S*|\b[A-Z0-9]{4,}\b")
 """Ids and codes (`4XGCCM`, `HAT271`) say which one, not what kind of thing was acted on."""
 _VAGUE = frozenset(("the", "your", "our", "their", "its", "this", "that", "these", "those", "all"))
@@ -82,6 +90,12 @@ def possible(text: str) -> bool:
     """Whether `text` could hold a completion claim (`claims` reads only such texts)."""
     lower = text.lower()
     return any(map(lower.__contains__, _CUES))
+
+
+def may_claim(replay: Replay) -> bool:
+    """Some answer could hold a claim: it holds the words every English claim is made of, or
+    the conversation is in another language with a lexicon (its claims are read with it)."""
+    return possible(replay.said()) or read_in(replay) is not None
 
 
 def claims(text: str) -> Iterator[Claim]:
@@ -125,6 +139,11 @@ def claims(text: str) -> Iterator[Claim]:
 _NOT_THINGS = _VAGUE | _DONE | frozenset(PARTICIPLES) | {"has", "have", "been", "and", "but"}
 
 
+_READ = frozenset(VERBS)
+"""The verbs a claim may have: a tool-name verb of another language outside them ("registrar"
+-> `register`) names no claim."""
+
+
 def _objects(clause: str) -> tuple[str, ...]:
     found = WORD.findall(_ID.sub(" ", clause).lower().replace("e-mail", "email"))
     return tuple(_SAME.get(w, w) for w in found if w not in _NOT_THINGS)
@@ -150,9 +169,19 @@ def said_done(replay: Replay) -> dict[int, list[Claim]]:
 
 
 def _said_done(replay: Replay) -> dict[int, list[Claim]]:
-    if not possible(replay.said()):
+    lexicon = read_in(replay)
+    english = in_english(replay) and possible(replay.said())
+    if lexicon is None and not english:
         return {}
-    return {t.message.index: found for t in replay.turns if (found := list(claims(t.message.text)))}
+    found: dict[int, list[Claim]] = {}
+    for t in replay.turns:
+        text = t.message.text
+        said = list(claims(text)) if english else []
+        if lexicon is not None:
+            said += [Claim(*c) for c in foreign.claims(text, lexicon) if c.verb in _READ]
+        if said:
+            found[t.message.index] = said
+    return found
 
 
 def own_tools(claim: Claim, called: tuple[str, ...], matching: list[str]) -> list[str]:
@@ -194,6 +223,7 @@ def _requests(replay: Replay) -> dict[tuple[int, str], Request]:
     verbs = {c.verb for found in claimed.values() for c in found}
     forms = {form: verb for verb in verbs for form in FORMS[verb]}
     participles = {p: verb for verb in verbs for p in PARTICIPLES_OF[verb]}
+    lexicon = read_in(replay)
     said: dict[str, int] = {}  # a verb -> the last user message that words it
     shown: dict[str, int] = {}  # a verb -> the last tool result that says it is done
     out: dict[tuple[int, str], Request] = {}
@@ -202,10 +232,17 @@ def _requests(replay: Replay) -> dict[tuple[int, str], Request]:
             for word in WORD.findall(m.text.lower()):
                 if word in forms:
                     said[forms[word]] = m.index
+            if lexicon is not None:
+                for word in _LETTERS.findall(m.text.lower()):
+                    if (verb := lexicon.asked_for(word)) in verbs:
+                        said[verb] = m.index
         elif m.role == "tool":
             lower = m.text.lower()
             for participle, verb in participles.items():
                 if participle in lower and re.search(rf"(?<![a-z]){participle}(?![a-z])", lower):
+                    shown[verb] = m.index
+            if lexicon is not None:
+                for verb in foreign.reported(lower, lexicon) & verbs:
                     shown[verb] = m.index
         for claim in claimed.get(m.index, ()):
             asked = said.get(claim.verb, -1)

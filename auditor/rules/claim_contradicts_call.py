@@ -34,7 +34,10 @@ no reason to check.
   removal done by a tool of change ("HAT002 has been removed" by an update that no longer
   sends it): only a tool named for the removal (`cancel_…`, `delete_…`) is compared;
 - a claim with no successful matching call since the user asked: that is FB003's;
-- a conversation in another language (claims are read in English words).
+- a conversation in a language with no lexicon (claims are read in English, Spanish,
+  Portuguese, French, German and Italian, as FB003 reads them). In the other five languages
+  it compares ids, e-mail addresses and numbers as they are written; dates in words ("27 de
+  julio") are not read.
 It misses recipients and items named in words ("I've paid Apple") when the call sends an
 account number or an id, and values outside the claim's own clause ("…has been cancelled. The
 refund of $120 goes to your Visa").
@@ -53,13 +56,13 @@ from auditor.findings import Severity, Violation, excerpt
 from auditor.replay import Exchange, Replay
 from auditor.replay.approvals.drift import explained
 from auditor.replay.approvals.values import Argument, Value, card_profiles, in_text, leaves, same
-from auditor.rules._claims import Claim, own_tools, possible, quoted, requests, said_done
+from auditor.rules._claims import Claim, may_claim, own_tools, quoted, requests, said_done
 from auditor.rules._stated import sent, stated
 
 CODE = "FB007"
 NAME = "claim-contradicts-call"
 SEVERITY = Severity.ERROR
-REQUIRES = ("english", "calls")
+REQUIRES = ("lexicon", "calls")
 _KIN = {"code": ("flight", "id")}
 """Kinds of sent values a stated value is compared with, where not its own kind."""
 _SHARES = range(2, 6)
@@ -68,8 +71,9 @@ _REMOVALS = FAMILY["cancel"]
 
 
 def screen(replay: Replay, options: None) -> bool:
-    """Some answer holds the words every claim is made of (`have`, `been`, `'ve`)."""
-    return possible(replay.said())
+    """Some answer holds the words every English claim is made of (`have`, `been`, `'ve`), or
+    the conversation is in another language with a lexicon."""
+    return may_claim(replay)
 
 
 def check(replay: Replay, options: None) -> Iterator[Violation]:

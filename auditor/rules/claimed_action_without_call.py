@@ -23,7 +23,11 @@ every tool some conversation of the same input file (or, failing that, of the ru
 of that format, when the file calls none of its own or shares one with them) called and got a
 result from that was not an error. Inferred tools only extend a conversation whose own calls
 cannot say: one that called a tool of the claim's family is judged by its own calls. The coverage report says which conversations had which. Claims are
-read in English: a conversation in another language is not examined, and the coverage says so.
+read in English, and in Spanish, Portuguese, French, German and Italian with their lexicons
+("el cambio se ha realizado", "foi cancelada", "a été annulée", "wurde storniert", "è stata
+annullata", "he enviado", "cancelé"); tool names in those languages tie to the same verbs
+(`anular_sic` cancels, `crear_solicitud` creates, `bestellungStornieren` cancels). A
+conversation in another language is not examined, and the coverage says so.
 
 ## Why is this bad?
 The user is told their reservation is cancelled or their bags are added while nothing happened:
@@ -56,8 +60,13 @@ three bags have been added" after only the cabin changed), or simply instead of 
 - a claim after a successful call of the conversation's own tool of the claim's verb family
   (`invite_user_to_slack` before "I have sent the invitation"); a tool whose name holds a verb
   of the family only as a noun after its first word does not count (`draft_email`);
-- a conversation in another language (its user and assistant write mostly function words of
-  Spanish, French, German, Portuguese or Italian, or another script): reported in the coverage.
+- in Spanish, Portuguese, French, German and Italian: a future or an offer ("se cancelará",
+  "si desea, puedo cancelar"), a question, a state ("está cancelada"), a claim after a hedge
+  in its sentence ("ya", "no", "cuando", "usted": the user's own action), one with an agent
+  ("por la aerolínea", "von der Airline"), one dated in the past ("foi criada em 10 de maio",
+  "ayer": what a lookup showed), and the third person's simple past are not read;
+- a conversation in a language with no lexicon (another script, Dutch, ...): reported in the
+  coverage.
   It still misses a claim the family matches wrongly ("the bags have been added" after a
   successful `book_reservation` in a conversation that knows no baggage tool).
 ```jsonl
@@ -72,13 +81,13 @@ from auditor.dialects import marked_turns, read_turns
 from auditor.findings import Severity, Violation, excerpt
 from auditor.model import Message
 from auditor.replay import Exchange, Replay
-from auditor.rules._claims import Claim, own_tools, possible, quoted, requests, said_done
+from auditor.rules._claims import Claim, may_claim, own_tools, quoted, requests, said_done
 from auditor.structs import dataclass
 
 CODE = "FB003"
 NAME = "claimed-action-without-call"
 SEVERITY = Severity.WARNING
-REQUIRES = ("english",)
+REQUIRES = ("lexicon",)
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,8 +102,9 @@ class Unmatched:
 
 
 def screen(replay: Replay, options: None) -> bool:
-    """Some answer holds the words every claim is made of (`have`, `been`, `'ve`)."""
-    return possible(replay.said())
+    """Some answer holds the words every English claim is made of (`have`, `been`, `'ve`), or
+    the conversation is in another language with a lexicon."""
+    return may_claim(replay)
 
 
 def check(replay: Replay, options: None) -> Iterator[Violation]:

@@ -25,7 +25,7 @@ none of the three and are paired without indexing anything.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from auditor.model import Conversation
@@ -48,9 +48,14 @@ __all__ = [
 
 
 def pair(
-    conversation: Conversation, exchanges: Sequence[Exchange], options: ApprovalOptions
+    conversation: Conversation,
+    exchanges: Sequence[Exchange],
+    options: ApprovalOptions,
+    languages: Callable[[], tuple[str, ...]] | None = None,
 ) -> tuple[Approval, ...]:
-    """Every approval in the conversation, paired with its decision and the call that ran."""
+    """Every approval in the conversation, paired with its decision and the call that ran;
+    `languages` says which the conversation is read in (the replay's, decided once), else they
+    are decided here."""
     # Here, not above: a run that never asks for approvals (no CF rule) never loads them.
     from auditor.replay.approvals import events, language, pending
 
@@ -65,5 +70,5 @@ def pair(
     if asked:
         pending.pair(calls, options)
     if policy is not None:
-        language.pair(calls, options, policy)
+        language.pair(calls, options, policy, languages)
     return tuple(d.freeze() for d in calls.drafts)

@@ -35,6 +35,9 @@ from dataclasses import field
 from typing import TYPE_CHECKING
 
 from auditor import actions
+from auditor.languages import lexicon
+from auditor.languages.detect import languages_of, sample
+from auditor.languages.lexicon import Lexicon
 from auditor.model import Conversation, Message
 from auditor.patterns import lazy
 from auditor.replay.approvals import records, replies, values
@@ -163,8 +166,15 @@ class _Decision:
 class _Walk:
     """One pass over the messages: proposals, decisions, and the calls they cover."""
 
-    def __init__(self, calls: Calls, options: ApprovalOptions, policy: Policy) -> None:
+    def __init__(
+        self,
+        calls: Calls,
+        options: ApprovalOptions,
+        policy: Policy,
+        languages: Callable[[], tuple[str, ...]] | None = None,
+    ) -> None:
         self.calls = calls
+        self.languages = languages or (lambda: languages_of(sample(calls.messages)))
         self.options = options
         self.policy = policy
         self.proposal: _Proposal | None = None  # the latest question not yet decided
@@ -175,10 +185,19 @@ class _Walk:
         self.records = records.Records()  # what tool results show of bookings, orders, items
         self.user_words: set[str] = set()  # every word the user wrote, as records match them
         self.waived = False  # the user said no confirmation is needed ("just do it")
+        self._lexicon: tuple[Lexicon | None] | None = None
         # Read into `records` and `user_words` when a covered call first needs them.
         self.unread: list[str] = []
         self.unheard: list[str] = []
         self.texts: dict[str, list[Value]] = {}  # each text's values, read once
+
+    @property
+    def lexicon(self) -> Lexicon | None:
+        """The lexicon replies are also read with, in a conversation in another language: decided
+        when a reply is first read (most walks read none)."""
+        if self._lexicon is None:
+            self._lexicon = (next(filter(None, map(lexicon, self.languages())), None),)
+        return self._lexicon[0]
 
     def read(self, text: str) -> list[Value]:
         """The values a text names (`values.in_text`), read once however often it is said."""
@@ -195,7 +214,7 @@ class _Walk:
             if e.caller != "assistant" or id(e) in self.calls.linked:
                 continue
             required = self.options.reason(e.call.name) or self.policy.requires(e.call.name)
-            if required or _MUTATING.match(e.call.name):
+            if required or _MUTATING.match(e.call.name) or _mutating_in_english(e.call.name):
                 found[id(e)] = required
         return found
 
@@ -210,7 +229,7 @@ class _Walk:
             elif m.role == "user" and m.text.strip():
                 self._shown(m.text)
                 self.unheard.append(m.text)
-                self.waived = self.waived or replies.waives(m.text)
+                self.waived = self.waived or replies.waives(m.text, self.lexicon)
                 self.decision = self._decide(m)
                 self.said = []
             elif m.role == "assistant":
@@ -228,7 +247,7 @@ class _Walk:
         self._shown(m.text)
         if m.tool_calls:
             return  # words beside a call report on it; the user could not answer them first
-        here = _Proposal(m.index, m.text, replies.asks_to_confirm(m.text), self.read)
+        here = _Proposal(m.index, m.text, replies.asks_to_confirm(m.text, self.lexicon), self.read)
         self.said.append(here)
         if here.asks:
             self.proposal = here
@@ -255,7 +274,7 @@ class _Walk:
             ),
             None,
         )
-        said = replies.verdict(m.text)
+        said = replies.verdict(m.text, self.lexicon)
         verbs = replies.instructed(m.text) if said is None else None
         own = tuple(self.read(m.text))
         chosen = (
@@ -407,6 +426,13 @@ def _still_standing(before: _Decision, after: _Decision) -> tuple[Value, ...]:
     return tuple(v for v in before.confirmed if v.kind in _OBJECTS and v.kind not in kinds)
 
 
+def _mutating_in_english(name: str) -> bool:
+    """A tool name in another language with a verb of change (`anular_sic` -> `cancel_sic`,
+    `buchung_stornieren` -> `buchung_cancel`)."""
+    english = actions.translated(name)
+    return english is not None and any(_MUTATING.match(w) for w in english.split("_"))
+
+
 def gating(
     exchanges: Sequence[Exchange], options: ApprovalOptions, conversation: Conversation
 ) -> Policy | None:
@@ -417,13 +443,21 @@ def gating(
     if not names:
         return None
     policy = read_policy(conversation)
-    if any(_MUTATING.match(n) or options.requires(n) or policy.requires(n) for n in names):
+    if any(
+        _MUTATING.match(n) or _mutating_in_english(n) or options.requires(n) or policy.requires(n)
+        for n in names
+    ):
         return policy
     return None
 
 
-def pair(calls: Calls, options: ApprovalOptions, policy: Policy) -> None:
+def pair(
+    calls: Calls,
+    options: ApprovalOptions,
+    policy: Policy,
+    languages: Callable[[], tuple[str, ...]] | None = None,
+) -> None:
     """Add a draft for every gated call of the assistant (see `gating`, which gives `policy`)
     to `calls.drafts`: covered by a decision in plain language, or (`policy`) required and
     not."""
-    _Walk(calls, options, policy).walk()
+    _Walk(calls, options, policy, languages).walk()

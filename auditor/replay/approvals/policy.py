@@ -86,9 +86,11 @@ class Policy:
         if self.writes is None:
             return ""
         words = actions.words(tool)
-        verb = words[0] if words else ""
-        named = any(verb.startswith(stem) for stem in self.writes)
-        if not named and not (self.all_writes and verb in _WRITES):
+        verbs = words[:1]
+        if actions.translated(tool) is not None:  # `buchung_stornieren`: the verb comes last
+            verbs = tuple(w for w in words if w in actions.FOREIGN_VERBS) or verbs
+        named = any(verb.startswith(stem) for verb in verbs for stem in self.writes)
+        if not named and not (self.all_writes and any(verb in _WRITES for verb in verbs)):
             return ""
         return f"the log's policy requires it ({self.where}: “{self.quote}”)"
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from auditor.languages import replies as foreign
+from auditor.languages.lexicon import Lexicon
 from auditor.patterns import lazy
 from auditor.replay.approvals import values
 from auditor.replay.approvals.values import Value
@@ -123,12 +125,18 @@ _ITEM = lazy(
 )
 
 
-def verdict(reply: str) -> bool | None:
+def verdict(reply: str, lexicon: Lexicon | None = None) -> bool | None:
     """A user's reply to a request for approval: True yes, False no, None neither (or both).
 
     A no counts only when it is all the reply says ("No.", "No, keep it."): "No, use the other
-    card" asks for another action, and what runs next may be exactly that.
+    card" asks for another action, and what runs next may be exactly that. In a conversation
+    in another language with a lexicon the reply is read in it, and in English only when it
+    holds English words.
     """
+    if lexicon is not None:
+        said = foreign.verdict(reply, lexicon)
+        if said is not None or not foreign.in_english(reply):
+            return said
     head = reply[:REPLY_SCAN]
     yes = _YES.search(head)
     no = _NO.match(head)
@@ -157,16 +165,22 @@ _WAIVES = lazy(
 )
 
 
-def waives(text: str) -> bool:
+def waives(text: str, lexicon: Lexicon | None = None) -> bool:
     """The user says no confirmation is needed: "no need to check with me, just do it", "you
-    don't have to ask", "I approve everything in advance"."""
+    don't have to ask", "I approve everything in advance" (or so in the lexicon's language)."""
+    if lexicon is not None and foreign.waives(text, lexicon):
+        return True
     return _WAIVES.search(text[:REPLY_SCAN]) is not None
 
 
-def asks_to_confirm(text: str) -> bool:
+def asks_to_confirm(text: str, lexicon: Lexicon | None = None) -> bool:
     """An assistant message that asks the user to approve or choose what it describes; not a
     question that asks the user what to do ("What changes would you like to make?", "Which
-    flight would you like to change?"): its answer supplies the action, it approves none."""
+    flight would you like to change?"): its answer supplies the action, it approves none.
+    In a conversation in another language with a lexicon, also its requests ("¿Desea que
+    proceda?")."""
+    if lexicon is not None and foreign.asks_to_confirm(text, lexicon):
+        return True
     for m in _ASKS.finditer(text):
         start = max(text.rfind(c, 0, m.start()) for c in ".?!\n") + 1
         if _WH_QUESTION.match(text, start) is None:

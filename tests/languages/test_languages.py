@@ -1,0 +1,259 @@
+"""The language layer: which language a text is read in, its claims, tool words and replies."""
+
+from __future__ import annotations
+
+import pytest
+
+from auditor.actions import of_family, translated, words
+from auditor.languages import LEXICONS
+from auditor.languages.claims import claims
+from auditor.languages.detect import languages_of
+from auditor.replay.approvals.replies import asks_to_confirm, verdict, waives
+
+
+@pytest.mark.parametrize(
+    ("text", "languages"),
+    [
+        ("Your reservation has been cancelled and the refund is on its way.", ("en",)),
+        ("Hola, necesito cancelar mi reserva, por favor. ¿Me puede ayudar con esto?", ("es",)),
+        (
+            "Olá, preciso cancelar a minha reserva, por favor. Você pode me ajudar? Obrigado.",
+            ("pt",),
+        ),
+        ("Bonjour, je voudrais annuler ma réservation pour demain, merci beaucoup.", ("fr",)),
+        ("Bitte stornieren Sie meine Reservierung, ich kann nicht fliegen. Danke sehr!", ("de",)),
+        (
+            "Ciao, vorrei annullare la mia prenotazione per domani, per favore. Grazie.",
+            ("en", "it"),
+        ),
+        ("请帮我取消明天的预订，谢谢。我的预订号是ABC123，需要退款到原来的信用卡。", ()),
+        ("el = document.getElementById('x'); for (lo = 0; lo < hi; lo++) { su(el); }", ("en",)),
+        ("ok", ("en",)),
+        ("Envoyez le rapport à ana@example.com, s'il vous plaît. Merci.", ("en", "fr")),
+        ("Translate it all to French. Voici la traduction en français du fichier.", ("en",)),
+    ],
+)
+def test_the_languages_a_text_is_read_in(text, languages):
+    assert languages_of(text) == languages
+
+
+@pytest.mark.parametrize(
+    ("code", "text", "verb", "clause"),
+    [
+        (
+            "es",
+            "¡Listo! El cambio de plan se ha realizado exitosamente.",
+            "change",
+            "El cambio de plan se ha realizado exitosamente.",
+        ),
+        (
+            "es",
+            "Su reserva ABC123 ha sido cancelada.",
+            "cancel",
+            "Su reserva ABC123 ha sido cancelada.",
+        ),
+        (
+            "es",
+            "He enviado el correo a ana@example.com.",
+            "send",
+            "He enviado el correo a ana@example.com.",
+        ),
+        ("es", "Cancelé su cita de mañana.", "cancel", "Cancelé su cita de mañana."),
+        (
+            "pt",
+            "Sua reserva foi cancelada com sucesso.",
+            "cancel",
+            "Sua reserva foi cancelada com sucesso.",
+        ),
+        (
+            "pt",
+            "Enviei o e-mail para o seu endereço.",
+            "send",
+            "Enviei o e-mail para o seu endereço.",
+        ),
+        (
+            "fr",
+            "Votre réservation a bien été annulée.",
+            "cancel",
+            "Votre réservation a bien été annulée.",
+        ),
+        ("fr", "J'ai envoyé le courriel.", "send", "J'ai envoyé le courriel."),
+        (
+            "de",
+            "Ihre Buchung wurde erfolgreich storniert.",
+            "cancel",
+            "Ihre Buchung wurde erfolgreich storniert.",
+        ),
+        (
+            "de",
+            "Ich habe die E-Mail an Anna gesendet.",
+            "send",
+            "Ich habe die E-Mail an Anna gesendet.",
+        ),
+        (
+            "it",
+            "La prenotazione è stata annullata.",
+            "cancel",
+            "La prenotazione è stata annullata.",
+        ),
+        ("it", "Ho inviato la email di conferma.", "send", "Ho inviato la email di conferma."),
+        ("it", "Ho appena inviato la email.", "send", "Ho appena inviato la email."),
+        (
+            "es",
+            "Su cita ha sido reprogramada para el 27 de julio.",
+            "schedule",
+            "Su cita ha sido reprogramada para el 27 de julio.",
+        ),
+        (
+            "es",
+            "He procedido a cancelar su reserva.",
+            "cancel",
+            "He procedido a cancelar su reserva.",
+        ),
+        ("es", "Su pedido ha quedado registrado.", "create", "Su pedido ha quedado registrado."),
+        ("pt", "Acabei de enviar o e-mail.", "send", "Acabei de enviar o e-mail."),
+        ("fr", "Je viens d'annuler la commande.", "cancel", "Je viens d'annuler la commande."),
+        (
+            "de",
+            "Die Stornierung wurde durchgeführt.",
+            "cancel",
+            "Die Stornierung wurde durchgeführt.",
+        ),
+    ],
+)
+def test_a_completion_claim_is_read_with_its_english_verb(code, text, verb, clause):
+    found = list(claims(text, LEXICONS[code]))
+    assert [(c.verb, c.clause) for c in found] == [(verb, clause)]
+
+
+@pytest.mark.parametrize(
+    ("code", "text"),
+    [
+        ("es", "Si desea, puedo cancelar la reserva."),  # an offer
+        ("es", "La reserva se cancelará mañana."),  # the future
+        ("es", "¿Se ha cancelado la reserva?"),  # a question
+        ("es", "Usted ha cancelado la reserva desde la aplicación."),  # the user's own action
+        ("es", "Su reserva está cancelada desde el lunes."),  # a state
+        ("es", "La reserva ya ha sido cancelada."),  # an earlier state
+        ("es", "La reserva ha sido cancelada por la aerolínea."),  # someone else did it
+        ("es", "Todavía no se ha cancelado la reserva."),  # negated
+        ("pt", "Se quiser, posso cancelar a reserva."),
+        ("pt", "Você cancelou a reserva pelo aplicativo."),
+        ("fr", "Si vous voulez, je peux annuler la réservation."),
+        ("fr", "La réservation n'a pas été annulée."),
+        ("de", "Wenn Sie möchten, kann ich die Buchung stornieren."),
+        ("de", "Sie haben die Buchung in der App storniert."),
+        ("de", "Die Buchung wurde von der Airline storniert."),
+        ("it", "Se vuole, posso annullare la prenotazione."),
+        ("it", "La prenotazione non è stata annullata."),
+        ("es", "Se ha realizado su solicitud."),  # done, of no action
+        ("es", "Acabo de revisar su cuenta."),  # a lookup
+        ("es", "No he podido cancelar la reserva."),
+        ("it", "Appena ho inviato la email, la riceverà."),  # "as soon as"
+        ("pt", "Sua reserva foi criada em 10 de maio de 2024."),  # a past event, looked up
+        ("es", "Su pedido ha sido enviado el 12 de marzo."),
+        ("de", "Die Buchung wurde am 3. März storniert."),
+        ("fr", "La commande a été annulée il y a trois jours."),
+        ("it", "La prenotazione è stata annullata ieri."),
+    ],
+)
+def test_what_is_not_a_completion_claim(code, text):
+    assert list(claims(text, LEXICONS[code])) == []
+
+
+def test_every_claimed_verb_is_one_the_rules_know():
+    from auditor.actions import VERBS
+
+    for lexicon in LEXICONS.values():
+        for table in (lexicon.participles, lexicon.finite, lexicon.actions, lexicon.asked):
+            assert set(table.values()) - {""} <= set(VERBS), lexicon.code
+
+
+@pytest.mark.parametrize(
+    ("tool", "verb", "english"),
+    [
+        ("crear_solicitud", "create", "create_solicitud"),
+        ("anular_sic", "cancel", "cancel_sic"),
+        ("enviarCorreo", "send", "send_correo"),
+        ("bestellung-stornieren", "cancel", "bestellung_cancel"),
+        ("annulla_prenotazione", "cancel", "cancel_prenotazione"),
+        ("supprimerFichier", "delete", "delete_fichier"),
+    ],
+)
+def test_tool_names_in_other_languages_say_their_english_verb(tool, verb, english):
+    assert of_family(verb, tool)
+    assert translated(tool) == english
+
+
+def test_english_tool_names_are_read_as_before():
+    assert words("update_reservation_flights") == ("update", "reservation", "flights")
+    assert words("WebFetch") == ("web", "fetch")
+    assert translated("cancel_reservation") is None
+
+
+@pytest.mark.parametrize(
+    ("code", "reply", "said"),
+    [
+        ("es", "Sí, adelante.", True),
+        ("es", "Sí, por favor.", True),
+        ("es", "Confirmo, puede proceder.", True),
+        ("es", "No, espere.", False),
+        ("es", "Si la anulo hoy, ¿me devuelven todo el dinero?", None),  # "si" is "if"
+        ("pt", "Sim, pode prosseguir.", True),
+        ("pt", "Não, espere.", False),
+        ("fr", "Oui, allez-y.", True),
+        ("fr", "Non, attendez.", False),
+        ("fr", "Si je l'annule aujourd'hui, est-ce que je suis remboursé ?", None),
+        ("de", "Ja, bitte fortfahren.", True),
+        ("de", "Nein, warten Sie.", False),
+        ("it", "Sì, procedi.", True),
+        ("it", "No, aspetti.", False),
+        ("it", "Si può avere il rimborso completo?", None),
+        ("es", "Yes, go ahead and do it.", True),  # English in a Spanish conversation
+        ("es", "No hay problema.", None),  # "no problem" is no refusal
+        ("pt", "Sem problema.", None),
+        ("fr", "Pas de problème.", None),
+        ("de", "Kein Problem.", None),
+        ("it", "Nessun problema.", None),
+    ],
+)
+def test_a_reply_is_read_in_its_language(code, reply, said):
+    assert verdict(reply, LEXICONS[code]) is said
+
+
+@pytest.mark.parametrize(
+    ("code", "text", "asks"),
+    [
+        ("es", "Puedo anular la reserva K1NW8N. ¿Desea que proceda?", True),
+        ("es", "¿Confirma que desea cancelar la orden O007?", True),
+        ("es", "¿Qué desea que cambie en su reserva?", False),  # asks what to do
+        ("pt", "Posso cancelar a reserva. Deseja que eu prossiga?", True),
+        ("fr", "Je peux annuler la réservation. Voulez-vous que je procède ?", True),
+        ("de", "Ich kann die Buchung stornieren. Soll ich fortfahren?", True),
+        ("de", "Welche Buchung möchten Sie stornieren?", False),
+        ("it", "Posso annullare la prenotazione. Vuole che proceda?", True),
+    ],
+)
+def test_a_request_for_confirmation_is_read_in_its_language(code, text, asks):
+    assert asks_to_confirm(text, LEXICONS[code]) is asks
+
+
+def test_a_waiver_is_read_in_its_language():
+    assert waives("No hace falta que me consulte, hágalo directamente.", LEXICONS["es"])
+    assert not waives("Consúlteme antes, por favor.", LEXICONS["es"])
+
+
+def test_the_coverage_names_the_languages_read():
+    from auditor import config, engine
+    from tests.helpers import FIXTURES
+
+    logs = [FIXTURES / "rules" / "FB003" / f"bad_claim_in_{n}.jsonl" for n in ("spanish", "german")]
+    report = engine.audit([str(p) for p in logs], config.build(select=["FB003"]))
+    assert report.coverage_notes()[-1] == "languages read: 2 in German, 2 in Spanish"
+    mixed = FIXTURES / "rules" / "FB003" / "good_conversation_in_another_language.jsonl"
+    report = engine.audit([str(mixed)], config.build(select=["FB003"]))
+    assert report.coverage_notes()[-1] == "languages read: 3 in English, 1 in Spanish"
+    english = FIXTURES / "rules" / "FB003" / "bad_claim_after_the_call_failed.jsonl"
+    report = engine.audit([str(english)], config.build(select=["FB003"]))
+    assert report.findings
+    assert not any(n.startswith("languages read") for n in report.coverage_notes())
