@@ -69,7 +69,9 @@ PARTICIPLES = {p: verb for verb, forms in VERBS.items() for p in forms.split()}
 PARTICIPLES_OF = {verb: forms.split() for verb, forms in VERBS.items()}
 CHANGE = frozenset(("add", "change", "update", "modify", "remove", "upgrade", "downgrade"))
 """Verbs of change: tools are matched by what changed, too (`bags … added` → `…_baggages`)."""
-CHANGE_TOOLS = frozenset(("add", "change", "update", "modify", "edit", "set", "remove"))
+CHANGE_TOOLS = frozenset(
+    ("add", "change", "update", "modify", "edit", "set", "remove", "upgrade", "downgrade")
+)
 """Words that make a tool one of change, when its other words name what it changes."""
 ACTIONS = {
     "booking": "book",

@@ -257,3 +257,14 @@ def test_the_coverage_names_the_languages_read():
     report = engine.audit([str(english)], config.build(select=["FB003"]))
     assert report.findings
     assert not any(n.startswith("languages read") for n in report.coverage_notes())
+
+
+def test_a_claimed_change_is_a_tool_that_upgrades_or_downgrades_what_it_names():
+    from auditor.actions import tools_for
+
+    # "El cambio de plan se ha realizado": the plan's upgrade is the change claimed
+    tools = ["consultar_datos_cliente", "hacer_upgrade_de_plan"]
+    assert tools_for("change", ["plan"], tools) == ["hacer_upgrade_de_plan"]
+    assert tools_for("change", ["seat"], ["get_seat_map", "downgrade_seat"]) == ["downgrade_seat"]
+    # ... not one that upgrades something else, nor a lookup
+    assert tools_for("change", ["plan"], ["upgrade_seat", "get_plan"]) == []
