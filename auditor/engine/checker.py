@@ -43,6 +43,7 @@ class ConversationChecker:
         self.in001 = BY_CODE[IN001] if settings.enabled(IN001) else None
         self.in002 = BY_CODE[IN002] if settings.enabled(IN002) else None
         self.conversations = self.assistant_turns = 0
+        self.tool_calls = self.tool_results = 0
         self.tools_given = self.tools_declared = self.tools_inferred = 0
 
     @functools.cached_property
@@ -73,6 +74,8 @@ class ConversationChecker:
         return Counts(
             conversations=self.conversations,
             assistant_turns=self.assistant_turns,
+            tool_calls=self.tool_calls,
+            tool_results=self.tool_results,
             tools_given=self.tools_given,
             tools_declared=self.tools_declared,
             tools_inferred=self.tools_inferred,
@@ -169,6 +172,8 @@ class ConversationChecker:
         inferred = not given and not declared
         self.conversations += 1  # plain integers: a Counts per conversation cost 5% of a run
         self.assistant_turns += len(rep.turns)
+        self.tool_calls += len(rep.exchanges)
+        self.tool_results += sum(m.result is not None for m in conversation.messages)
         self.tools_given += given
         self.tools_declared += declared
         self.tools_inferred += inferred
