@@ -185,3 +185,14 @@ def test_detection_never_raises():
         node = node[0]
     for value in (deep, {"a": [{"role": "user", "content": {"x": [1]}}] * 3}, [None, 1, "s"]):
         assert formats.by_name("structural").detect(_record(value)) in (True, False)
+
+
+def test_calls_kept_under_a_key_it_does_not_know_make_the_reading_partial():
+    value = [
+        {"speaker": "user", "text": "Open the settings page."},
+        {"speaker": "agent", "text": "Opening it.", "actions": [{"click": "#settings"}]},
+        {"speaker": "user", "text": "Thanks."},
+    ]
+    (problem,) = formats.by_name("structural").parse(_record(value))
+    assert isinstance(problem, Problem) and problem.location.pointer == "/1/actions"
+    assert "only in part: `actions`, which may hold calls it cannot read" in problem.reason

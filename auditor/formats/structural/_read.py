@@ -164,10 +164,35 @@ def _message(meaning: str, body: dict, here: Location, reading: Reading) -> list
         return [_result(body, keys, here, reading, whole=True)]
     _text_into(body, keys, here, reading, draft, results)
     _message_calls(body, keys, here, reading, draft, results)
+    _unknown_calls(body, keys, here, reading)
     name = first(body, keys, ("name",))
     if name is not None and type(name[1]) is str:
         draft.name = name[1]
     return with_results(draft, results)
+
+
+_KNOWN = frozenset(
+    (
+        *CALL_LISTS,
+        *CALL_OBJECTS,
+        *RESULT_ID_KEYS,
+        *("toolresults", "additionalkwargs", "toolplan", "finishreason", "assistantid"),
+    )
+)
+"""Keys of a message that name calls or tools and that the reader reads, or knows to hold none
+(Cohere's `tool_plan` is text; the Assistants API's `assistant_id` an id)."""
+_CALL_WORDS = ("call", "tool", "function", "action", "invocation")
+
+
+def _unknown_calls(body: dict, keys: dict[str, str], here: Location, reading: Reading) -> None:
+    """A gap for each key that may hold calls in a way the reader does not know (`actions`,
+    `invalid_tool_calls`, `function_invocations`): reading the message without them would
+    let a rule judge its text alone."""
+    for folded, key in keys.items():
+        if folded in _KNOWN or not any(word in folded for word in _CALL_WORDS):
+            continue
+        if body[key] not in (None, "", [], {}, False):
+            reading.gap(here.child(key), f"`{key}`, which may hold calls it cannot read")
 
 
 def _holds_results(body: dict, keys: dict[str, str]) -> bool:
