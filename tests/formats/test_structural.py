@@ -18,6 +18,7 @@ ZOO = sorted(p for p in (FORMAT_DIR / "structural").glob("*.json*"))
 NEGATIVES = sorted((FIXTURES / "not-transcripts" / "structural").glob("*.json*"))
 
 CALLS = {
+    "ai-sdk-ui-messages.json": 2,
     "adk-session.json": 2,
     "bedrock-invocation-log.jsonl": 2,
     "cohere-chat-history.json": 2,

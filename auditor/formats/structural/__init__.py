@@ -57,12 +57,14 @@ def inferred(record: Record) -> str | None:
     return describe(reading)
 
 
+_SAID = ("position", "tool name", "the call's own result")
+"""Ways of pairing said in words, not keys."""
+
+
 def describe(reading: Reading) -> str:
     roles = ", ".join(f"`{k}`" for k in sorted(reading.roles)) or "nowhere"
     calls = ", ".join(sorted(reading.calls))
-    pairing = ", ".join(
-        f"`{k}`" if k not in ("position", "tool name") else k for k in sorted(reading.pairing)
-    )
+    pairing = ", ".join(f"`{k}`" if k not in _SAID else k for k in sorted(reading.pairing))
     said = f"read by shape: roles from {roles}, " + (f"calls from {calls}" if calls else "no calls")
     return f"{said}, results paired by {pairing}" if pairing else said
 

@@ -149,9 +149,10 @@ def _message(meaning: str, body: dict, here: Location, reading: Reading) -> list
     if meaning == "call":
         draft = MessageDraft("assistant", here)
         kind = body.get(keys.get("type", "\0"))
-        _call(body, here, reading, draft, f"`type: {kind}` events" if kind else "call events")
+        how = f"`type: {kind}` events" if kind else "call events"
+        embedded = _call(body, here, reading, draft, how)
         _text_into(body, keys, here, reading, draft, [], skip_args=True)
-        return [draft]
+        return [draft, embedded] if embedded is not None else [draft]
     draft = MessageDraft(meaning, here)
     results: list[MessageDraft] = []
     if meaning == "tool":
@@ -258,7 +259,12 @@ def _part(
     kind = part[kind_key] if kind_key else None
     folded = fold(kind) if type(kind) is str else ""
     if folded in CALL_TYPES:
-        _call(part, where, reading, draft, f"`{kind}` blocks")
+        _embedded(_call(part, where, reading, draft, f"`{kind}` blocks"), results)
+        return
+    if type(kind) is str and kind.startswith("tool-") and "toolcallid" in keys:
+        # The AI SDK's UI message parts: `{type: tool-NAME, toolCallId, input, output}`.
+        named = {"toolName": kind[5:], **part}
+        _embedded(_call(named, where, reading, draft, "`tool-NAME` parts"), results)
         return
     if folded in RESULT_TYPES:
         results.append(_result(part, keys, where, reading))
@@ -271,7 +277,8 @@ def _part(
     for want in CALL_OBJECTS:
         key = keys.get(want)
         if key is not None and type(part[key]) is dict:
-            _call(part[key], where.child(key), reading, draft, f"`{key}` parts")
+            held = _call(part[key], where.child(key), reading, draft, f"`{key}` parts")
+            _embedded(held, results)
             return
     for want in RESULT_OBJECTS:
         key = keys.get(want)
@@ -320,11 +327,13 @@ def _message_calls(
             if key is None or type(value[key]) is not list:
                 continue
             for j, entry in enumerate(value[key]):
-                _call(entry, where.child(key, j), reading, draft, f"`{key}` lists")
+                found = _call(entry, where.child(key, j), reading, draft, f"`{key}` lists")
+                _embedded(found, results)
         for want in CALL_OBJECTS:
             key = value_keys.get(want)
             if key is not None and type(value[key]) is dict:
-                _call(value[key], where.child(key), reading, draft, f"`{key}` objects")
+                found = _call(value[key], where.child(key), reading, draft, f"`{key}` objects")
+                _embedded(found, results)
         key = value_keys.get("toolresults")  # Cohere's chat history
         if key is not None and type(value[key]) is list:
             for j, entry in enumerate(value[key]):
@@ -332,10 +341,23 @@ def _message_calls(
                 results.append(_result(entry, entry_keys, where.child(key, j), reading))
 
 
-def _call(raw: Any, where: Location, reading: Reading, draft: MessageDraft, how: str) -> None:
+def _embedded(result: MessageDraft | None, results: list[MessageDraft]) -> None:
+    if result is not None:
+        results.append(result)
+
+
+_EMBEDDED = ("result", "output", "response", "observation", "outputs")
+"""Keys under which a call keeps its own result (Gemini CLI's `toolCalls`, the AI SDK's UI
+parts): read as the call's result, so the call is not taken for unanswered."""
+
+
+def _call(
+    raw: Any, where: Location, reading: Reading, draft: MessageDraft, how: str
+) -> MessageDraft | None:
+    """Reads a call into `draft`; returns the result the call object holds itself, if any."""
     if type(raw) is not dict:
         reading.gap(where, "a call that is not an object")
-        return
+        return None
     keys = keys_of(raw)
     fn = raw
     inner = first(raw, keys, ("function", "functioncall"))
@@ -348,7 +370,7 @@ def _call(raw: Any, where: Location, reading: Reading, draft: MessageDraft, how:
             name = found
         else:
             reading.gap(where, "a call without a name")
-            return
+            return None
     arguments = first(fn, fn_keys, ARGUMENT_KEYS) or first(raw, keys, ARGUMENT_KEYS)
     call_id = first(raw, keys, CALL_ID_KEYS) or first(fn, fn_keys, CALL_ID_KEYS)
     reading.calls.add(how)
@@ -356,6 +378,13 @@ def _call(raw: Any, where: Location, reading: Reading, draft: MessageDraft, how:
     args = arguments[1] if arguments else None
     draft.calls.append(tool_call(call_id[1] if call_id else None, name[1], args, where))
     draft.tag = draft.tag or "calls"
+    if any(keys.get(k) is not None and raw[keys[k]] is not None for k in _EMBEDDED):
+        result = _result(raw, keys, where, reading)
+        result.tag = "the call's own result"
+        if result.result is not None and call_id is not None:
+            result.result.call_id = as_id(call_id[1])
+        return result
+    return None
 
 
 def _result(

@@ -121,9 +121,11 @@ MEDIA_TYPES = frozenset(
     (
         *("image", "imageurl", "inputimage", "document", "file", "audio", "inputaudio"),
         *("inlinedata", "filedata", "imageblock", "video", "media", "refusal"),
+        *("stepstart", "stepfinish", "sourceurl", "sourcedocument", "citation"),
     )
 )
-"""Part types that hold no text, call or result and are read as nothing, not as a gap."""
+"""Part types that hold no text, call or result and are read as nothing, not as a gap (media,
+a refusal, the AI SDK's step marks and sources)."""
 
 MEDIA_KEYS = frozenset(
     ("inlinedata", "filedata", "image", "imageurl", "document", "video", "audio")
