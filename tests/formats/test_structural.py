@@ -27,6 +27,7 @@ CALLS = {
     "langchain-messages-to-dict.json": 2,
     "llamaindex-chat-store.json": 1,
     "mistral-conversation-entries.json": 2,
+    "pydantic-ai-messages.json": 3,
     "semantic-kernel-chat-history.json": 2,
     "toolbench-answer.json": 2,
     "vercel-ai-sdk-response.json": 1,

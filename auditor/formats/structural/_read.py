@@ -98,8 +98,22 @@ def role(item: Any) -> tuple[str, str, dict] | None:
             if found is not None and _has_body(inner_keys):
                 return found[0], found[1], inner
     if found is None:
+        kind = item.get(keys.get("kind", "\0"))
+        parts = item.get(keys.get("parts", "\0"))
+        # Pydantic AI's message history: a `request` the model was sent, its `response`, each
+        # of parts that say their kind (`part_kind`): not any request and response.
+        if (
+            kind in _EXCHANGE_ROLES
+            and type(parts) is list
+            and parts
+            and all(type(p) is dict and "part_kind" in p for p in parts)
+        ):
+            return _EXCHANGE_ROLES[kind], keys["kind"], item
         return None
     return found[0], found[1], item
+
+
+_EXCHANGE_ROLES = {"request": "user", "response": "assistant"}
 
 
 def _own_role(item: dict, keys: dict[str, str]) -> tuple[str, str] | None:
@@ -261,13 +275,27 @@ def _part(
     if folded in CALL_TYPES:
         _embedded(_call(part, where, reading, draft, f"`{kind}` blocks"), results)
         return
+    if folded in RESULT_TYPES:
+        results.append(_result(part, keys, where, reading))
+        return
     if type(kind) is str and kind.startswith("tool-") and "toolcallid" in keys:
         # The AI SDK's UI message parts: `{type: tool-NAME, toolCallId, input, output}`.
         named = {"toolName": kind[5:], **part}
         _embedded(_call(named, where, reading, draft, "`tool-NAME` parts"), results)
         return
-    if folded in RESULT_TYPES:
-        results.append(_result(part, keys, where, reading))
+    if folded == "systemprompt":  # Pydantic AI: the system prompt, a part of a request
+        said = first(part, keys, ("content",))
+        if said is not None and type(said[1]) is str:
+            results.insert(0, MessageDraft("system", where, [said[1]]))
+        return
+    if folded == "retryprompt":  # Pydantic AI: a tool's validation error, or the user's
+        if "toolname" in keys:
+            retry = _result(part, keys, where, reading)
+            if retry.result is not None:
+                retry.result.is_error = True
+            results.append(retry)
+        else:
+            draft.texts.append(json_text(part.get(keys.get("content", "\0"), "")))
         return
     if folded in REASONING_TYPES:
         found = first(part, keys, ("thinking", "text", "reasoning", "content"))

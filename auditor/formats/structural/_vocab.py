@@ -89,7 +89,7 @@ RESULT_OBJECTS = (
 CALL_TYPES = frozenset(
     (
         *("tooluse", "toolcall", "functioncall", "servertooluse", "toolrequest"),
-        *("functioncallrequest", "functioncallcontent"),
+        *("functioncallrequest", "functioncallcontent", "builtintoolcall"),
     )
 )
 """A part's or an event's `type` (folded) that makes it a call."""
@@ -98,7 +98,7 @@ RESULT_TYPES = frozenset(
     (
         *("toolresult", "functioncalloutput", "functionresponse", "toolresponse"),
         *("functionresult", "toolcallresult", "toolcalloutput", "observation"),
-        "functionresultcontent",
+        *("functionresultcontent", "toolreturn", "builtintoolreturn"),
     )
 )
 """A part's or an event's `type` (folded) that makes it a result."""
@@ -114,7 +114,10 @@ RESULT_TEXT_KEYS = (
 )
 
 TEXT_TYPES = frozenset(
-    ("text", "inputtext", "outputtext", "textblock", "textpart", "markdown", "textcontent")
+    (
+        *("text", "inputtext", "outputtext", "textblock", "textpart", "markdown"),
+        *("textcontent", "userprompt"),
+    )
 )
 REASONING_TYPES = frozenset(("thinking", "reasoning", "redactedthinking", "thought"))
 MEDIA_TYPES = frozenset(
