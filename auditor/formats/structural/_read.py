@@ -87,6 +87,8 @@ def role(item: Any) -> tuple[str, str, dict] | None:
     if type(item) is not dict:
         return None
     keys = keys_of(item)
+    if not _LOG_LEVEL.isdisjoint(keys):
+        return None  # an application's log line (`{level, source: user, message}`), not a turn
     found = _own_role(item, keys)
     for wrapper in WRAPPERS:
         inner = item.get(keys.get(wrapper, "\0"))
@@ -114,6 +116,7 @@ def role(item: Any) -> tuple[str, str, dict] | None:
 
 
 _EXCHANGE_ROLES = {"request": "user", "response": "assistant"}
+_LOG_LEVEL = frozenset(("level", "levelname", "severity", "loglevel", "lvl"))
 
 
 def _own_role(item: dict, keys: dict[str, str]) -> tuple[str, str] | None:
