@@ -69,19 +69,22 @@ def describe(reading: Reading) -> str:
     return f"{said}, results paired by {pairing}" if pairing else said
 
 
-_last: list[Any] = [None, None]
+_last: list[Any] = [(None, None)]
+"""The last record read and what it holds, one tuple replaced whole (threads may share it):
+`parse` follows `detect` on the same record, which then costs one walk."""
 
 
 def _found(record: Record) -> tuple[list[Unit], bool]:
     """The conversations a record holds, and whether it is itself one message of a stream."""
-    if _last[0] is record:
-        return _last[1]
+    last_record, last_found = _last[0]
+    if last_record is record:
+        return last_found
     value = record.value
     found: tuple[list[Unit], bool] = ([], False)
     if record.kind == "json" and type(value) in (dict, list):
         held = units(value, record.location)
         found = (held, not held and _message_line(value))
-    _last[0], _last[1] = record, found
+    _last[0] = (record, found)
     return found
 
 
