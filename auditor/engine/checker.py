@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 IN001, IN002 = "IN001", "IN002"
 """The rules the engine reports while reading (they have no `check`)."""
 _UNREAD = frozenset({IN001, IN002})
+READ_IN_PART = "read only in part (IN002 names each)"
+"""The coverage reason of a conversation a format could read only in part."""
 
 
 class ConversationChecker:
@@ -144,6 +146,12 @@ class ConversationChecker:
         from auditor.replay import replay  # here: a file of no conversation replays none
 
         result = self.result
+        if conversation.unread:
+            # Read only in part (its IN002 says where): counted, and no rule judges half of it.
+            self.conversations += 1
+            for rule, _, _ in self.checks:
+                result.skipped[(rule.code, READ_IN_PART)] += 1
+            return
         approvals = self.approvals  # outside the record boundary, as the rules' modules load
         given = conversation.tools is None and self.settings.tools is not None
         if given:

@@ -4,6 +4,10 @@ shape (`fixtures/not-transcripts/structural/`) is not taken for a transcript."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+
 import pytest
 
 from auditor import formats, sources
@@ -104,7 +108,7 @@ def test_what_it_inferred_is_said_in_words():
     )
 
 
-def test_a_list_read_only_in_part_is_one_problem_and_no_conversation():
+def test_a_list_read_only_in_part_is_one_problem_and_a_conversation_never_audited():
     value = {
         "id": "run-9",
         "log": [
@@ -113,11 +117,12 @@ def test_a_list_read_only_in_part_is_one_problem_and_no_conversation():
             {"role": "assistant", "content": "Found it."},
         ],
     }
-    items = list(formats.by_name("structural").parse(_record(value)))
-    assert len(items) == 1 and isinstance(items[0], Problem)
-    assert items[0].conversation == "run-9"
-    assert items[0].location.pointer == "/log/1/content/0"
-    assert items[0].reason.startswith("read by shape only in part: a content part of no known")
+    problem, unread = formats.by_name("structural").parse(_record(value))
+    assert isinstance(problem, Problem) and problem.conversation == "run-9"
+    assert problem.location.pointer == "/log/1/content/0"
+    assert problem.reason.startswith("read by shape only in part: a content part of no known")
+    assert isinstance(unread, Conversation) and unread.id == "run-9"
+    assert unread.messages == () and unread.unread == problem.reason
 
 
 def test_toolbench_attempts_are_read_as_the_last_one():
@@ -195,6 +200,35 @@ def test_calls_kept_under_a_key_it_does_not_know_make_the_reading_partial():
         {"speaker": "agent", "text": "Opening it.", "actions": [{"click": "#settings"}]},
         {"speaker": "user", "text": "Thanks."},
     ]
-    (problem,) = formats.by_name("structural").parse(_record(value))
+    problem, _unread = formats.by_name("structural").parse(_record(value))
     assert isinstance(problem, Problem) and problem.location.pointer == "/1/actions"
     assert "only in part: `actions`, which may hold calls it cannot read" in problem.reason
+
+
+def test_a_conversation_read_in_part_is_counted_and_named_and_gets_no_finding(tmp_path):
+    log = tmp_path / "chat.json"
+    # It would give EX001 (a call never answered) if it were audited.
+    log.write_text(
+        json.dumps(
+            {
+                "chat": [
+                    {"speaker": "user", "text": "Delete the old branches."},
+                    {"speaker": "agent", "tool_calls": [{"id": "c1", "name": "git_branch_d"}]},
+                    {"speaker": "agent", "content": [{"type": "hologram"}], "text": "Done."},
+                ]
+            }
+        )
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "auditor", str(log), "-f", "json"], capture_output=True
+    )
+    report = json.loads(proc.stdout)
+    assert [(f["code"], f["conversation"]) for f in report["findings"]] == [("IN002", str(log))]
+    assert report["summary"]["conversations"] == 1
+    assert report["summary"]["tool_calls"] == 0
+    reasons = {
+        gap["reason"]
+        for family in report["coverage"]["families"].values()
+        for gap in family["not_examined"]
+    }
+    assert "read only in part (IN002 names each)" in reasons

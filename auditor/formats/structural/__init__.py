@@ -166,11 +166,10 @@ def _emit(unit: Unit, cid: str, own: bool) -> Iterator[Conversation | Problem]:
     if reading.gaps:
         where, why = reading.gaps[0]
         more = f" (and {len(reading.gaps) - 1} more)" if len(reading.gaps) > 1 else ""
-        yield Problem(
-            where,
-            f"read by shape only in part: {why}{more}; the conversation is not audited",
-            cid,
-        )
+        reason = f"read by shape only in part: {why}{more}; the conversation is not audited"
+        yield Problem(where, reason, cid)
+        # Counted in the summary and the coverage, with no message for a rule to read.
+        yield Conversation(cid, NAME, unit.location, (), own_id=own, unread=reason)
         return
     container = unit.container or {}
     tools = None
