@@ -193,7 +193,9 @@ def show_files(paths: tuple[str, ...], chosen: Settings, out: TextIO) -> None:
             elif isinstance(first, sources.Record):
                 fmt = detect_format(first, chosen.formats)
                 if fmt is not None:
-                    what = fmt.NAME
+                    # A reading by shape says what it inferred: where roles, calls and ids are.
+                    inferred = getattr(fmt, "inferred", None)
+                    what = (inferred(first) if inferred is not None else None) or fmt.NAME
                 elif walked:
                     reason, _ = unread_as(first)
                     said = describe(first)  # "not a transcript: …" says its reason itself

@@ -176,6 +176,9 @@ class Conversation:
     instructions: str = ""
     """What the agent was told that the log keeps beside its messages, not as a system message
     (tau2's domain policy); empty when the messages hold it."""
+    unread: str = ""
+    """Why the log could be read only in part (a reading by shape that met a part it cannot
+    read): the conversation is counted and named, and no rule runs on it. Empty when read whole."""
 
 
 class ModelError(TypeError):
@@ -192,8 +195,8 @@ def validate(conversation: Conversation) -> None:
     """
     if type(conversation.id) is not str or type(conversation.messages) is not tuple:
         raise ModelError("conversation id or messages of the wrong type")
-    if type(conversation.instructions) is not str:
-        raise ModelError("conversation instructions are not a string")
+    if type(conversation.instructions) is not str or type(conversation.unread) is not str:
+        raise ModelError("conversation instructions or unread reason are not a string")
     for message in conversation.messages:  # hot: the tests are inlined, not called
         if type(message) is not Message:
             raise ModelError(f"message of type {type(message).__name__}")

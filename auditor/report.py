@@ -36,6 +36,10 @@ class Counts:
     """Conversations whose tools came from `--tools` / `[tool.auditor] tools`."""
     tools_inferred: int = 0
     """Conversations whose tools are inferred from the calls in their input file (or run)."""
+    tool_calls: int = 0
+    """Calls read in the conversations audited (structured or recovered from text)."""
+    tool_results: int = 0
+    """Tool results read in the conversations audited, paired with a call or not."""
     languages: tuple[tuple[str, int], ...] = ()
     """Conversations by the languages they were read in (`en`, `es`, `en+es`; "" for one with
     no lexicon), of those a rule that reads claims or replies looked at."""
@@ -54,6 +58,8 @@ class Counts:
             self.tools_declared + other.tools_declared,
             self.tools_given + other.tools_given,
             self.tools_inferred + other.tools_inferred,
+            self.tool_calls + other.tool_calls,
+            self.tool_results + other.tool_results,
             tuple(sorted(languages.items())),
         )
 
@@ -224,6 +230,8 @@ class Report:
             "records": c.records,
             "conversations": c.conversations,
             "assistant_turns": c.assistant_turns,
+            "tool_calls": c.tool_calls,
+            "tool_results": c.tool_results,
             "skipped_files": len(self.unread),
             "excluded": c.excluded,
             "gitignored": c.gitignored,

@@ -224,7 +224,9 @@ FINDINGS = (
 
 REPORT = Report(
     findings=FINDINGS,
-    counts=Counts(files=2, records=9, conversations=7, assistant_turns=31),
+    counts=Counts(
+        files=2, records=9, conversations=7, assistant_turns=31, tool_calls=24, tool_results=23
+    ),
     rules=RULES,
     gaps=(Gap("EX", "no tools declared", ("EX005", "EX007"), 6),),
     errors=(

@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 IN001, IN002 = "IN001", "IN002"
 """The rules the engine reports while reading (they have no `check`)."""
 _UNREAD = frozenset({IN001, IN002})
+READ_IN_PART = "read only in part (IN002 names each)"
+"""The coverage reason of a conversation a format could read only in part."""
 
 
 class ConversationChecker:
@@ -43,6 +45,7 @@ class ConversationChecker:
         self.in001 = BY_CODE[IN001] if settings.enabled(IN001) else None
         self.in002 = BY_CODE[IN002] if settings.enabled(IN002) else None
         self.conversations = self.assistant_turns = 0
+        self.tool_calls = self.tool_results = 0
         self.tools_given = self.tools_declared = self.tools_inferred = 0
         self.languages: dict[str, int] = {}
 
@@ -74,6 +77,8 @@ class ConversationChecker:
         return Counts(
             conversations=self.conversations,
             assistant_turns=self.assistant_turns,
+            tool_calls=self.tool_calls,
+            tool_results=self.tool_results,
             tools_given=self.tools_given,
             tools_declared=self.tools_declared,
             tools_inferred=self.tools_inferred,
@@ -143,6 +148,12 @@ class ConversationChecker:
         from auditor.replay import replay  # here: a file of no conversation replays none
 
         result = self.result
+        if conversation.unread:
+            # Read only in part (its IN002 says where): counted, and no rule judges half of it.
+            self.conversations += 1
+            for rule, _, _ in self.checks:
+                result.skipped[(rule.code, READ_IN_PART)] += 1
+            return
         approvals = self.approvals  # outside the record boundary, as the rules' modules load
         given = conversation.tools is None and self.settings.tools is not None
         if given:
@@ -175,6 +186,8 @@ class ConversationChecker:
         inferred = not given and not declared
         self.conversations += 1  # plain integers: a Counts per conversation cost 5% of a run
         self.assistant_turns += len(rep.turns)
+        self.tool_calls += len(rep.exchanges)
+        self.tool_results += sum(m.result is not None for m in conversation.messages)
         self.tools_given += given
         self.tools_declared += declared
         self.tools_inferred += inferred

@@ -131,6 +131,8 @@ _BUILT_IN = (
     "openai",
     "stream",
     "harmony",
+    # Last: any JSON holding a list of message-like objects no reader above took.
+    "structural",
 )
 
 
@@ -406,6 +408,11 @@ class FileReader:
             # Collectors guard each conversation they close; this catches what they miss.
             where = Location(self._path or "")
             yield from _guarded(collector.finish(), where)
+        for name, collector in collectors.items():
+            said = getattr(collector, "inferred", None)
+            if said is not None and name in self.seen:
+                # A reading by shape says how it read the file where the format's name goes.
+                self.seen = {(said() if k == name else k): n for k, n in self.seen.items()}
 
 
 HEADER = "header"

@@ -54,7 +54,7 @@ def summary(report: Report, verbose: bool = True) -> list[str]:
     c = report.counts
     read = (
         f"{plural(c.files, 'file')}, {plural(c.conversations, 'conversation')}, "
-        f"{plural(c.assistant_turns, 'assistant turn')}"
+        f"{plural(c.assistant_turns, 'assistant turn')}, {plural(c.tool_calls, 'tool call')}"
     )
     severities = [plural(n, s) for s, n in report.by_severity().items() if n]
     found = (

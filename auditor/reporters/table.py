@@ -122,6 +122,7 @@ def _summary(console: Console, report: Report, context: Context, cut: bool) -> N
         plural(c.records, "record"),
         plural(c.conversations, "conversation"),
         plural(c.assistant_turns, "assistant turn"),
+        plural(c.tool_calls, "tool call"),
     ]
     if c.excluded:
         read.append(f"{c.excluded:,} excluded by the configuration")

@@ -52,7 +52,8 @@ def test_concise_lines_and_summary_on_stderr():
     assert out[0].endswith("[moved-on turn 1]")
     notes = proc.stderr.decode().splitlines()
     assert notes[0] == (
-        "audit: read 2 files, 3 conversations, 5 assistant turns: 3 findings (2 errors, 1 warning)"
+        "audit: read 2 files, 3 conversations, 5 assistant turns, 3 tool calls: "
+        "3 findings (2 errors, 1 warning)"
     )
     assert audit_process(LOST, ORPHAN, "-f", "concise", "-q").stderr == b""
 
@@ -555,3 +556,10 @@ def test_coverage_in_json_counts_every_reason_a_rule_could_not_examine():
     }
     assert ("no tool calls", ("EX001", "EX005", "EX006", "EX007"), 6) in gaps
     assert ("no tools declared or given with --tools", ("EX005", "EX007"), 5) in gaps
+
+
+def test_json_summary_counts_the_calls_and_results_read():
+    proc = audit_process(LOST, ORPHAN, "-f", "json")
+    summary = json.loads(proc.stdout)["summary"]
+    # EX001's log: two calls, one answered; EX002's: a call answered, a result of no call.
+    assert (summary["assistant_turns"], summary["tool_calls"], summary["tool_results"]) == (5, 3, 2)
