@@ -20,6 +20,7 @@ import orjson
 from auditor.model import Location
 from auditor.patterns import lazy
 from auditor.sources.events import grouped
+from auditor.sources.files import read_regular
 from auditor.sources.kinds import (
     BINARY_HEAD,
     HEAD_BYTES,
@@ -32,6 +33,7 @@ from auditor.sources.kinds import (
     Span,
     binary,
     is_url,
+    os_reason,
 )
 from auditor.text import cut
 
@@ -130,9 +132,21 @@ def _read_events(directory: str, limit: int) -> Iterator[Record | InvalidRecord]
     else:
         listed = os.listdir(directory)
     for name in grouped(listed):
-        path = f"{directory.rstrip('/')}/{name}" if url else os.path.join(directory, name)
-        with open_binary(path) as fp:
-            yield from _read_whole(path, fp, limit, parse_document)
+        if url:
+            path = f"{directory.rstrip('/')}/{name}"
+            with open_binary(path) as fp:
+                yield from _read_whole(path, fp, limit, parse_document)
+            continue
+        path = os.path.join(directory, name)
+        # Each event file passes the check every file opened by name passes, and is never
+        # followed through a link (OpenHands writes none): a FIFO named like one would hang
+        # the run, a link to /proc/self/environ would put the environment in the report.
+        try:
+            data = read_regular(path, limit, follow=False)
+        except OSError as exc:
+            yield InvalidRecord(Location(path), f"event file not read: {os_reason(exc)}")
+            continue
+        yield from _read_whole(path, io.BytesIO(data), limit, parse_document)
 
 
 def _read_archive(path: str, fp: IO[bytes], limit: int) -> Iterator[Record | InvalidRecord]:

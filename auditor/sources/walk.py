@@ -327,7 +327,8 @@ def _enter(
     events = frozenset(grouped(names))  # one conversation, an event a file: one source
     folder = None
     if events:
-        size = sum(e.stat().st_size for e in entries if e.name in events)
+        # not through links: a dangling one, or a loop, is reported when the folder is read
+        size = sum(e.stat(follow_symlinks=False).st_size for e in entries if e.name in events)
         folder = (events, min(events), Source(directory, "events", False, named, size=size))
     stack.append((directory, iter(entries), ignore, folder))
 

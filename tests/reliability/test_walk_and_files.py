@@ -285,3 +285,47 @@ def test_the_configured_tools_file_must_be_a_regular_file(tmp_path, monkeypatch)
         f"{tmp_path / 'tools.json'}: is a named pipe, not a file\n"
     )
     assert stat.S_ISFIFO(os.stat(tmp_path / "tools.json").st_mode)
+
+
+EVENTS = FIXTURES / "formats" / "openhands" / "confirmation-mode"
+
+
+@pytest.mark.parametrize(
+    ("hostile", "reason"),
+    [
+        ("dangling", "is a symbolic link: not followed"),
+        ("loop", "is a symbolic link: not followed"),
+        ("environ", "is a symbolic link: not followed"),
+        ("outside", "is a symbolic link: not followed"),
+        ("fifo", "is a named pipe, not a file"),
+        ("directory", "is a directory"),
+    ],
+)
+def test_an_event_folder_reads_each_event_file_as_any_file_is_read(tmp_path, hostile, reason):
+    # issue 37, item 1: the event files of one conversation were opened with plain open()
+    events = tmp_path / "logs" / "events"
+    events.mkdir(parents=True)
+    for f in sorted(EVENTS.iterdir()):
+        if f.name.startswith("event-"):
+            (events / f.name).write_bytes(f.read_bytes())
+    (tmp_path / "creds.json").write_text('{"kind": "MessageEvent", "AWS_SECRET": "hunter2"}')
+    bad = events / "event-00099-ffffffff-0000-0000-0000-000000000000.json"
+    if hostile == "dangling":
+        os.symlink(tmp_path / "gone.json", bad)
+    elif hostile == "loop":
+        os.symlink(bad.name, bad)
+    elif hostile == "environ":
+        os.symlink("/proc/self/environ", bad)
+    elif hostile == "outside":
+        os.symlink(tmp_path / "creds.json", bad)
+    elif hostile == "fifo":
+        os.mkfifo(bad)
+    else:
+        bad.mkdir()
+    code, report, stderr = json_run(str(tmp_path / "logs"))
+    # the folder's conversation is read whole, and the hostile file is one IN001 naming it
+    assert (code, report["summary"]["conversations"]) == (1, 1)
+    unread = [(f["code"], f["path"], f["message"]) for f in report["findings"] if f["code"] < "IO"]
+    assert unread == [("IN001", str(bad), f"event file not read: {reason}")]
+    text = json.dumps(report) + stderr
+    assert "hunter2" not in text and "PATH=" not in text
