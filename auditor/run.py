@@ -69,6 +69,8 @@ class Invocation:
     show_evidence: bool = False
     color: str = "auto"
     config_file: str | None = None
+    isolated: bool = False
+    """`--isolated`: no configuration file is read, none found nor named."""
     baseline_file: str | None = None
     write_baseline: str | None = None
     statistics: bool = False
@@ -97,9 +99,14 @@ def settings(invocation: Invocation) -> Settings:
 
 
 def config_file(invocation: Invocation) -> FileConfig | None:
-    """`--config FILE`, else the configuration nearest to the audited paths, else None."""
+    """`--config FILE`, else the configuration nearest to the audited paths, else None; None
+    with `--isolated`."""
     from auditor import config
 
+    if invocation.isolated:
+        if invocation.config_file:
+            raise ConfigError("--isolated reads no configuration file: drop --config, or it")
+        return None
     if invocation.config_file:
         return config.read(invocation.config_file)
     return config.discover(config.start_of(invocation.paths))
@@ -347,6 +354,9 @@ def main(invocation: Invocation) -> int:
     from auditor.reporters import REPORTERS
 
     chosen = settings(invocation)
+    beside = found_beside_the_logs(invocation, chosen)
+    if beside:
+        stderr(f"audit: {beside}")
     formats = [REPORTERS[output_format(o)] for o in invocation.outputs]
     for fmt in map(output_format, invocation.outputs):
         if invocation.statistics and not REPORTERS[fmt].statistics:
@@ -367,6 +377,21 @@ def main(invocation: Invocation) -> int:
     if empty(invocation, report):
         return 2
     return exit_status(report, chosen, invocation.exit_zero or bool(invocation.write_baseline))
+
+
+def found_beside_the_logs(invocation: Invocation, chosen: Settings) -> str:
+    """A line naming the configuration file the run found, when it lies neither in the
+    working directory nor above it (`logs/.auditor.toml` in a checkout under audit, where it
+    could lower the gate without a word); empty otherwise. A file named with --config is the
+    user's own choice and needs no line."""
+    found = chosen.config_file
+    if not found or invocation.config_file:
+        return ""
+    folder = os.path.dirname(os.path.realpath(found))
+    here = os.path.realpath(os.getcwd())
+    if here == folder or here.startswith(folder.rstrip(os.sep) + os.sep):
+        return ""
+    return f"settings from {found}, found beside the logs (--isolated reads none)"
 
 
 def empty(invocation: Invocation, report: Report, allow: str = "--allow-empty") -> bool:

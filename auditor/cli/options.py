@@ -300,6 +300,17 @@ ConfigOption = Annotated[
         rich_help_panel=PANEL_CI,
     ),
 ]
+IsolatedOption = Annotated[
+    bool,
+    typer.Option(
+        "--isolated",
+        metavar=FLAG,
+        help="Read no configuration file: the defaults and the command line only (for logs "
+        "from an untrusted checkout, whose own .auditor.toml or pyproject.toml would decide "
+        "the run).",
+        rich_help_panel=PANEL_CI,
+    ),
+]
 BaselineOption = Annotated[
     str | None,
     typer.Option(

@@ -113,6 +113,7 @@ def invocation(o: dict[str, Any]) -> Invocation:
         show_evidence=o["show_evidence"] or o["verbose"],
         color=o["color"].value,
         config_file=o["config_file"],
+        isolated=o["isolated"],
         baseline_file=o["baseline_file"],
         write_baseline=o["write_baseline"],
         statistics=o["statistics"],

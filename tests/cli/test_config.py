@@ -68,6 +68,28 @@ def test_auditor_toml_files_are_found_before_pyproject_in_each_directory(tmp_pat
     assert config.discover(deep).values == {"fail-on": "note"}
 
 
+def test_a_configuration_beside_the_logs_is_named_and_isolated_reads_none(tmp_path):
+    # issue 37, item 2: a pull request adds logs/.auditor.toml with fail-on = "never"
+    (tmp_path / "logs").mkdir()
+    shutil.copy(LOST, tmp_path / "logs" / "run.jsonl")
+    pyproject(tmp_path / "logs", 'fail-on = "never"\n', name=".auditor.toml")
+    found = audit_process("logs", "-q", cwd=tmp_path)
+    assert found.returncode == 0  # the file's setting holds, but is not silent
+    assert found.stderr.decode().splitlines() == [
+        "audit: settings from logs/.auditor.toml, found beside the logs (--isolated reads none)"
+    ]
+    isolated = audit_process("logs", "-q", "--isolated", cwd=tmp_path)
+    assert (isolated.returncode, isolated.stderr.decode()) == (1, "")
+    settings = audit_process("logs", "--isolated", "--show-settings", cwd=tmp_path)
+    assert "# configuration file: none found" in settings.stdout.decode()
+    both = audit_process("logs", "--isolated", "--config", "logs/.auditor.toml", cwd=tmp_path)
+    assert both.returncode == 2
+    assert "--isolated reads no configuration file" in both.stderr.decode()
+    # run from the logs' own directory, the same file is the project's: no line
+    here = audit_process(".", "-q", cwd=tmp_path / "logs")
+    assert (here.returncode, here.stderr.decode()) == (0, "")
+
+
 def test_discovery_starts_from_the_audited_paths_not_the_working_directory(tmp_path):
     project = tmp_path / "project"
     (project / "logs").mkdir(parents=True)
