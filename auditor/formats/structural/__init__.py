@@ -130,7 +130,9 @@ class Collector:
             drafts, _ = read_items(_merged(items), reading)
             self.reading.merge(reading)
             first_line = items[0][1]
-            unit = Unit(drafts, reading, Location(first_line.path, first_line.line), None)
+            # a whole document read as one line of message shape starts at its first line
+            where = Location(first_line.path, first_line.line or 1)
+            unit = Unit(drafts, reading, where, None)
             if not unit.transcript():
                 yield Problem(
                     unit.location,
