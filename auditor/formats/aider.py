@@ -67,7 +67,9 @@ _NO_MATCH = lazy(
     r"\n<{5,9} SEARCH\n(.*?)^={5,9}",
     re.M | re.S,
 )
-_THINKING = lazy(r"<(thinking-content-\w+|think)>(.*?)</\1>", re.S)
+_THINKING = lazy(r"<(thinking-content-\w{1,64}|think)>")
+_UNCLOSED_NAMES = 8
+"""Distinct tag names looked for a closing of before the rest are taken as unclosed."""
 _NOT_CONFORMED = "The LLM did not conform to the edit format."
 _OTHERS = lazy(r"The other \d+ SEARCH/REPLACE blocks? (?:were|was) applied successfully\.")
 _WHOLE = lazy(
@@ -129,10 +131,9 @@ def _session(text: str, location: Location) -> list[MessageDraft]:
         elif kind == "reply":
             if reply is not None:
                 drafts.extend(_answers(reply[1], "", here, []))
-            thinking = (
-                [m.group(2).strip() for m in _THINKING.finditer(body)] if "<think" in body else []
-            )
-            body = _THINKING.sub("", body).strip() if thinking else body
+            thinking: list[str] = []
+            if "<think" in body:
+                thinking, body = _thinking(body)
             turn = MessageDraft("assistant", here, [body], reasoning=thinking)
             edits = [] if asked else _edits(body, here)
             turn.calls.extend(call for call, _ in edits)
@@ -149,6 +150,36 @@ def _session(text: str, location: Location) -> list[MessageDraft]:
     if reply is not None:
         drafts.extend(_answers(reply[1], "", location, []))
     return drafts
+
+
+def _thinking(body: str) -> tuple[list[str], str]:
+    """The reasoning blocks of a reply (`<think>…</think>`, `<thinking-content-…>…`) and the
+    reply without them, each opening matched with the first closing of its name after it.
+
+    Linear: an opening whose name has no closing after it is skipped, and that name is not
+    looked for again (a reply cut off inside a block, or hundreds of unclosed tags, cost one
+    scan a name, and at most `_UNCLOSED_NAMES` names are looked for in vain)."""
+    blocks: list[str] = []
+    kept: list[str] = []
+    at = 0
+    unclosed: set[str] = set()
+    for m in _THINKING.finditer(body):
+        name = m.group(1)
+        if m.start() < at or name in unclosed:
+            continue
+        if len(unclosed) >= _UNCLOSED_NAMES:
+            break
+        end = body.find(f"</{name}>", m.end())
+        if end < 0:
+            unclosed.add(name)
+            continue
+        blocks.append(body[m.end() : end].strip())
+        kept.append(body[at : m.start()])
+        at = end + len(name) + 3
+    if not blocks:
+        return [], body
+    kept.append(body[at:])
+    return blocks, "".join(kept).strip()
 
 
 def _sent(body: str) -> str:

@@ -672,3 +672,17 @@ def test_a_benchmark_record_with_an_empty_history_is_a_conversation_with_no_call
     # a record of another shape with an empty history is not taken for one
     (tmp_path / "other.jsonl").write_text(json.dumps({"history": [], "id": 1}) + "\n")
     assert [f.code for f in audit([tmp_path / "other.jsonl"]).findings] == ["IN002"]
+
+
+def test_aider_reasoning_blocks_are_cut_from_the_reply_in_one_pass():
+    from auditor.formats.aider import _thinking
+
+    reply = "<think>plan A</think>Here is the edit.<thinking-content-7>why</thinking-content-7>!"
+    assert _thinking(reply) == (["plan A", "why"], "Here is the edit.!")
+    # an unclosed block is left in the reply, and blocks after it are still read
+    assert _thinking("<think>cut off<think>a</think>b") == (["cut off<think>a"], "b")
+    assert _thinking("<thinking-content-x>never closed <think>b</think>") == (
+        ["b"],
+        "<thinking-content-x>never closed",
+    )
+    assert _thinking("<think> no end") == ([], "<think> no end")
