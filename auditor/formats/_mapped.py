@@ -211,11 +211,15 @@ def declare(name: str, table: Any, where: str) -> MappedFormat:
             raise error(
                 f"`{key}` must be a JMESPath expression (a string), got {excerpt_json(text)}"
             )
+        if len(text) > _LONGEST:
+            raise error(f"`{key}` is {len(text):,} characters long: at most {_LONGEST:,}")
         try:
             jmespath.compile(text)
         except JMESPathError as exc:
             reason = " ".join(str(exc).split())
             raise error(f"`{key}` = `{text}` is not a JMESPath expression: {reason}") from None
+        except RecursionError:  # jmespath's parser recurses once per level of nesting
+            raise error(f"`{key}` is nested too deep to be read as a JMESPath expression") from None
         expressions[key] = text
     roles = table.get("roles", {})
     if not isinstance(roles, dict) or not all(isinstance(v, str) for v in roles.values()):
@@ -225,6 +229,10 @@ def declare(name: str, table: Any, where: str) -> MappedFormat:
         raise error(f"`roles` maps to `{unknown[0]}`; map to one of {', '.join(ROLES)}")
     return MappedFormat(name, expressions, dict(roles), where)
 
+
+_LONGEST = 2_000
+"""The longest expression a mapping may hold: a real one is a few dozen characters, and
+jmespath's parser recurses once per level of a longer nesting."""
 
 _PATH = lazy(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 

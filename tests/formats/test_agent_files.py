@@ -506,6 +506,16 @@ def test_the_readmes_declared_format_is_read_as_it_says(tmp_path):
             ("formats.acme-runs]", "formats.openai]"),
             "[tool.auditor.formats.openai] is named as a built-in or plugin format: rename it",
         ),
+        # issue 37, item 3: a hostile expression is a configuration error, not a crash
+        (
+            ('detect = "schema', 'detect = "' + "(" * 990 + "schema"),
+            "[tool.auditor.formats.acme-runs] `detect` is nested too deep to be read as a "
+            "JMESPath expression",
+        ),
+        (
+            ('id = "run_id"', 'id = "' + "run_id || " * 300 + 'run_id"'),
+            "[tool.auditor.formats.acme-runs] `id` is 3,006 characters long: at most 2,000",
+        ),
     ],
 )
 def test_a_wrong_mapping_is_one_line_naming_the_table_and_key(tmp_path, change, message):
