@@ -155,7 +155,7 @@ def audit(invocation: Invocation, chosen: Settings) -> Outcome:
         accepted = baseline.load(invocation.baseline_file)
     started = time.perf_counter()
     planned = list(engine.plan(invocation.paths, chosen))
-    refuse_to_overwrite(invocation, planned)
+    refuse_to_overwrite(invocation, planned, chosen)
     total = sum(item.size or 0 for item in planned if isinstance(item, sources.Source))
     shown = invocation.progress and not invocation.quiet
     with Bar(total, enabled=shown, color=color(invocation.color, sys.stderr)) as bar:
@@ -227,10 +227,15 @@ def color(when: str, stream: TextIO) -> bool:
     return hasattr(stream, "isatty") and stream.isatty()
 
 
-def refuse_to_overwrite(invocation: Invocation, planned: Sequence[object]) -> None:
+def refuse_to_overwrite(
+    invocation: Invocation, planned: Sequence[object], chosen: Settings | None = None
+) -> None:
     """An output or `--write-baseline FILE` naming a log this run reads would destroy it (and
-    an output naming the baseline, or two outputs naming one file, would lose one of them):
-    stop before anything is read or written."""
+    an output naming the baseline, the configuration or the tools file, or two outputs naming
+    one file, would lose one of them); one that is a symbolic link would write wherever the
+    link leads (a checkout under audit may hold `report.html -> ~/.bashrc`); one whose
+    directory does not exist would fail after the whole audit: stop before anything is read or
+    written."""
     from auditor import sources
 
     logs = {
@@ -238,6 +243,10 @@ def refuse_to_overwrite(invocation: Invocation, planned: Sequence[object]) -> No
         for item in planned
         if isinstance(item, sources.Source) and item.path != "-"
     }
+    if chosen is not None:
+        for own in (chosen.config_file, chosen.tools_file):
+            if own:
+                logs[_identity(own)] = own
     written = [("-o", o.path) for o in invocation.outputs if o.path is not None]
     if invocation.write_baseline is not None:
         written.append(("--write-baseline", invocation.write_baseline))
@@ -260,16 +269,39 @@ def refuse_to_overwrite(invocation: Invocation, planned: Sequence[object]) -> No
             )
             raise ConfigError(f"{both} name the same file {path}")
         seen[_identity(path)] = option
+    for option, path in written:
+        _writable(option, path)
 
 
 def _identity(path: str) -> tuple[int, int] | str:
     """What makes two paths the same file: device and inode when it exists (links, `./a`
-    and `a` alike), else the absolute path."""
+    and `a` alike), else the path with its links resolved."""
     try:
         st = os.stat(path)
     except OSError:
-        return os.path.abspath(path)
+        return os.path.realpath(path)
     return (st.st_dev, st.st_ino)
+
+
+def _writable(option: str, path: str) -> None:
+    """The file `option` names can be written as itself: not through a symbolic link to a
+    regular file or to nothing (a device or FIFO, `/dev/stdout`, is written in place), and
+    in a directory that exists."""
+    import stat
+
+    if os.path.islink(path):
+        try:
+            mode = os.stat(path).st_mode
+        except OSError:
+            mode = 0
+        if not mode or stat.S_ISREG(mode):
+            raise ConfigError(
+                f"{option} {path} is a symbolic link (to {os.readlink(path)}): not written "
+                "through; name the file itself"
+            )
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise ConfigError(f"{option} {path}: no directory {os.path.dirname(path) or '.'}")
 
 
 def output_format(output: Output) -> str:

@@ -96,6 +96,9 @@ class Settings:
     tools: tuple[ToolSpec, ...] | None = None
     """Tools declared from outside the logs (`--tools`, `tools`), for conversations that
     declare none; None when no file was given."""
+    tools_file: str | None = None
+    """The file `tools` came from (`--tools FILE`, or the configuration's `tools = "FILE"`):
+    no output of the run may overwrite it."""
     formats: tuple[Any, ...] = ()
     """Formats the configuration maps onto the model (`[tool.auditor.formats.NAME]`), tried
     before the built-in ones."""
@@ -236,6 +239,7 @@ def build(
         max_record_bytes=_record_limit(file),
         read_timeout=_read_timeout(file),
         tools=_tools(tools, file, values),
+        tools_file=_tools_path(tools, file, values),
         formats=declared,
     )
 
@@ -253,6 +257,16 @@ def _declared(file: FileConfig | None) -> tuple[Any, ...]:
             raise ConfigError(f"{where} is named as a built-in or plugin format: rename it")
         declared.append(declare(name, table, where))
     return tuple(declared)
+
+
+def _tools_path(
+    given: str | None, file: FileConfig | None, values: Mapping[str, Any]
+) -> str | None:
+    """The path of the tools file `_tools` reads, if any."""
+    if given:
+        return given
+    path = values.get("tools") if file is not None else None
+    return str(file.path.parent / path) if file is not None and isinstance(path, str) else None
 
 
 def _tools(

@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import os
 import resource
+import shutil
 import subprocess
 import sys
 
 import pytest
 
-from tests.helpers import FIXTURES, ROOT
+from tests.helpers import FIXTURES, ROOT, audit_process
+
+LOG = FIXTURES / "rules" / "EX001" / "bad_moved_on_without_result.jsonl"
 
 DEMO = FIXTURES / "demo"
 
@@ -53,3 +56,33 @@ def test_a_write_that_fails_leaves_the_previous_file_whole(tmp_path, option, sai
     assert again.returncode in (0, 1)
     assert path.read_bytes() == previous
     assert os.stat(path).st_mode & 0o777 == 0o640  # the file's permissions are kept
+
+
+def test_an_output_is_never_written_through_a_link_nor_over_what_the_run_reads(tmp_path):
+    # issue 37, item 5: a checkout may commit `report.html -> ~/.bashrc`, or bring its own
+    # configuration and tools file, which an output must not replace
+    shutil.copy(LOG, tmp_path / "run.jsonl")
+    (tmp_path / "bashrc").write_text("keep\n")
+    (tmp_path / "report.json").symlink_to(tmp_path / "bashrc")
+    (tmp_path / "a.json").symlink_to("b.json")  # two outputs reaching one new file
+    tools = '[{"type": "function", "function": {"name": "get_weather", "parameters": {}}}]'
+    (tmp_path / "tools.json").write_text(tools)
+    (tmp_path / ".auditor.toml").write_text('fail-on = "error"\n')
+    cases = [
+        (["-o", "report.json"], "-o report.json is a symbolic link (to "),
+        (["-f", "json:a.json", "-f", "concise:b.json"], "two outputs name the same file b.json"),
+        (["-o", ".auditor.toml"], "-o .auditor.toml would overwrite .auditor.toml, which"),
+        (["--tools", "tools.json", "-o", "tools.json"], "-o tools.json would overwrite tools"),
+        (["-o", "out/report.json"], "-o out/report.json: no directory out"),
+    ]
+    for args, said in cases:
+        proc = audit_process("run.jsonl", *args, cwd=tmp_path)
+        assert proc.returncode == 2, args
+        assert said in proc.stderr.decode(), (args, proc.stderr.decode())
+    assert (tmp_path / "bashrc").read_text() == "keep\n"
+    assert (tmp_path / ".auditor.toml").read_text() == 'fail-on = "error"\n'
+    assert (tmp_path / "tools.json").read_text() == tools
+    assert not (tmp_path / "b.json").exists()
+    # a device is still written in place
+    proc = audit_process("run.jsonl", "-q", "-o", "/dev/stdout", "-f", "jsonl", cwd=tmp_path)
+    assert proc.returncode == 1 and proc.stdout.count(b'"code":"EX001"') == 2
