@@ -206,9 +206,9 @@ def show_files(paths: tuple[str, ...], chosen: Settings, out: TextIO) -> None:
                 what = f"unreadable: {first.reason}"
             else:
                 what = "empty"
-            out.write(f"{safe(item.name)}\t{what}\n")
+            out.write(f"{safe(item.name)}\t{safe(what)}\n")
         elif isinstance(item, Unread):
-            out.write(f"{safe(item.path)}\tskipped: {_unread(item)}\n")
+            out.write(f"{safe(item.path)}\tskipped: {safe(_unread(item))}\n")
         elif isinstance(item, Counts):
             continue  # excluded or gitignored: not listed, as ruff does not list them
         else:

@@ -329,3 +329,14 @@ def test_an_event_folder_reads_each_event_file_as_any_file_is_read(tmp_path, hos
     assert unread == [("IN001", str(bad), f"event file not read: {reason}")]
     text = json.dumps(report) + stderr
     assert "hunter2" not in text and "PATH=" not in text
+
+
+def test_show_files_escapes_what_a_log_says(tmp_path):
+    # issue 37, item 6: a log's JSON keys reached the terminal raw
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "x.json").write_text(json.dumps({"\x1b]0;pwned\x07\x1b[2J": 1}))
+    (tmp_path / "logs" / "y.\x1b[31mlog").write_text("plain text\n")
+    proc = audit_process("logs", "--show-files", cwd=tmp_path)
+    out = proc.stdout.decode()
+    assert "\x1b" not in out and "\x07" not in out
+    assert "JSON object of no known log format (keys: \\x1b]0;pwned\\x07\\x1b[2J)" in out
