@@ -65,11 +65,12 @@ class SourceResult:
 UNREAD_SHOWN = 20
 """IN findings of one kind listed one by one per file; the rest are counted in one finding."""
 UNREAD_SAMPLE = 5
-_NUMBERS = lazy(r"\d+")
+_NUMBERS = lazy(r"0x[0-9a-fA-F]+|\d+")
+"""Columns, counts and byte values (`byte 0xbd`): binary noise is one kind, not one a byte."""
 
 
 def shape(message: str) -> str:
-    """What makes two unread records alike: their reason, columns and counts aside."""
+    """What makes two unread records alike: their reason, columns, counts and bytes aside."""
     return _NUMBERS.sub("#", message)
 
 

@@ -340,3 +340,16 @@ def test_show_files_escapes_what_a_log_says(tmp_path):
     out = proc.stdout.decode()
     assert "\x1b" not in out and "\x07" not in out
     assert "JSON object of no known log format (keys: \\x1b]0;pwned\\x07\\x1b[2J)" in out
+
+
+def test_binary_noise_after_a_valid_line_is_twenty_findings_and_a_count(tmp_path):
+    # issue 37, item 7: each byte value made its own kind, so 2,000 noisy lines gave ~800
+    rng = random.Random(7)
+    noise = [bytes(rng.randrange(0x80, 0x100) for _ in range(30)) for _ in range(2000)]
+    log = tmp_path / "noisy.jsonl"
+    log.write_bytes(LOG.read_bytes().splitlines(keepends=True)[0] + b"\n".join(noise) + b"\n")
+    code, report, _ = json_run(str(log))
+    unread = [f for f in report["findings"] if f["code"] == "IN001"]
+    assert (code, len(unread)) == (1, 21)
+    assert unread[-1]["message"].startswith("1980 more like this (lines 22, 23, 24, 25, 26, …)")
+    assert [f["code"] for f in report["findings"] if f["code"] != "IN001"] == ["EX001"]
