@@ -9,6 +9,7 @@ apply), `--ignore` adds to the file's `ignore`, `--fail-on` replaces `fail-on`.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import field
 from typing import Any
@@ -285,7 +286,19 @@ def _tools(
         raise file.error(f"tools must be the path of a file, got {shown_value(path)}")
     from auditor import toolsfile
 
-    return toolsfile.read(file.path.parent / path, origin=f"tools file (from {file.name})")
+    named = file.path.parent / path
+    if file.found and not _within(named, file.path.parent):
+        raise file.error(
+            f"tools = {shown_value(path)} lies outside {shown(file.path.parent)}, the directory "
+            "of the configuration found: name it with --tools, or the file with --config"
+        )
+    return toolsfile.read(named, origin=f"tools file (from {file.name})")
+
+
+def _within(path: Any, folder: Any) -> bool:
+    """`path`, its links resolved, is `folder` or below it."""
+    real, root = os.path.realpath(path), os.path.realpath(folder)
+    return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
 
 
 def _selection(

@@ -55,6 +55,9 @@ class FileConfig:
     values: dict[str, Any]
     in_pyproject: bool
     """True when `values` is the `[tool.auditor]` table of a pyproject.toml."""
+    found: bool = False
+    """Found by `discover`, not named with --config: the files it names must lie in its tree
+    (a checkout under audit cannot have its configuration read a file outside it)."""
 
     @property
     def name(self) -> str:
@@ -88,13 +91,15 @@ def discover(start: str | os.PathLike[str] | None = None) -> FileConfig | None:
         for name in STANDALONE:
             candidate = os.path.join(directory, name)
             if os.path.isfile(candidate):
-                config = FileConfig(_path(candidate), _parse(candidate), in_pyproject=False)
+                config = FileConfig(
+                    _path(candidate), _parse(candidate), in_pyproject=False, found=True
+                )
                 return _checked(config)
         candidate = os.path.join(directory, PYPROJECT)
         if os.path.isfile(candidate):
             table = _tool_table(_parse(candidate))
             if table is not None:
-                return _checked(FileConfig(_path(candidate), table, in_pyproject=True))
+                return _checked(FileConfig(_path(candidate), table, in_pyproject=True, found=True))
         parent = os.path.dirname(directory)
         if parent == directory:
             return None

@@ -90,6 +90,30 @@ def test_a_configuration_beside_the_logs_is_named_and_isolated_reads_none(tmp_pa
     assert (here.returncode, here.stderr.decode()) == (0, "")
 
 
+def test_a_configuration_found_names_no_file_outside_its_directory(tmp_path):
+    # issue 37, item 2: `tools = "../../…"` in a checkout's config put a file outside it in
+    # the report
+    tools = '[{"type": "function", "function": {"name": "get_weather", "parameters": {}}}]'
+    (tmp_path / "outside.json").write_text(tools)
+    (tmp_path / "repo" / "logs").mkdir(parents=True)
+    shutil.copy(LOST, tmp_path / "repo" / "logs" / "run.jsonl")
+    pyproject(tmp_path / "repo", '[tool.auditor]\ntools = "../outside.json"\n')
+    found = audit_process("logs", "-q", cwd=tmp_path / "repo")
+    assert found.returncode == 2
+    assert found.stderr.decode() == (
+        'audit: error: invalid config in pyproject.toml: [tool.auditor] tools = "../outside.json" '
+        "lies outside ., the directory of the configuration found: name it with --tools, or the "
+        "file with --config\n"
+    )
+    # named on the command line, the same file is the user's own choice
+    named = audit_process("logs", "-q", "--config", "pyproject.toml", cwd=tmp_path / "repo")
+    assert named.returncode == 1
+    # and a tools file inside the tree is read as before
+    shutil.copy(tmp_path / "outside.json", tmp_path / "repo" / "tools.json")
+    pyproject(tmp_path / "repo", '[tool.auditor]\ntools = "tools.json"\n')
+    assert audit_process("logs", "-q", cwd=tmp_path / "repo").returncode == 1
+
+
 def test_discovery_starts_from_the_audited_paths_not_the_working_directory(tmp_path):
     project = tmp_path / "project"
     (project / "logs").mkdir(parents=True)
