@@ -201,6 +201,8 @@ class Report:
     `unchanged`)."""
     baseline: str | None = None
     """The baseline file applied, if any."""
+    config_file: str | None = None
+    """The configuration file the run read, as errors name it; None when it read none."""
     stale: tuple[Stale, ...] = ()
     """Entries of the baseline that no finding matched in the files this run read."""
     unread: tuple[Unread, ...] = ()

@@ -161,6 +161,8 @@ def audit(invocation: Invocation, chosen: Settings) -> Outcome:
     with Bar(total, enabled=shown, color=color(invocation.color, sys.stderr)) as bar:
         shown_bar = bar if bar.enabled else None  # no per-record calls when nothing is drawn
         report = _audit_plan(invocation, planned, chosen, shown_bar)
+    if chosen.config_file:
+        report = replace(report, config_file=chosen.config_file)
     elapsed = time.perf_counter() - started
     for error in report.errors:
         stderr(f"audit: error: {error.message}")

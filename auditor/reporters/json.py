@@ -14,7 +14,11 @@ SCHEMA_VERSION = 1
 def document(report: Report) -> dict[str, Any]:
     return {
         "version": SCHEMA_VERSION,
-        "tool": {"name": "auditor", "version": __version__},
+        "tool": {
+            "name": "auditor",
+            "version": __version__,
+            "configuration": report.config_file,
+        },
         "summary": report.summary(),
         "coverage": report.coverage(),
         "findings": [f.to_dict() for f in report.findings],

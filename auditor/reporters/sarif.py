@@ -261,6 +261,8 @@ def document(report: Report, root: str | None = None) -> dict[str, Any]:
         "executionSuccessful": not report.errors,
         "toolExecutionNotifications": notifications,
     }
+    if report.config_file:
+        invocation["properties"] = {"configurationFile": report.config_file}
     overrides = _overrides(report, index)
     if overrides:
         invocation["ruleConfigurationOverrides"] = overrides

@@ -90,6 +90,21 @@ def test_a_configuration_beside_the_logs_is_named_and_isolated_reads_none(tmp_pa
     assert (here.returncode, here.stderr.decode()) == (0, "")
 
 
+def test_the_reports_name_the_configuration_read(tmp_path):
+    import json
+
+    (tmp_path / "logs").mkdir()
+    shutil.copy(LOST, tmp_path / "logs" / "run.jsonl")
+    pyproject(tmp_path, '[tool.auditor]\nfail-on = "error"\n')
+    report = json.loads(audit_process("logs", "-f", "json", cwd=tmp_path).stdout)
+    assert report["tool"]["configuration"] == "pyproject.toml"
+    sarif = json.loads(audit_process("logs", "-f", "sarif", cwd=tmp_path).stdout)
+    (invocation,) = sarif["runs"][0]["invocations"]
+    assert invocation["properties"] == {"configurationFile": "pyproject.toml"}
+    isolated = audit_process("logs", "-f", "json", "--isolated", cwd=tmp_path)
+    assert json.loads(isolated.stdout)["tool"]["configuration"] is None
+
+
 def test_a_configuration_found_names_no_file_outside_its_directory(tmp_path):
     # issue 37, item 2: `tools = "../../…"` in a checkout's config put a file outside it in
     # the report
