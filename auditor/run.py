@@ -14,10 +14,11 @@ import functools
 import os
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, TextIO, cast
 
+from auditor import guards
 from auditor.config import Settings
 from auditor.errors import AuditorError, ConfigError
 from auditor.report import Context, Report
@@ -155,7 +156,7 @@ def audit(invocation: Invocation, chosen: Settings) -> Outcome:
         accepted = baseline.load(invocation.baseline_file)
     started = time.perf_counter()
     planned = list(engine.plan(invocation.paths, chosen))
-    refuse_to_overwrite(invocation, planned, chosen)
+    guards.refuse_to_overwrite(invocation, planned, chosen)
     total = sum(item.size or 0 for item in planned if isinstance(item, sources.Source))
     shown = invocation.progress and not invocation.quiet
     with Bar(total, enabled=shown, color=color(invocation.color, sys.stderr)) as bar:
@@ -227,83 +228,6 @@ def color(when: str, stream: TextIO) -> bool:
     if os.environ.get("FORCE_COLOR"):
         return True
     return hasattr(stream, "isatty") and stream.isatty()
-
-
-def refuse_to_overwrite(
-    invocation: Invocation, planned: Sequence[object], chosen: Settings | None = None
-) -> None:
-    """An output or `--write-baseline FILE` naming a log this run reads would destroy it (and
-    an output naming the baseline, the configuration or the tools file, or two outputs naming
-    one file, would lose one of them); one that is a symbolic link would write wherever the
-    link leads (a checkout under audit may hold `report.html -> ~/.bashrc`); one whose
-    directory does not exist would fail after the whole audit: stop before anything is read or
-    written."""
-    from auditor import sources
-
-    logs = {
-        _identity(item.path): item.path
-        for item in planned
-        if isinstance(item, sources.Source) and item.path != "-"
-    }
-    if chosen is not None:
-        for own in (chosen.config_file, chosen.tools_file):
-            if own:
-                logs[_identity(own)] = own
-    written = [("-o", o.path) for o in invocation.outputs if o.path is not None]
-    if invocation.write_baseline is not None:
-        written.append(("--write-baseline", invocation.write_baseline))
-    for option, path in written:
-        if _identity(path) in logs:
-            raise ConfigError(
-                f"{option} {path} would overwrite {logs[_identity(path)]}, which this run "
-                "reads: write it somewhere else"
-            )
-    accepted = invocation.baseline_file
-    seen: dict[tuple[int, int] | str, str] = {}
-    for option, path in written:
-        if accepted is not None and option == "-o" and _identity(path) == _identity(accepted):
-            raise ConfigError(f"-o {path} would overwrite the baseline this run reads")
-        if _identity(path) in seen:
-            both = (
-                "two outputs"
-                if option == seen[_identity(path)]
-                else f"{seen[_identity(path)]} and {option}"
-            )
-            raise ConfigError(f"{both} name the same file {path}")
-        seen[_identity(path)] = option
-    for option, path in written:
-        _writable(option, path)
-
-
-def _identity(path: str) -> tuple[int, int] | str:
-    """What makes two paths the same file: device and inode when it exists (links, `./a`
-    and `a` alike), else the path with its links resolved."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return os.path.realpath(path)
-    return (st.st_dev, st.st_ino)
-
-
-def _writable(option: str, path: str) -> None:
-    """The file `option` names can be written as itself: not through a symbolic link to a
-    regular file or to nothing (a device or FIFO, `/dev/stdout`, is written in place), and
-    in a directory that exists."""
-    import stat
-
-    if os.path.islink(path):
-        try:
-            mode = os.stat(path).st_mode
-        except OSError:
-            mode = 0
-        if not mode or stat.S_ISREG(mode):
-            raise ConfigError(
-                f"{option} {path} is a symbolic link (to {os.readlink(path)}): not written "
-                "through; name the file itself"
-            )
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise ConfigError(f"{option} {path}: no directory {os.path.dirname(path) or '.'}")
 
 
 def output_format(output: Output) -> str:
@@ -388,7 +312,7 @@ def main(invocation: Invocation) -> int:
     from auditor.reporters import REPORTERS
 
     chosen = settings(invocation)
-    beside = found_beside_the_logs(invocation, chosen)
+    beside = guards.found_beside_the_logs(invocation, chosen)
     if beside:
         stderr(f"audit: {beside}")
     formats = [REPORTERS[output_format(o)] for o in invocation.outputs]
@@ -413,21 +337,6 @@ def main(invocation: Invocation) -> int:
     return exit_status(report, chosen, invocation.exit_zero or bool(invocation.write_baseline))
 
 
-def found_beside_the_logs(invocation: Invocation, chosen: Settings) -> str:
-    """A line naming the configuration file the run found, when it lies neither in the
-    working directory nor above it (`logs/.auditor.toml` in a checkout under audit, where it
-    could lower the gate without a word); empty otherwise. A file named with --config is the
-    user's own choice and needs no line."""
-    found = chosen.config_file
-    if not found or invocation.config_file:
-        return ""
-    folder = os.path.dirname(os.path.realpath(found))
-    here = os.path.realpath(os.getcwd())
-    if here == folder or here.startswith(folder.rstrip(os.sep) + os.sep):
-        return ""
-    return f"settings from {found}, found beside the logs (--isolated reads none)"
-
-
 def empty(invocation: Invocation, report: Report, allow: str = "--allow-empty") -> bool:
     """No conversation was read (and that was not allowed): says so in one line, naming the
     option that `allow`s it, if any. An unreadable path already said why nothing was read (and
@@ -449,7 +358,11 @@ def compare(invocation: Invocation, limits: tuple[str, ...]) -> int:
     base, new = invocation.paths
     written = invocation.output
     for side in (base, new):
-        if written is not None and side != "-" and _identity(written) == _identity(side):
+        if (
+            written is not None
+            and side != "-"
+            and guards.identity(written) == guards.identity(side)
+        ):
             raise ConfigError(f"-o {written} would overwrite {side}, which this comparison reads")
     file = config_file(invocation)
     if limits:
