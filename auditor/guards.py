@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from auditor.errors import ConfigError
+from auditor.sources.files import inside
 
 if TYPE_CHECKING:
     from auditor.config import Settings
@@ -102,7 +103,6 @@ def found_beside_the_logs(invocation: Invocation, chosen: Settings) -> str:
     if not found or invocation.config_file:
         return ""
     folder = os.path.dirname(os.path.realpath(found))
-    here = os.path.realpath(os.getcwd())
-    if here == folder or here.startswith(folder.rstrip(os.sep) + os.sep):
+    if inside(os.path.realpath(os.getcwd()), folder):
         return ""
     return f"settings from {found}, found beside the logs (--isolated reads none)"

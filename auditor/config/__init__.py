@@ -34,6 +34,7 @@ from auditor.formats import FORMATS, declare, plugins
 from auditor.model import ToolSpec
 from auditor.rules import Rule
 from auditor.sources import MAX_RECORD_BYTES, Exclude
+from auditor.sources.files import inside
 from auditor.structs import dataclass
 
 FAIL_ON = ("error", "warning", "note", "never")
@@ -239,8 +240,8 @@ def build(
         origins=origins,
         max_record_bytes=_record_limit(file),
         read_timeout=_read_timeout(file),
-        tools=_tools(tools, file, values),
-        tools_file=_tools_path(tools, file, values),
+        tools=(read := _tools(tools, file, values))[0],
+        tools_file=read[1],
         formats=declared,
     )
 
@@ -260,45 +261,31 @@ def _declared(file: FileConfig | None) -> tuple[Any, ...]:
     return tuple(declared)
 
 
-def _tools_path(
-    given: str | None, file: FileConfig | None, values: Mapping[str, Any]
-) -> str | None:
-    """The path of the tools file `_tools` reads, if any."""
-    if given:
-        return given
-    path = values.get("tools") if file is not None else None
-    return str(file.path.parent / path) if file is not None and isinstance(path, str) else None
-
-
 def _tools(
     given: str | None, file: FileConfig | None, values: Mapping[str, Any]
-) -> tuple[ToolSpec, ...] | None:
+) -> tuple[tuple[ToolSpec, ...] | None, str | None]:
     """The tools `--tools FILE` declares, else the configuration's `tools = "FILE"` (a path
-    relative to the configuration file)."""
+    relative to the configuration file), and the file they came from; (None, None) when no
+    file names any."""
     if given:
         from auditor import toolsfile  # here, and below: most runs read no tools file
 
-        return toolsfile.read(given)
+        return toolsfile.read(given), given
     if file is None or "tools" not in values:
-        return None
+        return None, None
     path = values["tools"]
     if not isinstance(path, str) or not path:
         raise file.error(f"tools must be the path of a file, got {shown_value(path)}")
     from auditor import toolsfile
 
     named = file.path.parent / path
-    if file.found and not _within(named, file.path.parent):
+    real, folder = os.path.realpath(named), os.path.realpath(file.path.parent)
+    if file.found and not inside(real, folder):
         raise file.error(
             f"tools = {shown_value(path)} lies outside {shown(file.path.parent)}, the directory "
             "of the configuration found: name it with --tools, or the file with --config"
         )
-    return toolsfile.read(named, origin=f"tools file (from {file.name})")
-
-
-def _within(path: Any, folder: Any) -> bool:
-    """`path`, its links resolved, is `folder` or below it."""
-    real, root = os.path.realpath(path), os.path.realpath(folder)
-    return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
+    return toolsfile.read(named, origin=f"tools file (from {file.name})"), str(named)
 
 
 def _selection(

@@ -89,10 +89,7 @@ def _plain(word: str) -> str:
 
 
 def _noun_verb(noun: str, lexicon: Lexicon) -> str:
-    for word, verb in lexicon.actions.items():
-        if word.lower() == noun:
-            return verb
-    return ""
+    return lexicon.actions_lower.get(noun, "")
 
 
 def _function(word: str, lexicon: Lexicon) -> bool:

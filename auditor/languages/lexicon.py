@@ -79,7 +79,7 @@ class Lexicon:
     @cached_property
     def claim(self) -> re.Pattern[str]:
         """A participle of `participles` (its stem and ending), or a word of `finite`."""
-        stems = "|".join(map(re.escape, sorted(self.participles, key=len, reverse=True)))
+        stems = "|".join(map(re.escape, self.stems))
         finite = "|".join(map(re.escape, sorted(self.finite, key=len, reverse=True)))
         return re.compile(
             r"(?<!\w)(?:(?P<word>(?:" + stems + r")" + self.endings + r")"
@@ -126,6 +126,19 @@ class Lexicon:
             r"(?<!\w)(?:" + "|".join(map(re.escape, self.actions)) + r")(?!\w)", re.IGNORECASE
         )
 
+    @cached_property
+    def stems(self) -> tuple[str, ...]:
+        """The participles' stems, longest first: the order `verb_of` tries them in."""
+        return tuple(sorted(self.participles, key=len, reverse=True))
+
+    @cached_property
+    def actions_lower(self) -> dict[str, str]:
+        """The nouns of action in lower case -> their verbs (the first of each spelling)."""
+        found: dict[str, str] = {}
+        for word, verb in self.actions.items():
+            found.setdefault(word.lower(), verb)
+        return found
+
     def verb_of(self, word: str) -> str | None:
         """The English verb a participle or finite form says ("" for a bare "done")."""
         lower = word.lower()
@@ -133,7 +146,7 @@ class Lexicon:
             return self.tool_words[lower]
         if lower in self.finite:
             return self.finite[lower]
-        for stem in sorted(self.participles, key=len, reverse=True):
+        for stem in self.stems:
             if lower.startswith(stem) and re.fullmatch(self.endings, lower[len(stem) :], re.I):
                 return self.participles[stem]
         return None
