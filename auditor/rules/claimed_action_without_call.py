@@ -29,6 +29,12 @@ annullata", "he enviado", "cancelé"); tool names in those languages tie to the 
 (`anular_sic` cancels, `crear_solicitud` creates, `bestellungStornieren` cancels). A
 conversation in another language is not examined, and the coverage says so.
 
+Reading a page is an action too: a first-person claim of having visited or read a web resource
+the claim names ("I visited www.kettle-shop.com", "I had a look at Eve's blog", or "I just
+visited your website" in the text of a call addressed to Dora) fires when no earlier call of
+the agent named that resource's host. An owner's resource is the web address the conversation
+gave before the claim with the owner's name as one of its words (`www.dora-website.com`).
+
 ## Why is this bad?
 The user is told their reservation is cancelled or their bags are added while nothing happened:
 the worst kind of silent failure, since neither the user nor the operator has a reason to check.
@@ -66,7 +72,11 @@ three bags have been added" after only the cabin changed), or simply instead of 
   ("por la aerolínea", "von der Airline"), one dated in the past ("foi criada em 10 de maio",
   "ayer": what a lookup showed), and the third person's simple past are not read;
 - a conversation in a language with no lexicon (another script, Dutch, ...): reported in the
-  coverage.
+  coverage;
+- a visit claim after a call that named the host (`navigate` to a page of the site), one whose
+  resource is not named ("I have visited the website"), or whose owner the conversation gives
+  no address for, a host only inside an e-mail address (`dora@dora-website.com`), and a file
+  name (`README.md`).
   It still misses a claim the family matches wrongly ("the bags have been added" after a
   successful `book_reservation` in a conversation that knows no baggage tool).
 ```jsonl
@@ -81,6 +91,7 @@ from auditor.dialects import marked_turns, read_turns
 from auditor.findings import Severity, Violation, excerpt
 from auditor.model import Message
 from auditor.replay import Exchange, Replay
+from auditor.rules import _visits as visits
 from auditor.rules._claims import Claim, may_claim, own_tools, quoted, requests, said_done
 from auditor.structs import dataclass
 
@@ -104,10 +115,15 @@ class Unmatched:
 def screen(replay: Replay, options: None) -> bool:
     """Some answer holds the words every English claim is made of (`have`, `been`, `'ve`), or
     the conversation is in another language with a lexicon."""
-    return may_claim(replay)
+    return may_claim(replay) or visits.may_claim(replay)
 
 
 def check(replay: Replay, options: None) -> Iterator[Violation]:
+    yield from visits.check(replay)
+    yield from _actions(replay)
+
+
+def _actions(replay: Replay) -> Iterator[Violation]:
     claimed = said_done(replay)
     if not claimed:
         return  # most conversations claim nothing: skip reading every user and tool message
