@@ -3,7 +3,9 @@ r"""A call uses an identifier that appears nowhere earlier in the conversation.
 ## What it does
 Reads the string values of each call the assistant makes for identifiers: an id that mixes
 letters and digits (`K1NW8N`, `mia_li_3668`) or is a run of five or more digits, an e-mail
-address, a phone number, a URL, a file path. Fires when one of them appears nowhere before the
+address, a phone number, a URL, a file path, and, under an argument that names an id (`id`,
+`id_item`, `productId`), two to four words joined by `_` or `-` (`gasolina_premium`): a name
+made into an id, given when its words, joined in any way, are in an earlier text. Fires when one of them appears nowhere before the
 call: not in the system prompt, a user turn, a tool result, the declared tools, the arguments
 of an earlier call that succeeded, the assistant's words the user then said yes to ("Is your
 account AC-55821-X?" "Yes."), or, where several agents talk, another agent's message (the
@@ -53,12 +55,16 @@ It misses an identifier one agent of a group invented and another then used (the
 agent's call is grounded by the first's message), values a user said yes to without reading
 them, identifiers written inside free text (an order number in an e-mail body), ids made
 of a seen number and a short code (`ORD-20932` is caught, but `ORD-20931` after "20931" is
-taken as the same order), and identifiers without digits or punctuation (`mia_li`).
+taken as the same order), identifiers without digits or punctuation (`mia_li`) under keys
+that do not name an id, and an id made of words the user said (`premium_plan` after "the
+premium plan").
 ```jsonl
 {"id": "grounded", "messages": [{"role": "system", "content": "Agent for ACME. Escalations go to ops@acme.test."}, {"role": "user", "content": "Order ORD-20931 arrived broken. My number is +1 (555) 123-2002."}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "get_order", "arguments": "{\"order_id\": \"#20931\"}"}}]}, {"role": "tool", "tool_call_id": "c1", "content": "{\"order_id\": \"20931\", \"item_id\": \"1008292230\", \"invoice\": \"https://acme.test/invoices/20931.pdf\"}"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c2", "type": "function", "function": {"name": "create_return", "arguments": "{\"item_ids\": [\"1008292230\"], \"phone\": \"555-123-2002\", \"label_path\": \"/tmp/returns/label_20931_v2.pdf\", \"note\": \"customer reports item W7 arrived broken on 2024-05-20\"}"}}, {"id": "c3", "type": "function", "function": {"name": "notify", "arguments": "{\"to\": \"ops@acme.test\", \"invoice\": \"acme.test/invoices/20931.pdf\", \"weight\": \"2kg\"}"}}]}, {"role": "tool", "tool_call_id": "c2", "content": "return created"}, {"role": "tool", "tool_call_id": "c3", "content": "sent"}]}
 ```
 """
 
+import bisect
+import re
 from collections.abc import Iterator
 from functools import lru_cache
 
@@ -66,7 +72,7 @@ from auditor.findings import Severity, Violation, on_call
 from auditor.model import ToolCall
 from auditor.patterns import lazy
 from auditor.replay import Exchange, Replay
-from auditor.rules import _grounding, _identifiers
+from auditor.rules import _grounding, _identifiers, _placeholders
 from auditor.rules._agents import speaker
 from auditor.rules._toolnames import words
 from auditor.rules._values import strings
@@ -132,6 +138,7 @@ def check(replay: Replay, options: None) -> Iterator[Violation]:
         sort == "phone number" or token.isdigit() for _, f in wanted for _, token, sort in f
     )
     index = _grounding.GroundingIndex(phones, [f for _, found in wanted for f in found], replay)
+    given: _grounding.GivenTexts | None = None
     read_to = 0
     settled: set[tuple[str, str]] = set()  # identifiers found grounded, or reported, already
     for exchange, found in wanted:
@@ -146,7 +153,15 @@ def check(replay: Replay, options: None) -> Iterator[Violation]:
             index.read(conversation.messages[read_to : exchange.turn])
             read_to = exchange.turn
         caller = speaker(conversation.messages[exchange.turn].name)
-        new = [f for f in open_ if not index.grounds(f[1], f[2], conversation, caller)]
+        new = [
+            f
+            for f in open_
+            if f[2] != WORD_ID and not index.grounds(f[1], f[2], conversation, caller)
+        ]
+        worded = [f for f in open_ if f[2] == WORD_ID]
+        if worded:
+            given = given or _grounding.GivenTexts(conversation.messages)
+            new += [f for f in worded if not _words_given(f[1], exchange.turn, given, replay)]
         settled.update((token, sort) for _, token, sort in pending)
         if new:
             yield _violation(replay, exchange, list(dict.fromkeys(new)))
@@ -178,6 +193,10 @@ def _read_identifiers(call: ToolCall) -> list[tuple[str, str, str]]:
         return []  # `str_replace_editor` with `command: create`: the path is new
     found = []
     for key, value, code in every:
+        if not code and _WORD_ID.fullmatch(value) and _names_id(key):
+            if next(_placeholders.find(value), None) is None:  # `your_invoice_id`: FB005's
+                found.append((key, value, WORD_ID))
+            continue
         if code or _MAYBE_ID.search(value) is None or value.count(" ") >= 2 or _free(key):
             continue
         for token in _identifiers.tokens(value):
@@ -185,6 +204,39 @@ def _read_identifiers(call: ToolCall) -> list[tuple[str, str, str]]:
             if sort is not None:
                 found.append((key, token, sort))
     return found
+
+
+WORD_ID = "id made of words"
+"""The sort of a value made of two to four words joined by `_` or `-` (`gasolina_premium`)
+under an argument that names an id (`id_item`, `productId`): a name turned into an id."""
+_WORD_ID = lazy(r"[a-z]{2,}(?:[_-][a-z]{2,}){1,3}")
+
+
+@lru_cache(maxsize=1024)
+def _names_id(key: str) -> bool:
+    """The argument names an id: `id`, `item_id`, `id_item`, `productId`."""
+    return "id" in words(key)
+
+
+def _words_given(token: str, turn: int, given: _grounding.GivenTexts, replay: Replay) -> bool:
+    """An id made of words is given when its words, joined by anything or nothing, are in a
+    text before the call (`gasolina premium`, `Gasolina-Premium`), in the tool declarations or
+    the policy, or in the arguments of an earlier call."""
+    parts = re.split(r"[_-]", token)
+    pattern = re.compile(r"[\W_]?".join(map(re.escape, parts)), re.IGNORECASE)
+    k = bisect.bisect_left(given.turns, turn)
+    limit = given.starts[k] if k < len(given.turns) else len(given.text) + 1
+    m = pattern.search(given.text)
+    if m is not None and m.start() < limit:
+        return True
+    conversation = replay.conversation
+    tools = conversation.tools or ()
+    declared = "\n".join(f"{t.name} {t.description} {t.parameters}" for t in tools)
+    if pattern.search(declared) or pattern.search(conversation.instructions or ""):
+        return True
+    return any(
+        pattern.search(e.call.raw_arguments or "") for e in replay.exchanges if e.turn < turn
+    )
 
 
 @lru_cache(maxsize=1024)  # a log calls a handful of tools with a handful of argument names
@@ -205,7 +257,7 @@ def _violation(replay: Replay, exchange: Exchange, new: list[tuple[str, str, str
     call = exchange.call
     if len(new) == 1:
         key, token, sort = new[0]
-        article = "an" if sort in ("id", "e-mail address") else "a"
+        article = "an" if sort in ("id", "e-mail address", WORD_ID) else "a"
         shown = f"`{key}` = `{token}`, {article} {sort} that appears"
     else:
         shown = ", ".join(f"`{key}` = `{token}` ({sort})" for key, token, sort in new[:3])
