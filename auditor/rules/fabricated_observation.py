@@ -12,7 +12,9 @@ Also reads bare JSON written as a tool's answer: after a call the assistant wrot
 later in the same message or in its next turn with no tool result between, that is not a
 call and holds the record the call asked for: it repeats one of the call's argument values
 (`"cliente_id": "C004"` after `consultar_datos_del_cliente(cliente_id="C004")`), has at least
-two keys the arguments do not, and at least two values no earlier message gave.
+two keys the arguments do not, and at least two values no earlier message gave. Later in the
+call's own message, a list of three or more `Key: value` lines (`**Teléfono:** 987654321`)
+with at least two values no earlier message gave is such an answer too, written as a list.
 
 ## Why is this bad?
 The model did not wait for the tool: it imagined the result and reasoned on from it. The
@@ -34,11 +36,16 @@ observed, and the log reads as if the tool had said it.
 - JSON after a text call that a tool result answered, JSON that repeats none of the call's
   argument values (a new request, an unrelated record), that only restates values earlier
   messages gave (the user's order summarised as JSON), or that redrafts the call's own
-  arguments (no two keys beyond them), and JSON in a fence of another language.
+  arguments (no two keys beyond them), and JSON in a fence of another language;
+- a list of fields after a text call that restates what earlier messages gave (a summary to
+  confirm), or has fewer than three fields or fewer than two new values, and a list in a
+  later message (the model may be quoting what it remembers).
 ```jsonl
 {"id": "react-ok", "tools": [{"type": "function", "function": {"name": "web_search", "parameters": {"type": "object", "properties": {"query": {"type": "string"}}}}}], "messages": [{"role": "user", "content": "How many people live in Oslo?"}, {"role": "assistant", "content": "Thought: I should look this up.\nAction: web_search\nAction Input: {\"query\": \"Oslo population\"}\nObservation:"}, {"role": "user", "content": "Observation: Oslo has 709,037 inhabitants."}, {"role": "assistant", "content": "The format is:\n```\nAction: web_search\nObservation: the result\n```\nFinal Answer: About 709,000."}]}
 ```
 """
+
+from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
@@ -53,6 +60,7 @@ from auditor.dialects import (
 )
 from auditor.findings import Severity, Violation, excerpt
 from auditor.model import Message
+from auditor.patterns import lazy
 from auditor.replay import Replay
 from auditor.rules.tool_call_in_text import RESULT_OPENINGS
 
@@ -90,8 +98,9 @@ def _written_results(replay: Replay) -> Iterator[Violation]:
         if found is not None:
             call, record, before = found
             at = "earlier in this message" if before is None else f"at turn {before.index}"
+            form = "JSON" if record.lstrip().startswith("{") else "a list of fields"
             text = (
-                f"the assistant wrote the answer of its own `{call.name}` call as JSON (the "
+                f"the assistant wrote the answer of its own `{call.name}` call as {form} (the "
                 f"call was written as text {at} and nothing executed it); {_MADE_UP}"
             )
             yield Violation(
@@ -128,6 +137,39 @@ def _made_up(
             if start >= after and _answers(value, call, earlier):
                 before = None if after else _writer(messages, message.index)
                 return call, text[start:end], before
+    for call, after in waiting:
+        listed = _listed(text, after, call, earlier) if after else None
+        if listed is not None:
+            return call, listed, None
+    return None
+
+
+_FIELD = lazy(
+    r"[ \t]*(?:[-*•][ \t]+)?(?:\*\*)?(?P<key>[^\n:*`{}\[\]\"]{2,40}?)(?:\*\*)?[ \t]*:"
+    r"[ \t]*(?:\*\*)?[ \t]*(?P<value>[^\n]{1,120})"
+)
+_MOST_LINES = 200
+"""Lines after a text call read for a list of fields."""
+
+
+def _listed(text: str, after: int, call: TextCall, earlier: _Earlier) -> str | None:
+    """The first list of three or more `Key: value` lines after the call in its own message
+    (`**Teléfono:** 987654321`, one per line) of which two values or more are facts no
+    earlier message gave: the call's answer, written by the model as a list."""
+    asked = {v for _, v in _scalars(call.arguments if isinstance(call.arguments, dict) else {})}
+    run: list[tuple[str, str]] = []
+    lines = text[after:].split("\n", _MOST_LINES)[:_MOST_LINES]
+    for line in [*lines, ""]:
+        m = _FIELD.fullmatch(line.rstrip())
+        value = m["value"].strip(" *_.,;") if m is not None else ""
+        if m is not None and value and len(value.split()) <= 10:
+            run.append((line.strip(), value))
+            continue
+        if len(run) >= 3:
+            new = {v for _, v in run if len(v) >= 3 and v not in asked and not earlier.holds(v)}
+            if len(new) >= 2:
+                return "\n".join(line for line, _ in run)
+        run = []
     return None
 
 
