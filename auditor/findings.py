@@ -120,6 +120,9 @@ class Finding:
     """The fingerprint without the path and occurrence (`identity()`): the same for a finding
     in a log that was moved or renamed, so baselines can follow the log. Baselines record
     it; the reports do not."""
+    index: int | None = None
+    """The message's place in the conversation as read (`Message.index`, what the HTML
+    timeline marks); `turn` is its place in the file (`model.turn_of`). Not reported."""
 
     def sort_key(self) -> tuple[Any, ...]:
         return (

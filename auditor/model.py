@@ -156,6 +156,16 @@ class Message:
     """Reasoning or thinking text the model produced besides its answer."""
     approval_request: ApprovalRequest | None = None
     approval_decision: ApprovalDecision | None = None
+    position: int | None = None
+    """The place a person counts in the file, where the log's own list is not `messages`: the
+    index in the file's list of messages, steps or events (`messages[12]` of a trajectory whose
+    reader adds or splits messages, `action_history[9]`, `history[4]`) or of a text log's
+    entries. None when it is `index`. Findings report it as their turn (`turn_of`)."""
+
+
+def turn_of(message: Message) -> int:
+    """The turn a finding on `message` reports: its place in the file (`Message.position`)."""
+    return message.index if message.position is None else message.position
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,9 +212,11 @@ def validate(conversation: Conversation) -> None:
             raise ModelError(f"message of type {type(message).__name__}")
         if type(message.role) is not str or type(message.text) is not str:
             raise ModelError(f"message {message.index}: role or text is not a string")
-        name = message.name
+        name, position = message.name, message.position
         if type(message.reasoning) is not str or (name is not None and type(name) is not str):
             raise ModelError(f"message {message.index}: reasoning or name of the wrong type")
+        if position is not None and type(position) is not int:
+            raise ModelError(f"message {message.index}: a position that is not an integer")
         for call in message.tool_calls:
             if type(call.name) is not str or not (call.id is None or type(call.id) is str):
                 raise ModelError(f"message {message.index}: a call's name or id is not a string")

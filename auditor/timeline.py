@@ -98,6 +98,14 @@ class Entry:
     """Within `NEAR` turns of a finding: excerpts are long. False: a quiet message."""
     omitted_before: int = 0
     """Quiet messages left out just before this one (past `MAX_ENTRIES`)."""
+    position: int | None = None
+    """The message's place in the file (`Message.position`) where it is not `turn`: what the
+    page shows, as the findings report it."""
+
+    @property
+    def shown(self) -> int:
+        """The turn the page shows: the message's place in the file."""
+        return self.turn if self.position is None else self.position
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,6 +217,7 @@ def _entry(message: Message, near: bool, evidence: Iterable[str], omitted: int) 
     text = "" if result is not None and result.text == message.text else message.text
     return Entry(
         turn=message.index,
+        position=message.position,
         role=cut(message.role, 40),
         name=None if message.name is None else cut(message.name, 80),
         line=message.location.line,

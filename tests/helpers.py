@@ -19,7 +19,7 @@ from auditor import config, engine, sources
 from auditor.cli import app
 from auditor.findings import Finding, fingerprint, identity
 from auditor.formats import FileReader, Problem
-from auditor.model import Location
+from auditor.model import Conversation, Location
 from auditor.report import Context, Counts, Gap, Report, RunError
 from auditor.reporters import writer
 from auditor.rules import BY_CODE, RULES
@@ -95,6 +95,18 @@ def audit_process(*args, stdin: bytes | None = None, cwd=ROOT) -> subprocess.Com
 
 
 # The normalised model as plain data
+
+
+def conversations(path) -> list[Conversation]:
+    """The conversations the readers make of one log, as the engine would get them."""
+    kind, compressed = sources.kind_of(str(path))
+    reader = FileReader()
+    found = []
+    for record in sources.read(sources.Source(str(path), kind, compressed, True)):
+        if isinstance(record, sources.Record):
+            found += [c for c in reader.feed(record) if isinstance(c, Conversation)]
+    found += [c for c in reader.finish() if isinstance(c, Conversation)]
+    return found
 
 
 def normalise(path) -> list[dict]:

@@ -16,7 +16,7 @@ from auditor.engine.results import SourceResult, UnreadGroup, shape
 from auditor.errors import ConfigError
 from auditor.findings import Finding, Severity, Violation, excerpt, fingerprint, identity
 from auditor.formats import Problem, unreadable
-from auditor.model import Conversation, validate
+from auditor.model import Conversation, Message, turn_of, validate
 from auditor.patterns import lazy
 from auditor.report import Counts, RunError
 from auditor.rules import BY_CODE, REQUIREMENTS, Rule
@@ -229,7 +229,9 @@ class ConversationChecker:
                         continue
                     if key is None:
                         key = conversation_key(conversation)
-                    finding = self._finding(rule, violation, conversation.id, key)
+                    finding = self._finding(
+                        rule, violation, conversation.id, key, conversation.messages
+                    )
                     if violation.deferred is not None:
                         result.undecided[finding.fingerprint] = (
                             conversation.format,
@@ -250,7 +252,7 @@ class ConversationChecker:
     def _timeline(self, conversation: Conversation, findings: list[Finding]) -> None:
         """The conversation's bounded timeline, its findings marked (not those `per-file-ignores`
         drops: a conversation left with none gets no timeline)."""
-        hits = [(f.turn, f.evidence) for f in findings if f.code not in self.ignored]
+        hits = [(f.index, f.evidence) for f in findings if f.code not in self.ignored]
         if not hits:
             return
         from auditor import timeline  # here: only an HTML report asks for timelines
@@ -265,10 +267,20 @@ class ConversationChecker:
             return v.severity
         return self.settings.severity_of(rule)
 
-    def _finding(self, rule: Rule, v: Violation, conversation: str | None, key: str) -> Finding:
+    def _finding(
+        self,
+        rule: Rule,
+        v: Violation,
+        conversation: str | None,
+        key: str,
+        messages: tuple[Message, ...] = (),
+    ) -> Finding:
         loc = v.location
-        turn = v.turn if v.turn >= 0 else None
-        same = identity(rule.code, key, turn, v.evidence or v.message)
+        index = v.turn if v.turn >= 0 else None
+        # The identity keeps the index as read: a reader that learns the file's own positions
+        # changes the turns reported, not the fingerprints baselines hold.
+        same = identity(rule.code, key, index, v.evidence or v.message)
+        turn = turn_of(messages[index]) if index is not None and index < len(messages) else index
         return Finding(
             code=rule.code,
             name=rule.name,
@@ -284,6 +296,7 @@ class ConversationChecker:
             evidence=v.evidence,
             fingerprint=fingerprint(same, loc.path),
             identity=same,
+            index=index,
         )
 
 

@@ -345,6 +345,46 @@ def freeze(drafts: Iterable[MessageDraft]) -> tuple[Message, ...]:
     return tuple(d.freeze(i) for i, d in enumerate(drafts))
 
 
+def positioned(
+    messages: tuple[Message, ...], base: Location, keys: tuple[str, ...]
+) -> tuple[Message, ...]:
+    """The messages, each with its place in the file's own list (`Message.position`): the
+    index after one of `keys` in its pointer below the conversation's (`/history/4/…` is 4 for
+    `("history",)`; `("",)` reads a list that is the record itself, `/3` is 3). A message the
+    reader made with no such index of its own (a result the log does not keep) takes the place
+    of the one before it, where a person would look for it."""
+    prefixes = tuple(f"{base.pointer}/{k}/" if k else f"{base.pointer}/" for k in keys)
+    out = []
+    place: int | None = None
+    for message in messages:
+        pointer = message.location.pointer or ""
+        for prefix in prefixes:
+            if pointer.startswith(prefix):
+                digits = pointer[len(prefix) :].split("/", 1)[0]
+                if digits.isdigit():
+                    place = int(digits)
+                break
+        out.append(message if place is None else replace(message, position=place))
+    return tuple(out)
+
+
+def positioned_by_line(
+    messages: tuple[Message, ...], places: dict[int, int] | None = None
+) -> tuple[Message, ...]:
+    """The messages, each with its place in the file (`Message.position`) read from its line:
+    the event's 0-based line index in a JSON Lines stream of events, or with `places` (a
+    line -> entry number map) the entry of a text log the message came from. A message with
+    no line of its own takes the place of the one before it."""
+    out = []
+    place: int | None = None
+    for message in messages:
+        line = message.location.line
+        if line is not None:
+            place = line - 1 if places is None else places.get(line, place)
+        out.append(message if place is None else replace(message, position=place))
+    return tuple(out)
+
+
 def result_draft(
     call_id: Any,
     text: str,

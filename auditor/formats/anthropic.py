@@ -28,6 +28,7 @@ from auditor.formats._common import (
     excerpt_json,
     freeze,
     malformed_part,
+    positioned,
     read_each,
     result_draft,
     roled,
@@ -101,6 +102,7 @@ def _conversation(
     problems: list[Problem] = []
     msgs = messages(value, location, problems)
     tools = tool_specs(value.get("tools"))
+    msgs = positioned(msgs, location, ("messages",))
     yield from conversation(NAME, value, location, msgs, problems, index, tools=tools)
 
 

@@ -27,6 +27,7 @@ from auditor.formats._common import (
     excerpt_json,
     freeze,
     json_text,
+    positioned,
     read_each,
     result_draft,
     text_of,
@@ -126,7 +127,8 @@ def _chat(
                 )
             )
             thought = []
-    yield from conversation(NAME, owner, location, freeze(drafts), problems, index)
+    msgs = positioned(freeze(drafts), location, ("", "messages"))
+    yield from conversation(NAME, owner, location, msgs, problems, index)
 
 
 def _calls(content: object, here: Location) -> list[ToolCall]:
@@ -205,4 +207,5 @@ def _context(
         else:
             role = "user" if item_kind == "UserMessage" else "system"
             drafts.append(MessageDraft(role, here, [text_of(content)]))
-    yield from conversation(NAME, {}, location, freeze(drafts), problems, index)
+    msgs = positioned(freeze(drafts), location, ("", "messages"))
+    yield from conversation(NAME, {}, location, msgs, problems, index)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from auditor.formats._common import Problem, as_id, conversation, excerpt_json
+from auditor.formats._common import Problem, as_id, conversation, excerpt_json, positioned
 from auditor.model import UNRECORDED, Conversation, Location, Message, ToolCall, ToolResult
 from auditor.patterns import lazy
 from auditor.sources import Record
@@ -123,7 +123,8 @@ def parse(record: Record) -> Iterator[Conversation | Problem]:
         )
     key = as_id(value.get("task_id"))
     record_id = {"id": key} if key else {}
-    yield from conversation(NAME, record_id, location, tuple(out), problems)
+    steps = positioned(tuple(out), location, ("action_history", "thoughts"))
+    yield from conversation(NAME, record_id, location, steps, problems)
 
 
 def _opens_site(action: object, thoughts: list) -> bool:

@@ -32,6 +32,7 @@ from auditor.formats._common import (
     excerpt_json,
     freeze,
     json_text,
+    positioned,
     result_draft,
     unrecorded_draft,
 )
@@ -83,7 +84,8 @@ def parse(record: Record) -> Iterator[Conversation | Problem]:
         following = steps[i + 1] if i + 1 < len(steps) else None
         page = _page(following.get("state")) if isinstance(following, dict) else ""
         drafts.extend(_step(step, i, here, page))
-    yield from conversation(NAME, {}, location, freeze(drafts), problems)
+    steps = positioned(freeze(drafts), location, ("history",))
+    yield from conversation(NAME, {}, location, steps, problems)
 
 
 def _step(step: dict, index: int, here: Location, page: str) -> list[MessageDraft]:

@@ -35,6 +35,7 @@ from auditor.formats._common import (
     Problem,
     conversation,
     freeze,
+    positioned_by_line,
     result_draft,
     unrecorded_draft,
 )
@@ -102,9 +103,11 @@ def parse(record: Record) -> Iterator[Conversation | Problem]:
         starts.insert(0, 0)
     line = 1
     previous = 0
+    entries: dict[int, int] = {}  # an entry's first line -> its number, as a person counts
     for start, end in zip(starts, [*starts[1:], len(text)], strict=True):
         line += text.count("\n", previous, start)
         previous = start
+        entries[line] = len(entries)
         opens = text.index("] ", start, end) + 2
         if text.startswith(_NOISE, opens):
             continue  # half of a log's entries: not even sliced
@@ -113,7 +116,8 @@ def parse(record: Record) -> Iterator[Conversation | Problem]:
             body = _ANSI.sub("", body)
         run.entry(body.rstrip(), Location(location.path, line))
     run.close_write()
-    yield from conversation(NAME, {}, location, freeze(run.drafts), [])
+    messages = positioned_by_line(freeze(run.drafts), entries)
+    yield from conversation(NAME, {}, location, messages, [])
 
 
 class _Run:

@@ -30,6 +30,7 @@ from auditor.formats._common import (
     conversation,
     freeze,
     line_matches,
+    positioned,
     result_draft,
     unrecorded_draft,
 )
@@ -103,7 +104,8 @@ def parse(record: Record) -> Iterator[Conversation | Problem]:
     for i, entry in enumerate(record.value):
         if isinstance(entry, dict):
             task.entry(entry, i)
-    yield from conversation(NAME, {}, record.location, freeze(task.close()), task.problems)
+    messages = positioned(freeze(task.close()), record.location, ("",))
+    yield from conversation(NAME, {}, record.location, messages, task.problems)
 
 
 class _Task:

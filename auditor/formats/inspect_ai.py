@@ -28,6 +28,7 @@ from auditor.formats._common import (
     collected,
     excerpt_json,
     freeze,
+    positioned,
     result_draft,
     tool_call,
     tool_specs,
@@ -103,9 +104,13 @@ def _sample(sample: dict, location: Location, run: str) -> Iterator[Conversation
         yield Problem(location, f"sample could not be read: {exc}", conversation=cid)
         return
     yield from attach(problems, cid)
-    yield Conversation(
-        cid, NAME, location, freeze(drafts), tools=reader.tools, own_id=bool(sid or run)
-    )
+    messages = freeze(drafts)
+    # The sample's one list: its messages, where the turns were read from them (an approval
+    # event then sits after the message before it), else its events.
+    listed = f"{location.pointer}/messages/"
+    keys = ("messages",) if any(m.location.pointer.startswith(listed) for m in messages) else ()
+    messages = positioned(messages, location, keys or ("events",))
+    yield Conversation(cid, NAME, location, messages, tools=reader.tools, own_id=bool(sid or run))
 
 
 class _Sample:

@@ -25,6 +25,7 @@ from auditor.formats._common import (
     collected,
     fallback_id,
     freeze,
+    positioned_by_line,
     result_draft,
     text_of,
     tool_call,
@@ -139,6 +140,6 @@ class _Session:
             self.id,
             NAME,
             self.location,
-            freeze(self.drafts),
+            positioned_by_line(freeze(self.drafts)),
             tools=tuple(self.tools.values()) or None,
         )

@@ -20,6 +20,7 @@ from auditor.formats._common import (
     attach,
     collected,
     fallback_id,
+    positioned_by_line,
     read_each,
     text_of,
 )
@@ -152,7 +153,8 @@ class _Lines:
     def close(self, _: Location) -> Iterator[Conversation | Problem]:
         yield from attach(self.problems, self.id)
         if self.messages:
-            yield Conversation(self.id, NAME, self.location, tuple(self.messages))
+            messages = positioned_by_line(tuple(self.messages))
+            yield Conversation(self.id, NAME, self.location, messages)
 
 
 def _same(a: str, b: str) -> bool:

@@ -32,6 +32,7 @@ from auditor.formats._common import (
     as_object,
     conversation,
     freeze,
+    positioned,
     roled,
     text_of,
 )
@@ -87,6 +88,7 @@ def parse(record: Record) -> Iterator[Conversation | Problem]:
         messages = freeze(pair(drafts, (TEXT_ACTIONS,)))
     else:
         messages = _with_tool_calls(value["messages"], here, problems)
+    messages = positioned(messages, location, ("messages",))
     yield from conversation(NAME, value, location, messages, problems)
 
 

@@ -62,6 +62,7 @@ from auditor.formats._common import (
     conversation,
     excerpt_json,
     freeze,
+    positioned,
     result_draft,
     text_of,
 )
@@ -161,7 +162,8 @@ def parse(record: Record) -> Iterator[Conversation | Problem]:
         for draft in drafts
         for d in (_web_action(draft, number[id(draft)]) if _surfs(draft) else (draft,))
     ]
-    yield from conversation(NAME, value, location, freeze(drafts), problems)
+    messages = positioned(freeze(drafts), location, KEYS)
+    yield from conversation(NAME, value, location, messages, problems)
 
 
 def _executor(draft: MessageDraft) -> bool:

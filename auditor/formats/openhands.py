@@ -39,6 +39,8 @@ from auditor.formats._common import (
     attach,
     excerpt_json,
     freeze,
+    positioned,
+    positioned_by_line,
     read_each,
     result_draft,
     text_of,
@@ -111,6 +113,7 @@ class Collector:
 def _record(value: dict, location: Location) -> Iterator[Conversation | Problem]:
     """A benchmark record's conversation."""
     events = _Events(as_id(value.get("instance_id")), location)
+    events.listed = True
     here = location.child("history")
     for i, event in enumerate(value["history"]):
         if is_event(event):
@@ -147,6 +150,8 @@ class _Events:
         self.calls: set[str] = set()
         self.turns: dict[str, MessageDraft] = {}  # model response id -> the turn of its actions
         self.first: Location | None = None
+        self.listed = False
+        """The events are a record's `history` list, not lines or files of their own."""
 
     def add(self, event: dict, here: Location) -> None:
         """One event (`is_event` holds for it)."""
@@ -250,7 +255,9 @@ class _Events:
             self.id,
             NAME,
             Location(first.path, first.line),
-            freeze(self.drafts),
+            positioned(freeze(self.drafts), self.location, ("history",))
+            if self.listed
+            else positioned_by_line(freeze(self.drafts)),
             tools=tuple(self.tools.values()) or None,
             own_id=self.own,
         )

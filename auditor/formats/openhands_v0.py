@@ -52,6 +52,7 @@ from auditor.formats._common import (
     conversation,
     excerpt_json,
     freeze,
+    positioned,
     result_draft,
     text_of,
     tool_call,
@@ -134,7 +135,8 @@ def parse(record: Record) -> Iterator[Conversation | Problem]:
         if isinstance(value, dict):
             reader.instruction(value.get("instruction"), location.child("instruction"))
     own = {"id": value.get("instance_id")} if isinstance(value, dict) else {}
-    yield from conversation(NAME, own, location, freeze(reader.drafts), problems)
+    messages = positioned(freeze(reader.drafts), location, ("history", ""))
+    yield from conversation(NAME, own, location, messages, problems)
 
 
 class _Reader:

@@ -20,6 +20,7 @@ from auditor.formats._common import (
     conversation,
     excerpt_json,
     freeze,
+    positioned,
     read_each,
     result_draft,
     text_of,
@@ -101,7 +102,8 @@ def _conversation(
         else:
             drafts.append(MessageDraft(role, here, [text]))
     tools = tool_specs(_loaded(value.get("tools")))
-    yield from conversation(NAME, value, location, freeze(drafts), problems, index, tools=tools)
+    msgs = positioned(freeze(drafts), location, ("conversations", "messages"))
+    yield from conversation(NAME, value, location, msgs, problems, index, tools=tools)
 
 
 def _calls(text: str, here: Location, problems: list[Problem]) -> list:

@@ -24,6 +24,7 @@ from auditor.formats._common import (
     collected,
     fallback_id,
     json_text,
+    positioned_by_line,
 )
 from auditor.model import Conversation, Location, Message
 from auditor.sources import Record
@@ -115,7 +116,7 @@ class Collector:
             return
         cid = fallback_id(Location(location.path))
         yield from attach(self._problems, cid)
-        yield Conversation(cid, NAME, location, tuple(messages))
+        yield Conversation(cid, NAME, location, positioned_by_line(tuple(messages)))
 
 
 def _text(value: object) -> str:

@@ -39,6 +39,7 @@ from auditor.formats._common import (
     collected,
     fallback_id,
     freeze,
+    positioned_by_line,
     read_each,
     text_of,
     tool_specs,
@@ -346,7 +347,7 @@ class _Session:
             self.id,
             NAME,
             Location(first.path, first.line),  # where the first message is, not a bookkeeping line
-            freeze(self.drafts),
+            positioned_by_line(freeze(self.drafts)),
             tools=None if self.open_tools else tuple(self.tools.values()) or None,
             own_id=self.own,
         )

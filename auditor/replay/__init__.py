@@ -26,10 +26,10 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Hashable
 from functools import cache
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 from auditor.languages.detect import languages_of, sample
-from auditor.model import Conversation, Message, ToolCall, ToolResult
+from auditor.model import Conversation, Message, ToolCall, ToolResult, turn_of
 from auditor.replay.approvals import Approval, ApprovalOptions, pair
 from auditor.replay.calls import Exchange, Orphan, Turn, failed, looks_like_error
 
@@ -114,6 +114,18 @@ class Replay:
         except KeyError:
             value = self._shared[key] = make(self)
             return value
+
+    @overload
+    def at(self, index: int) -> int: ...
+    @overload
+    def at(self, index: None) -> None: ...
+    def at(self, index: int | None) -> int | None:
+        """The turn a finding's message names for message `index`: its place in the file
+        (`model.turn_of`), as the finding's own turn is reported."""
+        messages = self.conversation.messages
+        if index is None or not 0 <= index < len(messages):
+            return index
+        return turn_of(messages[index])
 
     def history(self, turn: Turn) -> tuple[Exchange, ...]:
         """The calls made before `turn`, with their outcomes."""

@@ -141,11 +141,11 @@ class Fold:
 
     @property
     def first(self) -> int:
-        return self.entries[0].entry.turn
+        return self.entries[0].entry.shown
 
     @property
     def last(self) -> int:
-        return self.entries[-1].entry.turn
+        return self.entries[-1].entry.shown
 
 
 @dataclass
@@ -244,7 +244,7 @@ def _conversation(
     pinned: dict[int, list[FindingView]] = {}
     unpinned = []
     for k, f in enumerate(findings):
-        at = f.turn if f.turn is not None and f.turn in entries else None
+        at = f.index if f.index is not None and f.index in entries else None
         view = FindingView(f, f"{anchor}-f{k}", None if at is None else f"{anchor}-t{at}", file)
         views.append(view)
         if at is None:

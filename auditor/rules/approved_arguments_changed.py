@@ -59,7 +59,7 @@ what the user approved, not what ran.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from auditor import canonical
@@ -86,7 +86,7 @@ def check(replay: Replay, options: ApprovalOptions) -> Iterator[Violation]:
             continue
         if approval.source == "natural-language":
             changes = _unconfirmed(approval, executed.call.name, executed.call.arguments)
-            what = _decided(approval)
+            what = _decided(approval, replay.at)
         elif approval.arguments is not None and executed.call.arguments is not None:
             changes = [
                 f"`{c.path or '(arguments)'}` {canonical.show(c.old)} → {canonical.show(c.new)}"
@@ -94,7 +94,7 @@ def check(replay: Replay, options: ApprovalOptions) -> Iterator[Violation]:
             ]
             if approval.name and executed.call.name != approval.name:
                 changes.insert(0, f"tool `{approval.name}` → `{executed.call.name}`")
-            what = _approved(approval)
+            what = _approved(approval, replay.at)
         else:
             continue
         if not changes:
@@ -110,20 +110,20 @@ def check(replay: Replay, options: ApprovalOptions) -> Iterator[Violation]:
         )
 
 
-def _approved(approval: Approval) -> str:
+def _approved(approval: Approval, at: Callable[[int | None], int | None]) -> str:
     if approval.edited:
-        return f"the arguments the user edited and approved at turn {approval.decided_at}"
+        return f"the arguments the user edited and approved at turn {at(approval.decided_at)}"
     if approval.source == "pattern":
-        return f"the call the user approved at turn {approval.decided_at}"
-    return f"the arguments approved for the request at turn {approval.turn}"
+        return f"the call the user approved at turn {at(approval.decided_at)}"
+    return f"the arguments approved for the request at turn {at(approval.turn)}"
 
 
-def _decided(approval: Approval) -> str:
+def _decided(approval: Approval, at: Callable[[int | None], int | None]) -> str:
     if approval.decision_kind == "choice":
-        return f"what the user chose (options at turn {approval.turn}, chosen at turn {approval.decided_at})"
+        return f"what the user chose (options at turn {at(approval.turn)}, chosen at turn {at(approval.decided_at)})"
     if approval.decision_kind == "instruction" and approval.turn == approval.decided_at:
-        return f"what the user asked for at turn {approval.decided_at}"
-    return f"what the user confirmed (asked at turn {approval.turn}, yes at turn {approval.decided_at})"
+        return f"what the user asked for at turn {at(approval.decided_at)}"
+    return f"what the user confirmed (asked at turn {at(approval.turn)}, yes at turn {at(approval.decided_at)})"
 
 
 def _unconfirmed(approval: Approval, tool: str, arguments: Any) -> list[str]:

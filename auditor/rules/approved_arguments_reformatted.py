@@ -62,10 +62,10 @@ def check(replay: Replay, options: ApprovalOptions) -> Iterator[Violation]:
         after = (
             ""
             if executed is approval.execution
-            else f", and asked for approval again at turn {approval.asked_again}"
+            else f", and asked for approval again at turn {replay.at(approval.asked_again)}"
         )
         yield on_call(
-            f"`{executed.call.name}` {what} with the approved arguments (turn {approval.turn}) "
+            f"`{executed.call.name}` {what} with the approved arguments (turn {replay.at(approval.turn)}) "
             f"written differently: {how}; a confirmation keyed on the text of the arguments no "
             f"longer matches{after}",
             executed.call,

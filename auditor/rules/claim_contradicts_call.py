@@ -101,7 +101,7 @@ def check(replay: Replay, options: None) -> Iterator[Violation]:
             doers = [e for e in backing if asked < e.turn <= message.index]
             found = _contradiction(claim, doers, backing, calls) if doers else None
             if found is not None:
-                yield _violation(claim, message.index, message.location, *found)
+                yield _violation(replay, claim, message.index, message.location, *found)
                 break  # one finding per message
 
 
@@ -204,12 +204,19 @@ def _names_setting(key: str, claim: Claim) -> bool:
 
 
 def _violation(
-    claim: Claim, turn: int, location: Any, value: Value, e: Exchange, path: str, sent_as: str
+    replay: Replay,
+    claim: Claim,
+    turn: int,
+    location: Any,
+    value: Value,
+    e: Exchange,
+    path: str,
+    sent_as: str,
 ) -> Violation:
     shown = excerpt(sent_as, 60).replace("`", "'")
     return Violation(
         f"the assistant says {quoted(claim.clause)}, but `{e.call.name}`, the call that did it "
-        f"at turn {e.turn}, sent `{path}` = `{shown}`, not “{value.text}”",
+        f"at turn {replay.at(e.turn)}, sent `{path}` = `{shown}`, not “{value.text}”",
         turn,
         location,
         tool=e.call.name,

@@ -158,7 +158,11 @@ def _actions(replay: Replay) -> Iterator[Violation]:
                 continue
             if request.reported:
                 continue  # a tool said so ("status": "cancelled"): the claim reports it
-            since = f"since the user asked at turn {asked}" if asked >= 0 else "before this turn"
+            since = (
+                f"since the user asked at turn {replay.at(asked)}"
+                if asked >= 0
+                else "before this turn"
+            )
             matching = list(dict.fromkeys((*own, *matching)))
             failure = _failure(matching, failed, asked)
             text_only = [n for n in matching if n in written and n not in called]
@@ -167,7 +171,7 @@ def _actions(replay: Replay) -> Iterator[Violation]:
                 continue
             if not matching:
                 continue
-            yield _violation(claim, message, matching, since, failure, bool(text_only))
+            yield _violation(replay, claim, message, matching, since, failure, bool(text_only))
             break  # one finding per message
         else:
             if unmatched:
@@ -194,6 +198,7 @@ def _written(replay: Replay) -> set[str]:
 
 
 def _violation(
+    replay: Replay,
     claim: Claim,
     message: Message,
     matching: list[str],
@@ -205,7 +210,7 @@ def _violation(
         error = excerpt(failure.result.text if failure.result else "", 80).replace("`", "'")
         text = (
             f"the assistant says {quoted(claim.clause)}, but the matching call "
-            f"`{failure.call.name}` at turn {failure.turn} failed (“{error}”) and none "
+            f"`{failure.call.name}` at turn {replay.at(failure.turn)} failed (“{error}”) and none "
             f"succeeded {since}"
         )
         tool = failure.call.name

@@ -51,8 +51,9 @@ def check(replay: Replay, options: ApprovalOptions) -> Iterator[Violation]:
             continue
         message = messages[again]
         yield Violation(
-            f"`{approval.name}` asks for approval again at turn {again}, after the user approved "
-            f"it at turn {approval.decided_at} (asked at turn {approval.turn}); the approval "
+            f"`{approval.name}` asks for approval again at turn {replay.at(again)}, after the user approved "
+            f"it at turn {replay.at(approval.decided_at)} (asked at turn {replay.at(approval.turn)}); "
+            "the approval "
             "never reached the call",
             again,
             message.location,

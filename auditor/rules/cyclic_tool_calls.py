@@ -78,7 +78,7 @@ def check(replay: Replay, options: Options) -> Iterator[Violation]:
             replay,
             cycle.calls[0],
             f"the calls {names} repeat {cycle.passes} times in a row in the same order, with "
-            f"the same arguments ({turns(e.turn for e in cycle.calls[:: cycle.period])}); the "
+            f"the same arguments ({turns(replay.at(e.turn) for e in cycle.calls[:: cycle.period])}); the "
             "log does not record what came of them, and nothing came between them",
         )
 
@@ -91,5 +91,5 @@ def _violation(replay: Replay, cycle: list[Exchange], period: int, passes: int) 
         replay,
         cycle[0],
         f"the calls {names} repeat {passes} times in the same order, with the same arguments "
-        f"and the same results each time{but} ({turns(e.turn for e in cycle[::period])})",
+        f"and the same results each time{but} ({turns(replay.at(e.turn) for e in cycle[::period])})",
     )

@@ -97,7 +97,11 @@ def _written_results(replay: Replay) -> Iterator[Violation]:
         found = _made_up(messages, message, reading, waiting) if waiting else None
         if found is not None:
             call, record, before = found
-            at = "earlier in this message" if before is None else f"at turn {before.index}"
+            at = (
+                "earlier in this message"
+                if before is None
+                else f"at turn {replay.at(before.index)}"
+            )
             form = "JSON" if record.lstrip().startswith("{") else "a list of fields"
             text = (
                 f"the assistant wrote the answer of its own `{call.name}` call as {form} (the "

@@ -57,7 +57,7 @@ def check(replay: Replay, options: None) -> Iterator[Violation]:
             message = "tool result without a call id arrives when no call is waiting for one"
         elif orphan.answered_turn is not None:
             message = (
-                f"second result for call `{call_id}` (made at turn {orphan.answered_turn}), "
+                f"second result for call `{call_id}` (made at turn {replay.at(orphan.answered_turn)}), "
                 "which already had its result"
             )
         else:

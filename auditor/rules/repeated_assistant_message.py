@@ -169,14 +169,14 @@ def check(replay: Replay, options: Options) -> Iterator[Violation]:
             how = "the same message, reworded," if reworded else "the same message"
             said = (
                 f"the assistant sent {how} {len(group[0])} times "
-                f"({turns(m.index for m in group[0])}): {quote(first.text)}"
+                f"({turns(replay.at(m.index) for m in group[0])}): {quote(first.text)}"
             )
         else:
             least = min(len(run) for run in group)
             last = max(run[-1].index for run in group)
             said = (
                 f"the assistant cycles through the same {len(group)} messages, each sent at "
-                f"least {least} times (turns {first.index} to {last}), starting with "
+                f"least {least} times (turns {replay.at(first.index)} to {replay.at(last)}), starting with "
                 f"{quote(first.text)}"
             )
         yield Violation(said, first.index, first.location, evidence=excerpt(first.text))

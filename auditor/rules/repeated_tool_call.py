@@ -159,7 +159,7 @@ def check(replay: Replay, options: Options) -> Iterator[Violation]:
             replay,
             first,
             f"`{first.call.name}` called {len(run)} times in a row with the same arguments"
-            f"{_nudged(run)} ({turns(e.turn for e in run)}); the log does not record what came of them, and "
+            f"{_nudged(run)} ({turns(replay.at(e.turn) for e in run)}); the log does not record what came of them, and "
             "nothing came between them: no other call, no result, no user turn",
             Severity.ERROR if attempts(run) >= ERROR_AT else None,
         )
@@ -188,6 +188,6 @@ def _violation(replay: Replay, run: list[Exchange]) -> Violation:
         replay,
         first,
         f"`{first.call.name}` called {len(run)} times with the same arguments, each answered "
-        f"with {answer} {quote(text)} ({turns(e.turn for e in run)})",
+        f"with {answer} {quote(text)} ({turns(replay.at(e.turn) for e in run)})",
         Severity.ERROR if attempts(run) >= ERROR_AT else None,
     )

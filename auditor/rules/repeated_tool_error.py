@@ -99,7 +99,7 @@ def check(replay: Replay, options: Options) -> Iterator[Violation]:
             first,
             f"`{first.call.name}` failed {len(run)} calls in succession with the same error "
             f"across {_variants(run)} different sets of arguments: {quote(_text(first))} "
-            f"({turns(e.turn for e in run)})",
+            f"({turns(replay.at(e.turn) for e in run)})",
         )
 
 

@@ -132,8 +132,8 @@ def check(replay: Replay, options: None) -> Iterator[Violation]:
         if announced is not None and _reports(text):
             at, phrase = announced
             yield Violation(
-                f"turn {message.index} reports a result without saying it rests on made-up "
-                f"data, after turn {at} announced it would use {phrase}",
+                f"turn {replay.at(message.index)} reports a result without saying it rests on made-up "
+                f"data, after turn {replay.at(at)} announced it would use {phrase}",
                 message.index,
                 message.location,
                 evidence=excerpt(_report_line(text)),

@@ -72,20 +72,20 @@ def check(replay: Replay, options: None) -> Iterator[Violation]:
         if exchange.passed_at is None and exchange.turn == last and ends_run(exchange.call.name):
             continue  # the run ends on its terminal call: nothing was left waiting
         where = replay.conversation.messages[exchange.turn].location
-        yield on_call(_message(exchange), exchange.call, exchange.turn, where)
+        yield on_call(_message(replay, exchange), exchange.call, exchange.turn, where)
 
 
-def _message(exchange: Exchange) -> str:
+def _message(replay: Replay, exchange: Exchange) -> str:
     call = f"`{exchange.call.name}` call" + (f" `{exchange.call.id}`" if exchange.call.id else "")
     caller = "the assistant" if exchange.caller == "assistant" else f"the {exchange.caller}"
     if exchange.passed_at is None:
         return f"the transcript ends on {call} with no result"
     if exchange.result is None:
         return (
-            f"{call} got no result before {caller} spoke again at turn {exchange.passed_at}; "
+            f"{call} got no result before {caller} spoke again at turn {replay.at(exchange.passed_at)}; "
             "it went on without the tool's output"
         )
     return (
-        f"{call} got its result only at turn {exchange.result_turn}, after {caller} "
-        f"had already spoken again at turn {exchange.passed_at}"
+        f"{call} got its result only at turn {replay.at(exchange.result_turn)}, after {caller} "
+        f"had already spoken again at turn {replay.at(exchange.passed_at)}"
     )

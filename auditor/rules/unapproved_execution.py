@@ -85,18 +85,19 @@ def check(replay: Replay, options: ApprovalOptions) -> Iterator[Violation]:
         if executed is None:
             continue
         if approval.approved is False:
-            why = f"after the user denied it at turn {approval.decided_at}"
+            why = f"after the user denied it at turn {replay.at(approval.decided_at)}"
         elif approval.approved is None and approval.decided_at is None:
-            why = _undecided(approval)
+            why = _undecided(replay, approval)
         elif approval.approved is None and approval.required_by:
             why = (
                 f"without a clear yes: {approval.required_by} and the user's answer at turn "
-                f"{approval.decided_at} to the confirmation asked at turn {approval.turn} is "
+                f"{replay.at(approval.decided_at)} to the confirmation asked at turn "
+                f"{replay.at(approval.turn)} is "
                 "neither yes nor no"
             )
         elif approval.unconfirmed:
             why = (
-                f"on the user's request at turn {approval.decided_at} alone: "
+                f"on the user's request at turn {replay.at(approval.decided_at)} alone: "
                 f"{approval.required_by}, and no summary of the action's details was confirmed"
             )
         else:
@@ -109,10 +110,10 @@ def check(replay: Replay, options: ApprovalOptions) -> Iterator[Violation]:
         )
 
 
-def _undecided(approval: Approval) -> str:
+def _undecided(replay: Replay, approval: Approval) -> str:
     if approval.source == "policy":
         return (
             f"without approval: {approval.required_by} and no confirmation from the user came "
             "since the last such call"
         )
-    return f"with no decision on the approval it asked for at turn {approval.turn}"
+    return f"with no decision on the approval it asked for at turn {replay.at(approval.turn)}"

@@ -107,7 +107,7 @@ def check(replay: Replay, options: Options) -> Iterator[Violation]:
                 break
             j = _retry(made, j, users)
         if len(chain) > 1:
-            yield _violation(chain, error)
+            yield _violation(replay, chain, error)
 
 
 def _blind(exchange: Exchange, messages: Sequence[Message]) -> Message | None:
@@ -131,7 +131,7 @@ def _retry(made: list[Exchange], i: int, users: list[int]) -> int | None:
     return None
 
 
-def _violation(chain: list[Exchange], error: Message) -> Violation:
+def _violation(replay: Replay, chain: list[Exchange], error: Message) -> Violation:
     first = chain[0]
     text = first.result.text if first.result is not None else ""
     retries = len(chain) - 1
@@ -139,7 +139,7 @@ def _violation(chain: list[Exchange], error: Message) -> Violation:
     return Violation(
         f"`{first.call.name}` failed with {quote(text)}, which says nothing about what was "
         f"wrong, and the assistant called it again {again} in vain "
-        f"({turns(e.turn for e in chain[1:])}); the error should name the argument at fault "
+        f"({turns(replay.at(e.turn) for e in chain[1:])}); the error should name the argument at fault "
         "and the values it accepts",
         error.index,
         error.location,

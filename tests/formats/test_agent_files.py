@@ -71,7 +71,7 @@ def test_browser_result_actions_are_calls_whose_outcome_is_not_recorded():
         (
             "LP001",
             8,
-            "`click` called 3 times in a row with the same arguments (turns 2, 4, 6); the log "
+            "`click` called 3 times in a row with the same arguments (turns 1, 2, 3); the log "
             "does not record what came of them, and nothing came between them: no other call, "
             "no result, no user turn",
         )
@@ -118,12 +118,12 @@ def test_chatdev_test_reports_answer_runs_and_the_same_traceback_six_times_is_a_
             101,
             "`run_software` called 6 times with the same arguments, each answered with the same "
             'error `Traceback (most recent call last): File "main.py", line 7, in <module> '
-            "import b…` (turns 3, 5, 11, 13, 19, 21)",
+            "import b…` (turns 13, 15, 38, 40, 63, 65)",
         ),
         (  # the Programmer's answer to each test report, unfenced and never applied
             "LP004",
             191,
-            "the assistant sent the same message 3 times (turns 10, 18, 26): `FILENAME: main.py "
+            "the assistant sent the same message 3 times (turns 33, 58, 82): `FILENAME: main.py "
             "LANGUAGE: Python DOCSTRING: ''' …[trimmed]`",
         ),
     ]
@@ -192,7 +192,7 @@ def test_autogen_tool_events_and_saved_team_state():
         (
             "EX001",
             29,
-            "`get_weather` call `call_2` got no result before the assistant spoke again at turn 3; "
+            "`get_weather` call `call_2` got no result before the assistant spoke again at turn 4; "
             "it went on without the tool's output",
         )
     ]

@@ -340,7 +340,7 @@ def test_concise_lines_name_the_eval_member_so_no_two_findings_read_alike(tmp_pa
     bad = "not valid JSON: unexpected character, expected a string key at line 1"
     assert proc.stdout.decode().splitlines() == [
         "run.eval:/samples/1_epoch_1.json/messages/12: EX002 tool result for call `call_zz` "
-        "answers no earlier call [fdob6U3CeEMEBDeAwdKgrj:1:1 turn 17]",
+        "answers no earlier call [fdob6U3CeEMEBDeAwdKgrj:1:1 turn 12]",
         f"run.eval:/samples/2_epoch_1.json: IN001 {bad}",
         f"run.eval:/samples/3_epoch_1.json: IN001 {bad}",
     ]
