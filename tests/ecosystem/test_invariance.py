@@ -1,4 +1,4 @@
-"""Invariance on real logs: what a rule finds does not hang on the spelling of the ids it saw.
+"""Invariance on real logs: what a rule finds does not hang on how the log spells what it says.
 
 Every JSON or JSON Lines log of `../shared` that the ecosystem ledger holds findings on is
 audited as it is and again with its ids renamed consistently through the file: each run of
@@ -13,6 +13,11 @@ it: years, digits the file also writes with separators (`15-15-15` beside `NPK15
 same value to a reader that normalises them), and the digits of hex digests (AutoGen names a
 code block's file by the hash of its code). An event folder (`event-*.json`) is one
 conversation and is not audited file by file.
+
+The same logs are audited again with the dates and amounts of their prose written in another
+common form (`2024-05-20` as `May 20, 2024`, `$1250.00` as `$1,250.00`; in the words people
+and models write, not in call arguments, ids or JSON a tool returned), and the browser
+agents' logs with every click moved by a pixel: the findings must be the same again.
 """
 
 from __future__ import annotations
@@ -111,6 +116,92 @@ def renamed(source: Path, target: Path) -> Renaming:
     return renaming
 
 
+_MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
+_ISO_DATE = re.compile(r"(?<![\w/-])(\d{4})-(\d{2})-(\d{2})(?![\w/:-])")
+_AMOUNT = re.compile(r"(?<![\w.,])\$(\d{4,9})(\.\d{2})?(?![\w.,]*\d)")
+_CLICK = re.compile(r"\b(Click at|Double click at|Right click at|Move to) \((\d+), (\d+)\)")
+_PROSE_KEYS = frozenset(("content", "text", "message", "thought", "thoughts", "value"))
+
+
+def _prose(text: str) -> bool:
+    """Words people and models write: not JSON, a path, code or an id."""
+    stripped = text.lstrip()
+    return len(text.split()) >= 4 and not stripped.startswith(("{", "[", "<"))
+
+
+def respelled(text: str) -> str:
+    """`text` with its ISO dates and dollar amounts in another common form."""
+
+    def date(m: re.Match[str]) -> str:
+        year, month, day = int(m[1]), int(m[2]), int(m[3])
+        if not (1 <= month <= 12 and 1 <= day <= 31):
+            return m.group()
+        return f"{_MONTHS[month - 1]} {day}, {year}"
+
+    text = _ISO_DATE.sub(date, text)
+    return _AMOUNT.sub(lambda m: f"${int(m[1]):,}{m[2] or ''}", text)
+
+
+def _respell(value: Any, key: str = "") -> Any:
+    if isinstance(value, str):
+        return respelled(value) if key in _PROSE_KEYS and _prose(value) else value
+    if isinstance(value, list):
+        return [_respell(v, key) for v in value]
+    if isinstance(value, dict):
+        if "arguments" in value or "tool_calls" in value or "function" in value:
+            # the call's own arguments stay as the tool took them
+            return {
+                k: (v if k in ("arguments", "function", "input") else _respell(v, k))
+                for k, v in value.items()
+            }
+        return {k: _respell(v, k) for k, v in value.items()}
+    return value
+
+
+def _moved(value: Any) -> Any:
+    """Every click of a browser agent's steps moved by one pixel, alternately right and down."""
+    turn = iter(range(1_000_000))
+
+    def move(m: re.Match[str]) -> str:
+        dx, dy = (1, 0) if next(turn) % 2 else (0, 1)
+        return f"{m[1]} ({int(m[2]) + dx}, {int(m[3]) + dy})"
+
+    def walk(v: Any) -> Any:
+        if isinstance(v, str):
+            return _CLICK.sub(move, v)
+        if isinstance(v, list):
+            return [walk(x) for x in v]
+        if isinstance(v, dict):
+            return {k: walk(x) for k, x in v.items()}
+        return v
+
+    return walk(value)
+
+
+def rewritten(source: Path, target: Path, how: Any) -> None:
+    """Write `source` to `target`, each record passed through `how`."""
+    data = source.read_bytes()
+    if source.suffix == ".jsonl":
+        rows = [orjson.loads(line) if line.strip() else None for line in data.splitlines()]
+        lines = [b"" if r is None else orjson.dumps(how(r)) for r in rows]
+        target.write_bytes(b"\n".join(lines) + b"\n")
+    else:
+        target.write_bytes(orjson.dumps(how(orjson.loads(data))))
+
+
 def _seen(findings: list[Finding], renaming: Renaming | None) -> Counter[tuple[Any, ...]]:
     """What a finding says where, less its words: conversation, turn, code and tool. The
     conversation of a log without ids is named after its path, which is not renamed."""
@@ -137,6 +228,26 @@ def _logs() -> list[str]:
     )
 
 
+def _all_logs() -> list[str]:
+    """Every JSON and JSON Lines log of the labelled corpora, with the ledger's: the labelled
+    ones were read whole by a person, so a finding a respelling adds there is a false one."""
+    found = set(_logs())
+    for corpus in sorted(check.SHARED.glob("labelled-*")):
+        found.update(
+            str(p.relative_to(check.SHARED))
+            for p in corpus.rglob("*")
+            if p.suffix in (".json", ".jsonl") and p.name not in ("labels.json", "judgments.json")
+        )
+    return sorted(found)
+
+
+def _browser_logs() -> list[str]:
+    """Every browser agent's result file of `../shared`."""
+    return sorted(
+        str(p.relative_to(check.SHARED)) for p in check.SHARED.glob("*/**/abp_run/*/result.json")
+    )
+
+
 @requires_corpora
 @pytest.mark.parametrize("log", _logs())
 def test_renaming_ids_through_a_log_changes_no_finding(log, tmp_path):
@@ -149,6 +260,54 @@ def test_renaming_ids_through_a_log_changes_no_finding(log, tmp_path):
     before = _seen(engine.audit([str(source)], settings).findings, renaming)
     after = _seen(engine.audit([str(target)], settings).findings, None)
     assert (before - after, after - before) == (Counter(), Counter())
+
+
+@requires_corpora
+@pytest.mark.parametrize("log", _all_logs())
+def test_respelling_dates_and_amounts_changes_no_finding(log, tmp_path):
+    source = check.SHARED / log
+    if not source.is_file():
+        pytest.skip(f"{log} is not in this ../shared")
+    target = tmp_path / source.name
+    rewritten(source, target, _respell)
+    settings = config.build()
+    before = _seen(engine.audit([str(source)], settings).findings, None)
+    after = _seen(engine.audit([str(target)], settings).findings, None)
+    assert (before - after, after - before) == (Counter(), Counter())
+
+
+@requires_corpora
+@pytest.mark.parametrize("log", _browser_logs())
+def test_moving_clicks_by_a_pixel_changes_no_finding(log, tmp_path):
+    source = check.SHARED / log
+    if not source.is_file():
+        pytest.skip(f"{log} is not in this ../shared")
+    target = tmp_path / source.name
+    rewritten(source, target, _moved)
+    settings = config.build()
+    before = _seen(engine.audit([str(source)], settings).findings, None)
+    after = _seen(engine.audit([str(target)], settings).findings, None)
+    assert (before - after, after - before) == (Counter(), Counter())
+
+
+def test_a_respelling_changes_prose_only():
+    assert respelled("Fly on 2024-05-20 for $1250.00, not $99.") == (
+        "Fly on May 20, 2024 for $1,250.00, not $99."
+    )
+    assert respelled("see /logs/2024-05-20/run and id 2024-05-20T10:00") == (
+        "see /logs/2024-05-20/run and id 2024-05-20T10:00"
+    )
+    record = {
+        "role": "assistant",
+        "content": "I will book it on 2024-05-20 for $1250.",
+        "tool_calls": [{"function": {"arguments": '{"date": "2024-05-20"}'}}],
+    }
+    out = _respell(record)
+    assert out["content"] == "I will book it on May 20, 2024 for $1,250."
+    assert out["tool_calls"] == record["tool_calls"]
+    assert _moved({"a": ["Click at (973, 761)", "Click at (973, 761)"]}) == {
+        "a": ["Click at (973, 762)", "Click at (974, 761)"]
+    }
 
 
 def test_a_renaming_is_consistent_and_leaves_what_it_must_alone():
