@@ -248,46 +248,46 @@ def _browser_logs() -> list[str]:
     )
 
 
-@requires_corpora
-@pytest.mark.parametrize("log", _logs())
-def test_renaming_ids_through_a_log_changes_no_finding(log, tmp_path):
+def _source(log: str) -> Path:
     source = check.SHARED / log
     if not source.is_file():
         pytest.skip(f"{log} is not in this ../shared")
-    target = tmp_path / source.name
-    renaming = renamed(source, target)
+    return source
+
+
+def _changes(source: Path, target: Path, renaming: Renaming | None = None) -> tuple[Any, Any]:
+    """(findings only the original has, findings only the rewritten log has)."""
     settings = config.build()
     before = _seen(engine.audit([str(source)], settings).findings, renaming)
     after = _seen(engine.audit([str(target)], settings).findings, None)
-    assert (before - after, after - before) == (Counter(), Counter())
+    return before - after, after - before
+
+
+@requires_corpora
+@pytest.mark.parametrize("log", _logs())
+def test_renaming_ids_through_a_log_changes_no_finding(log, tmp_path):
+    source = _source(log)
+    target = tmp_path / source.name
+    renaming = renamed(source, target)
+    assert _changes(source, target, renaming) == (Counter(), Counter())
 
 
 @requires_corpora
 @pytest.mark.parametrize("log", _all_logs())
 def test_respelling_dates_and_amounts_changes_no_finding(log, tmp_path):
-    source = check.SHARED / log
-    if not source.is_file():
-        pytest.skip(f"{log} is not in this ../shared")
+    source = _source(log)
     target = tmp_path / source.name
     rewritten(source, target, _respell)
-    settings = config.build()
-    before = _seen(engine.audit([str(source)], settings).findings, None)
-    after = _seen(engine.audit([str(target)], settings).findings, None)
-    assert (before - after, after - before) == (Counter(), Counter())
+    assert _changes(source, target) == (Counter(), Counter())
 
 
 @requires_corpora
 @pytest.mark.parametrize("log", _browser_logs())
 def test_moving_clicks_by_a_pixel_changes_no_finding(log, tmp_path):
-    source = check.SHARED / log
-    if not source.is_file():
-        pytest.skip(f"{log} is not in this ../shared")
+    source = _source(log)
     target = tmp_path / source.name
     rewritten(source, target, _moved)
-    settings = config.build()
-    before = _seen(engine.audit([str(source)], settings).findings, None)
-    after = _seen(engine.audit([str(target)], settings).findings, None)
-    assert (before - after, after - before) == (Counter(), Counter())
+    assert _changes(source, target) == (Counter(), Counter())
 
 
 def test_a_respelling_changes_prose_only():
