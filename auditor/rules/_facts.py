@@ -99,7 +99,8 @@ def facts(text: str) -> list[Fact]:
         ):
             found.append(Fact("reference", token))
     for written, _ in _identifiers.phone_numbers(text):
-        if not _offered(text, text.find(written), slots):
+        at = text.find(written)
+        if not _offered(text, at, slots) and not _in_link(text, at):
             found.append(Fact("phone number", written))
     for money in money_in(text):
         at = text.find(money.text)
@@ -116,6 +117,12 @@ def _offered(text: str, at: int, slots: list[tuple[int, int]]) -> bool:
     start = max((m.end() for m in _SENTENCE.finditer(text, max(0, at - 300), at)), default=0)
     stop = _SENTENCE.search(text, at, at + 300)
     return _HEDGED.search(text, start, stop.end() if stop else at + 300) is not None
+
+
+def _in_link(text: str, at: int) -> bool:
+    """The digits stand inside a link or a path (`…&qid=1689009508&sr=8-1`), not alone."""
+    start = max(text.rfind(" ", 0, at), text.rfind("\n", 0, at)) + 1
+    return any(c in text[start:at] for c in "/=?&")
 
 
 def _computed(text: str, start: int, end: int) -> bool:
@@ -145,7 +152,8 @@ def adds_up(
 ) -> bool:
     """The amount is one of those `given` (by people, the prompt, tools), `worked` (returned by
     a tool or written in an earlier answer) or `listed` (written before it in the same answer),
-    one of them times a number of passengers (two to five) or a share of one, one of the worked
+    one of them times a count (two to five passengers; up to twelve, the days of a week or
+    the months of a year, for a worked or listed amount) or a share of one, one of the worked
     or listed added to or taken from another, or the sum of the last prices listed. Two prices
     of the prompt or the user alone (a fee and a certificate) do not add up to a fare."""
     known = given | worked
@@ -154,6 +162,9 @@ def adds_up(
         return True
     if any(amount * n in known or amount / n in known for n in _PASSENGERS):
         return True
+    found = worked.union(listed)
+    if any(amount * n in found or amount / n in found for n in _COUNTS):
+        return True  # a tool's daily price for a week
     for x in itertools.islice(worked.union(listed), _MOST):
         if amount - x in known or x - amount in known or amount + x in known:
             return True
@@ -166,5 +177,9 @@ def adds_up(
 
 
 _PASSENGERS = range(2, 6)
+"""Counts any amount is taken by: passengers, bags."""
+_COUNTS = range(6, 13)
+"""Further counts a tool's or the answer's own amount is taken by: nights, the days of a week,
+the months of a year (a fee of the policy eight times is no fare)."""
 _MOST = 5_000
 """Amounts tried as one term of a sum: the pool is a set, so each try is one lookup."""

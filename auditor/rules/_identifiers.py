@@ -166,6 +166,9 @@ def keys(token: str) -> frozenset[str]:
         return frozenset(found)
     compact = t.translate(_SEPARATORS)
     found.add(compact)
+    if compact.startswith("+") and compact[1:].isdigit():
+        compact = compact[1:]  # `+51-1-555-1200`: a phone number's digits, as it is looked up
+        found.add(compact)
     if len(compact) > 10 and compact.isdigit():
         found.add(compact[-10:])  # a phone number with its country code
     found.update(_numbers(t))

@@ -9,16 +9,18 @@ prices (an amount with its currency) and template slots left where a fact belong
 prompt, policy, tool declaration, tool result or argument of a successful call before it (nor
 in the results of the message's own calls), in any of the written forms FB004 takes for the
 same value (case, separators, a URL's scheme, `www.` or trailing slash, the digits of a phone
-number). A price counts as given when it is one of the amounts given or written before it, a
-multiple or a share of one (two to five passengers), a tool's or an earlier answer's amount
+number; a phone number a tool wrote as `+51-1-555-1200`). A price counts as given when it is
+a number people or the prompt wrote (`3000.0` given back as `$3000.00`), one of the amounts
+given or written before it, a multiple or a share of one (two to five passengers; up to twelve
+days or months of a tool's or the answer's own amount), a tool's or an earlier answer's amount
 plus or minus another, or the sum of the prices listed just before it; a price the answer says
 it worked out (a total, a difference, a refund, `= $X`, `$X ($a + $b)`) is not read. One
 finding per message, naming up to three facts; a fact is reported once.
 
 In preview: only `--select FB008` (or its name) turns it on. On the ecosystem check's real logs
-it gives 9 findings, all judged true (invented flights, fares and payment ids, and template
-slots, after tool calls a model wrote as text), fewer than the ten a rule needs to be on by
-default.
+it gives 15 findings, 14 judged true (invented flights, fares, phone numbers and payment ids,
+and template slots, after tool calls a model wrote as text) and one unclear (a budget the
+assistant says it assumes); it joins the default set at 30 judged findings and 95 %.
 
 ## Why is this bad?
 A phone number, a booking reference or a price is exactly what a user copies and acts on, and
@@ -38,6 +40,7 @@ returned nothing. Nothing in the answer says it was made up.
 - code (inline or fenced), examples the assistant offers ("a user id like 'sara_doe_496'",
   "e.g. ZFA04Y"), and every fact of an answer to a user who asked for an example, a sample,
   a template or made-up data;
+- digits inside a link or a path (`…&qid=1689009508`), which are no phone number;
 - a site's home page (`https://www.udi.no/`), ids not written as a reference (`24-hour`),
   dates, times, counts and amounts without a currency;
 - logs without a system prompt or policy: what the agent was given is not all in them (aider's
@@ -119,6 +122,9 @@ class _Given:
         """Amounts given by people and the prompt."""
         self.worked: set[Decimal] = set()
         """Amounts tools returned and earlier answers wrote."""
+        self.said: set[Decimal] = set()
+        """Every number people and the prompt wrote, with or without a currency: an answer
+        that gives one back as a price (`3000.0` as `$3000.00`) re-spells it."""
         self.read = 0
 
     def read_to(self, end: int) -> None:
@@ -129,6 +135,7 @@ class _Given:
                 self.worked |= _facts.amounts(m.result.text)
             elif m.role in _GIVERS:
                 self.pool.update(_facts.prices(m.text))
+                self.said |= _facts.amounts(m.text)
         self.read = max(self.read, end)
 
     def gives(self, fact: Fact, message: Message) -> bool:
@@ -136,6 +143,8 @@ class _Given:
             return False
         if fact.amount is None:
             return self.index.grounds(fact.text, fact.lookup, self.conversation)
+        if fact.amount in self.said:
+            return True
         before = message.text[: message.text.find(fact.text)]
         return _facts.adds_up(fact.amount, self.pool, self.worked, _facts.prices(before))
 
