@@ -120,4 +120,5 @@ LEXICON = Lexicon(
     r"|(?:müssen|brauchen)\s+(?:mich\s+)?nicht\s+(?:zu\s+)?(?:fragen|nachfragen)"
     r"|(?:einfach|direkt)\s+(?:machen|durchführen)",
     gap=8,
+    assumes=r"angenommen|nehme\s+ich\s+an|ich\s+nehme\s+an|hypothetisch\w*|fiktiv\w*|erfunden\w*",
 )

@@ -154,4 +154,5 @@ LEXICON = Lexicon(
     waives=r"no\s+(?:es\s+)?(?:necesario|hace\s+falta)\s+(?:que\s+)?(?:me\s+)?"
     r"(?:consult|pregunt|confirm)|sin\s+(?:preguntar|consultar|confirmar)(?:me)?"
     r"|(?:hágalo|hazlo)\s+directamente",
+    assumes=r"asum[oi]\w*|asumamos|supongo|suponiendo|supongamos|hipot[ée]tic\w*|fictici\w*|inventad\w*",
 )

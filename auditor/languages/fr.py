@@ -117,4 +117,5 @@ LEXICON = Lexicon(
     wh=r"quel|quelle|quels|quelles|combien|quand|où|comment|que|qu['’]",
     waives=r"pas\s+besoin\s+de\s+(?:me\s+)?(?:demander|confirmer|vérifier)"
     r"|sans\s+(?:me\s+)?(?:demander|confirmation)|inutile\s+de\s+(?:me\s+)?(?:demander|confirmer)",
+    assumes=r"suppos(?:e|ons|ant|é|ée|és|ées)|hypoth[ée]tique\w*|fictif|fictive\w*|fictifs|invent[ée]e?s?",
 )

@@ -116,4 +116,5 @@ LEXICON = Lexicon(
     wh=r"quale|quali|quanto|quanti|quante|quando|dove|come|che\s+cosa|cosa",
     waives=r"non\s+(?:c['’]è\s+)?(?:bisogno|serve)\s+(?:di\s+)?(?:chiedermi|chiedere|confermare)"
     r"|senza\s+(?:chiedere|conferma)",
+    assumes=r"suppon\w*|supponiamo|presumo|ipotetic\w*|fittizi\w*|inventat\w*",
 )

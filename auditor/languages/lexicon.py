@@ -72,6 +72,9 @@ class Lexicon:
     proceeded: str = r"(?!)"
     """Words that claim the action of the infinitive after them ("he procedido a", "acabo de",
     "je viens d'"): the infinitive is read as a tool-name verb (`tool_words`)."""
+    assumes: str = r"(?!)"
+    """Words that say a value is assumed, hypothetical or made up ("asumo", "supongamos",
+    "ficticio"): a fact in their sentence is no fact the answer states (FB008)."""
     gap: int = 0
     """How many words may stand between auxiliary and participle beyond `adverbs`: German
     puts the object between them ("ich habe die E-Mail gesendet")."""

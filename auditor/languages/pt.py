@@ -144,4 +144,5 @@ LEXICON = Lexicon(
     wh=r"qual|quais|quanto|quantos|quantas|quando|onde|como|o\s+que",
     waives=r"não\s+(?:é\s+)?(?:precisa|necessário)\s+(?:me\s+)?(?:perguntar|confirmar|consultar)"
     r"|sem\s+(?:me\s+)?(?:perguntar|confirmar|confirmação)",
+    assumes=r"assumo|assumindo|suponho|supondo|suponhamos|hipot[ée]tic\w*|fict[íi]ci\w*|inventad\w*",
 )

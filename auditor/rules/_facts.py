@@ -20,6 +20,7 @@ import itertools
 import re
 from decimal import Decimal
 
+from auditor.languages import LEXICONS
 from auditor.patterns import lazy
 from auditor.replay.approvals.values import money_in
 from auditor.rules import _identifiers
@@ -39,7 +40,9 @@ _EXAMPLE = lazy(
 )
 _HEDGED = lazy(
     r"\b(?:hypothetical\w*|illustrat\w+|assum(?:e|ed|es|ing|ption)|placeholder|fictional"
-    r"|fictitious|dummy|made[- ]up)\b",
+    r"|fictitious|dummy|made[- ]up|"
+    + "|".join(lexicon.assumes for lexicon in LEXICONS.values())
+    + r")\b",
     re.I,
 )
 _SENTENCE = lazy(r"[.!?](?:\s|$)|\n")

@@ -18,9 +18,9 @@ it worked out (a total, a difference, a refund, `= $X`, `$X ($a + $b)`) is not r
 finding per message, naming up to three facts; a fact is reported once.
 
 In preview: only `--select FB008` (or its name) turns it on. On the ecosystem check's real logs
-it gives 15 findings, 14 judged true (invented flights, fares, phone numbers and payment ids,
-and template slots, after tool calls a model wrote as text) and one unclear (a budget the
-assistant says it assumes); it joins the default set at 30 judged findings and 95 %.
+it gives 14 findings, all judged true (invented flights, fares, phone numbers and payment ids,
+and template slots, after tool calls a model wrote as text); it joins the default set at 30
+judged findings and 95 %.
 
 ## Why is this bad?
 A phone number, a booking reference or a price is exactly what a user copies and acts on, and
@@ -38,7 +38,8 @@ returned nothing. Nothing in the answer says it was made up.
   in any written form, and prices the given amounts make up (a total, a difference, a price
   per passenger);
 - code (inline or fenced), examples the assistant offers ("a user id like 'sara_doe_496'",
-  "e.g. ZFA04Y"), and every fact of an answer to a user who asked for an example, a sample,
+  "e.g. ZFA04Y"), facts in a sentence that says they are assumed or made up ("I assume",
+  "Asumo un presupuesto de $100", "supposons", "angenommen"), and every fact of an answer to a user who asked for an example, a sample,
   a template or made-up data;
 - digits inside a link or a path (`…&qid=1689009508`), which are no phone number;
 - a site's home page (`https://www.udi.no/`), ids not written as a reference (`24-hour`),
