@@ -102,6 +102,8 @@ class Format(Protocol):
 # formats hold one event or message a line and detection runs on every line.
 _BUILT_IN = (
     "openhands",
+    # Gemini CLI's event lines (`type: message` with a `role`) would pass for bare messages.
+    "gemini-cli",
     "message-lines",
     # Agent frameworks' own files, each recognised by keys no other format has; Letta's and
     # AutoGen's `messages` would pass for OpenAI's, smolagents' `thread_id` for a stream's.

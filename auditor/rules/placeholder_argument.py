@@ -28,8 +28,10 @@ asked for the value, looked it up, or said it could not.
 - a value the user gave or asked about ("Is example.com up?"), or one a tool result returned;
 - the word TODO inside free text, `{{…}}` in code (a template it writes), and comments in code
   ("# replace with your key");
-- a placeholder word the user's own text holds (outside code blocks): "add it to the TODO
-  list" before a call with `list: "TODO"`;
+- a placeholder word the user's own text holds (outside code blocks), in the plural too:
+  "add it to the TODO list" before a call with `list: "TODO"`, "how many TODOs";
+- a code marker (`TODO`, `FIXME`, `TBD`, `XXX`, `HACK`) in what a search looks for (an
+  argument named `pattern`, `query`, `regex`, `search_term`, …): the thing sought;
 - in code, a name the same code binds (`insert_pos = j` before `lines.insert(insert_pos, …)`,
   a loop variable, a parameter): an ordinary variable. A placeholder that is also assigned in
   the code (`YOUR_KEY = "…"`, then used) is missed;
@@ -64,12 +66,13 @@ asked for the value, looked it up, or said it could not.
 
 from collections.abc import Iterator
 from dataclasses import replace
+from functools import lru_cache
 
 from auditor.findings import Severity, Violation, excerpt, on_call
 from auditor.model import Message
 from auditor.replay import Exchange, Replay
 from auditor.rules import _placeholders
-from auditor.rules._toolnames import ends_run
+from auditor.rules._toolnames import ends_run, words
 from auditor.rules._values import (
     FILE_CONTENT_KEYS,
     WRITTEN_KEYS,
@@ -133,13 +136,26 @@ def _placeholders_of(exchange: Exchange) -> Iterator[tuple[str, str, str]]:
             text, written = heredocs(command)
             if written and saves_only(text, command):
                 written = ""  # a command that only saves files: as an editor's save (above)
+        sought = _sought(key)
         for placeholder in _placeholders.find(text, code):
-            yield key, placeholder, text
+            if not (sought and placeholder.lower() in _MARKERS):
+                yield key, placeholder, text
         for placeholder in _placeholders.find(written, code, written=True):
             yield key, placeholder, written
         stand_in = None if code else _placeholders.filler(key, value)
         if stand_in is not None:
             yield key, stand_in, value
+
+
+_MARKERS = frozenset(("todo", "fixme", "tbd", "xxx", "hack"))
+"""Words code is marked with: what a search looks for (`pattern: "TODO"`), not a value."""
+_SEARCH_WORDS = frozenset(("pattern", "query", "q", "regex", "search", "keyword", "keywords"))
+
+
+@lru_cache(maxsize=1024)
+def _sought(key: str) -> bool:
+    """The argument holds what a search looks for (`pattern`, `query`, `search_term`)."""
+    return bool(_SEARCH_WORDS.intersection(words(key)))
 
 
 def _hinted(exchange: Exchange) -> bool:
@@ -158,8 +174,12 @@ def _given_by(message: Message) -> Iterator[str]:
     elif message.role == "user":
         text = _outside_fences(message.text)
         yield from _placeholders.find(text)
-        # the user's own words: "add it to the TODO list" names the list `TODO`
-        yield from (w.strip(_PUNCT) for w in text.split())
+        # the user's own words: "add it to the TODO list" names the list `TODO`, and "how
+        # many TODOs" names them too
+        for w in (w.strip(_PUNCT) for w in text.split()):
+            yield w
+            if len(w) > 3 and w[-1] in "sS":
+                yield w[:-1]
 
 
 _PUNCT = ".,:;!?()[]{}<>'\"`*"

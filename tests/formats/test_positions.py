@@ -80,7 +80,12 @@ def _mismatches(path: Path) -> list[str]:
     for conversation in conversations(path):
         fmt = conversation.format
         for m in conversation.messages:
-            if fmt in LISTED:
+            if fmt == "gemini-cli":  # a recording's `messages`, else the lines of events
+                listed = (m.location.pointer or "").startswith("/messages/")
+                want = int(m.location.pointer.split("/")[2]) if listed else None
+                if not listed and m.location.line is not None:
+                    want = m.location.line - 1
+            elif fmt in LISTED:
                 want = _listed(conversation, m)
             elif fmt in LINES or (fmt == "openhands" and m.location.line is not None):
                 want = None if m.location.line is None else m.location.line - 1
@@ -100,7 +105,9 @@ def _mismatches(path: Path) -> list[str]:
 FIXTURES = sorted(
     p
     for p in FORMAT_DIR.rglob("*")
-    if p.is_file() and p.parent.name in (*LISTED, *LINES, *ENTRIES) and p.suffix != ".md"
+    if p.is_file()
+    and p.parent.name in (*LISTED, *LINES, *ENTRIES, "gemini-cli")
+    and p.suffix != ".md"
 )
 
 
