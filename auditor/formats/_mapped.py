@@ -15,8 +15,18 @@ call-arguments = "input"                 # an object, or a JSON string
 call-id = "ref"
 result-id = "answers"                    # a message holding this answers that call
 result-error = "failed"                  # truthy when that result is an error
+result-text = "error.message"            # a result's text where `text` finds none
 tools = "catalog"                        # the tools a conversation declares
+skip = "kind == 'summary'"               # a record that holds no conversation: passed over
+final-call = "Finish"                    # the tool whose call is the answer (not an expression)
+final-answer = "final_answer"            # the answer in that call's arguments
 ```
+
+A message whose role maps to `tool` is a result: of the call `result-id` names, else of the
+earliest call still waiting for one (results paired by position, for logs without ids). A call
+of `final-call` is the run's answer, not a call: the assistant's text is what `final-answer`
+(default `final_answer || answer || message || text`) finds in its arguments, as ToolBench's
+`Finish` carries it.
 
 Every expression but `detect` and `conversations` is evaluated on one object: a conversation
 (`id`, `messages`, `tools`), a message (`role`, `text`, `calls`, `result-id`,
@@ -29,6 +39,9 @@ A mapping is checked when the configuration is read: an unknown key, a missing `
 and the key. A record that `detect` takes but in which `messages` finds no list in any
 conversation is a mapping that matches nothing: a ConfigError naming the file, raised while
 reading (a conversation of several whose messages are missing is that conversation's IN002).
+So is a key that finds nothing in any of the messages or calls of such a record (`text`, a
+call's `call-name`, `call-arguments` or `call-id`): a misspelled key would otherwise give calls
+with no name.
 """
 
 from __future__ import annotations
@@ -64,8 +77,16 @@ EXPRESSIONS = (
     "call-id",
     "result-id",
     "result-error",
+    "result-text",
     "tools",
+    "skip",
+    "final-answer",
 )
+NAMES = ("final-call",)
+"""Keys whose value is a name, not an expression."""
+CHECKED = ("text", "call-name", "call-arguments", "call-id")
+"""Keys that must find something in some message or call of a record `detect` takes."""
+_ANSWER = "final_answer || answer || message || text"
 ROLES = ("user", "assistant", "system", "tool", "developer")
 
 
@@ -106,10 +127,29 @@ class MappedFormat:
         return compiled.search(value)
 
     def detect(self, record: Record) -> bool:
-        return record.kind == "json" and bool(self._search("detect", record.value))
+        if record.kind != "json":
+            return False
+        return bool(self._search("detect", record.value)) or bool(
+            self._search("skip", record.value)
+        )
 
     def parse(self, record: Record) -> Iterator[Conversation | Problem]:
         value, location = record.value, record.location
+        if self._search("skip", value):
+            return  # a header or summary record: read, and holding no conversation
+        self._found: dict[str, list[int]] = {key: [0, 0] for key in CHECKED}
+        yield from self._read(value, location)
+        for key, (asked, hits) in self._found.items():
+            # one message with no text is a message; no text in several is a wrong key
+            if asked >= (2 if key == "text" else 1) and not hits and key in self.expressions:
+                raise MappingMatchesNothing(
+                    f"{self.where} `{key}` = `{self.expressions[key]}` finds nothing in any of "
+                    f"the {asked:,} {'messages' if key == 'text' else 'calls'} of "
+                    f"{location.path}{'' if location.line is None else f':{location.line}'}, "
+                    "a record its `detect` takes: check the expression against the record"
+                )
+
+    def _read(self, value: Any, location: Location) -> Iterator[Conversation | Problem]:
         found = (
             self._search("conversations", value) if "conversations" in self.expressions else value
         )
@@ -159,23 +199,48 @@ class MappedFormat:
             )
             return None
         role = self.roles.get(role, role)
-        text = text_of(self._search("text", item))
+        text = text_of(self._found_in("text", item))
         answered = self._search("result-id", item)
-        if answered is not None:
+        if answered is not None or role == "tool":
             failed = self._search("result-error", item)
+            if not text:
+                text = text_of(self._search("result-text", item))
             return result_draft(answered, text, here, bool(failed) if failed is not None else None)
         draft = MessageDraft(role, here, [text])
         calls = self._search("calls", item)
+        final = self.expressions.get("final-call")
         for call in calls if isinstance(calls, list) else [] if calls is None else [calls]:
-            draft.calls.append(
-                tool_call(
-                    self._search("call-id", call),
-                    self._search("call-name", call),
-                    self._search("call-arguments", call),
-                    here,
-                )
-            )
+            name = self._found_in("call-name", call)
+            arguments = self._found_in("call-arguments", call)
+            if final is not None and name == final:
+                draft.texts.append(self._answer(arguments))
+                continue
+            call_id = self._found_in("call-id", call)
+            draft.calls.append(tool_call(call_id, name, arguments, here))
         return draft
+
+    def _found_in(self, key: str, value: Any) -> Any:
+        """`key`'s expression on `value`, counted for the check that it finds something."""
+        found = self._search(key, value)
+        counts = getattr(self, "_found", {}).get(key)
+        if counts is not None:
+            counts[0] += 1
+            counts[1] += found is not None and found != ""
+        return found
+
+    def _answer(self, arguments: Any) -> str:
+        """The answer a `final-call` carries in its arguments."""
+        if isinstance(arguments, str):
+            import orjson
+
+            try:
+                arguments = orjson.loads(arguments)
+            except orjson.JSONDecodeError:
+                return arguments
+        import jmespath
+
+        found = jmespath.search(self.expressions.get("final-answer", _ANSWER), arguments)
+        return text_of(found) if found is not None else ""
 
 
 def declare(name: str, table: Any, where: str) -> MappedFormat:
@@ -188,12 +253,13 @@ def declare(name: str, table: Any, where: str) -> MappedFormat:
     if not isinstance(table, dict):
         raise error("must be a table of JMESPath expressions")
     for key in table:
-        if key not in (*EXPRESSIONS, "roles"):
+        if key not in (*EXPRESSIONS, *NAMES, "roles"):
             import difflib
 
-            hint = difflib.get_close_matches(key, [*EXPRESSIONS, "roles"], n=1)
+            hint = difflib.get_close_matches(key, [*EXPRESSIONS, *NAMES, "roles"], n=1)
             also = f" (did you mean `{hint[0]}`?)" if hint else ""
-            raise error(f"unknown key `{key}`{also}; the keys are {', '.join(EXPRESSIONS)}, roles")
+            keys = ", ".join((*EXPRESSIONS, *NAMES))
+            raise error(f"unknown key `{key}`{also}; the keys are {keys}, roles")
     missing = [key for key in REQUIRED if key not in table]
     if missing:
         raise error(f"`{missing[0]}` is required: a JMESPath expression")
@@ -221,6 +287,11 @@ def declare(name: str, table: Any, where: str) -> MappedFormat:
         except RecursionError:  # jmespath's parser recurses once per level of nesting
             raise error(f"`{key}` is nested too deep to be read as a JMESPath expression") from None
         expressions[key] = text
+    for key in NAMES:
+        if key in table:
+            if not isinstance(table[key], str) or not table[key].strip():
+                raise error(f"`{key}` must be a tool's name (a string)")
+            expressions[key] = table[key]
     roles = table.get("roles", {})
     if not isinstance(roles, dict) or not all(isinstance(v, str) for v in roles.values()):
         raise error('`roles` must map roles as logged to roles (`{ bot = "assistant" }`)')

@@ -512,6 +512,11 @@ def test_the_readmes_declared_format_is_read_as_it_says(tmp_path):
             "[tool.auditor.formats.acme-runs] `detect` is nested too deep to be read as a "
             "JMESPath expression",
         ),
+        (  # issue 40: a key that finds nothing would give calls with no name
+            ('call-name = "fn"', 'call-name = "function"'),
+            "[tool.auditor.formats.acme-runs] `call-name` = `function` finds nothing in any of "
+            "the 4 calls of runs.json, a record its `detect` takes: check the expression",
+        ),
         (
             ('id = "run_id"', 'id = "' + "run_id || " * 300 + 'run_id"'),
             "[tool.auditor.formats.acme-runs] `id` is 3,006 characters long: at most 2,000",
@@ -545,6 +550,61 @@ def test_a_declared_format_reads_json_lines_and_documents_alike(tmp_path):
     assert report.counts.conversations == 2
     (problem,) = [f for f in report.findings if f.code == "IN002"]
     assert problem.line == 2 and problem.message.startswith("`role` found no string here (ticket)")
+
+
+def test_a_declared_format_passes_headers_pairs_by_position_and_reads_the_final_call(tmp_path):
+    declared = formats.declare(
+        "toolbench",
+        {
+            "detect": "answer_generation.train_messages",
+            "skip": "summary",
+            "messages": "answer_generation.train_messages[-1]",
+            "role": "role",
+            "roles": {"function": "tool"},
+            "text": "content",
+            "calls": "function_call",
+            "call-name": "name",
+            "call-arguments": "arguments",
+            "final-call": "Finish",
+        },
+        "[formats.toolbench]",
+    )
+    finish = '{"return_type": "give_answer", "final_answer": "It is 12C in Paris."}'
+    chain = [
+        {"role": "user", "content": "Weather in Paris?"},
+        {"role": "assistant", "function_call": {"name": "get_weather", "arguments": "{}"}},
+        {"role": "function", "name": "get_weather", "content": "12C"},
+        {"role": "assistant", "function_call": {"name": "get_weather", "arguments": "{}"}},
+        {"role": "function", "name": "get_weather", "content": "12C"},
+        {"role": "assistant", "function_call": {"name": "Finish", "arguments": finish}},
+    ]
+    log = tmp_path / "run.jsonl"
+    log.write_text(
+        json.dumps({"summary": {"runs": 1}})
+        + "\n"
+        + json.dumps({"answer_generation": {"train_messages": [chain]}})
+        + "\n"
+    )
+    settings = config.Settings(rules=config.build().rules, formats=(declared,))
+    report = engine.audit([str(log)], settings)
+    counts = report.counts
+    assert (counts.records, counts.conversations, counts.tool_calls) == (2, 1, 2)
+    assert counts.tool_results == 2  # paired by position: no id anywhere
+    assert [f.code for f in report.findings] == []  # no EX001, EX002, no IN002 for the header
+    (run,) = read_with(log, declared)
+    assert run.messages[-1].role == "assistant"
+    assert run.messages[-1].text == "It is 12C in Paris." and not run.messages[-1].tool_calls
+
+
+def read_with(path: Path, declared) -> list[Conversation]:
+    reader = FileReader(declared=(declared,))
+    found = []
+    kind, compressed = sources.kind_of(str(path))
+    for record in sources.read(sources.Source(str(path), kind, compressed, True)):
+        if isinstance(record, sources.Record):
+            found += [c for c in reader.feed(record) if isinstance(c, Conversation)]
+    found += [c for c in reader.finish() if isinstance(c, Conversation)]
+    return found
 
 
 # --- plugins ------------------------------------------------------------------------------
