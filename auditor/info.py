@@ -84,8 +84,11 @@ def formats(out: TextIO) -> None:
         out.write(f"{name:<14} {summary}\n")
 
 
-def show(invocation: Invocation, *, rules: bool, settings: bool, files: bool) -> None:
-    """`--rules`, `--show-settings`, `--show-files`: what a run with these options would use."""
+def show(
+    invocation: Invocation, *, rules: bool, settings: bool, files: bool, reading: bool = False
+) -> None:
+    """`--rules`, `--show-settings`, `--show-files`, `--show-reading`: what a run with these
+    options would use."""
     from auditor import run
     from auditor.reporters import REPORTERS
 
@@ -100,6 +103,12 @@ def show(invocation: Invocation, *, rules: bool, settings: bool, files: bool) ->
         if not invocation.paths:
             raise ConfigError("--show-files needs paths: `audit logs/ --show-files`")
         show_files(invocation.paths, chosen, sys.stdout)
+    if reading:
+        if not invocation.paths:
+            raise ConfigError("--show-reading needs paths: `audit run.json --show-reading`")
+        from auditor.show_reading import show_reading
+
+        show_reading(invocation.paths, chosen, sys.stdout)
 
 
 def show_settings(chosen: Settings, out: TextIO) -> None:

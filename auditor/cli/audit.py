@@ -44,6 +44,7 @@ from auditor.cli.options import (
     SelectOption,
     ShowEvidenceOption,
     ShowFilesOption,
+    ShowReadingOption,
     ShowSettingsOption,
     StatisticsOption,
     ToolsOption,
@@ -72,6 +73,7 @@ Examples:
   audit logs/ --baseline .audit-baseline.json
       ...then fail only on new ones
   audit logs/ --show-files
+  audit run.json --show-reading
       what would be read, and in which log format
   audit compare old.json new.json
       how two runs differ (audit compare -h)
@@ -141,6 +143,7 @@ def audit(
     baseline_file: BaselineOption = None,
     write_baseline: WriteBaselineOption = None,
     show_files: ShowFilesOption = False,
+    show_reading: ShowReadingOption = False,
     show_settings: ShowSettingsOption = False,
     list_rules: RulesOption = False,
     list_formats: FormatsOption = False,
@@ -168,8 +171,14 @@ def audit(
             info.formats(sys.stdout)
             return 0
         invocation = values.invocation(options)
-        if list_rules or show_settings or show_files:
-            info.show(invocation, rules=list_rules, settings=show_settings, files=show_files)
+        if list_rules or show_settings or show_files or show_reading:
+            info.show(
+                invocation,
+                rules=list_rules,
+                settings=show_settings,
+                files=show_files,
+                reading=show_reading,
+            )
             return 0
         if not paths:
             fail("no paths given: try `audit logs.jsonl`, `audit logs/` or `audit -` for stdin")

@@ -59,7 +59,15 @@ OPTIONS: dict[str, tuple[str, str]] = {
 """The options of a plain run: each flag's parameter of the `audit` command, and whether it
 is a flag, takes one value (the last given wins) or collects every value given."""
 
-INFORMATION = ("show_files", "show_settings", "list_rules", "list_formats", "explain", "version")
+INFORMATION = (
+    "show_files",
+    "show_reading",
+    "show_settings",
+    "list_rules",
+    "list_formats",
+    "explain",
+    "version",
+)
 """The command's parameters that ask for something else than a run: typer reads those."""
 
 DEFAULTS: dict[str, Any] = {

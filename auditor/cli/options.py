@@ -340,6 +340,16 @@ ShowFilesOption = Annotated[
         rich_help_panel=PANEL_INFO,
     ),
 ]
+ShowReadingOption = Annotated[
+    bool,
+    typer.Option(
+        "--show-reading",
+        metavar=FLAG,
+        help="Show how each file is read: its readers, each conversation's messages, calls and "
+        "results, and its first messages as the auditor holds them; and exit.",
+        rich_help_panel=PANEL_INFO,
+    ),
+]
 ShowSettingsOption = Annotated[
     bool,
     typer.Option(
