@@ -14,6 +14,7 @@ import functools
 import os
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, TextIO, cast
@@ -167,20 +168,20 @@ def audit(invocation: Invocation, chosen: Settings) -> Outcome:
     elapsed = time.perf_counter() - started
     for error in report.errors:
         stderr(f"audit: error: {error.message}")
-    if invocation.verbose:
-        for line in verbose_lines(report):
-            stderr(f"audit: {line}")
+    recorded = report.findings
     if invocation.write_baseline:
         from auditor import baseline
 
-        baseline.write(invocation.write_baseline, report.findings)
-        if not invocation.quiet:
-            found = plural(len(report.findings), "finding")
-            stderr(f"audit: wrote {found} to {invocation.write_baseline}")
+        baseline.write(invocation.write_baseline, recorded)
     if accepted is not None:
         from auditor import baseline
 
         report = baseline.apply(report, accepted)
+    if invocation.verbose:  # after the baseline: a file's findings add up to the summary's
+        for line in verbose_lines(report):
+            stderr(f"audit: {line}")
+    if invocation.write_baseline and not invocation.quiet:
+        stderr(f"audit: wrote {plural(len(recorded), 'finding')} to {invocation.write_baseline}")
     return Outcome(report, elapsed)
 
 
@@ -201,13 +202,19 @@ def _audit_plan(
 
 
 def verbose_lines(report: Report) -> list[str]:
-    """`-v`: what each file held, and each file a walk left unread."""
+    """`-v`: what each file held, and each file a walk left unread. A file's findings are
+    those the report holds, so that they add up to the summary's; the baseline's are counted
+    apart, as the summary counts them."""
+    found = Counter(f.path for f in report.findings)
+    accepted = Counter(f.path for f in report.accepted)
     lines = []
     for f in report.files:
         formats = ", ".join(name for name, _ in f.formats) or "no log format"
+        baselined = f" ({accepted[f.path]:,} in the baseline not shown)" if accepted[f.path] else ""
         lines.append(
             f"{f.path}: {formats}; {plural(f.records, 'record')}, "
-            f"{plural(f.conversations, 'conversation')}, {plural(f.findings, 'finding')}"
+            f"{plural(f.conversations, 'conversation')}, {plural(found[f.path], 'finding')}"
+            f"{baselined}"
         )
     why = {
         "type": "not a log file type",
