@@ -314,6 +314,15 @@ def written(invocation: Invocation, report: Report) -> str | None:
     return f"wrote {what} to {where}"
 
 
+def reports(invocation: Invocation) -> tuple[Output, ...]:
+    """The outputs the run writes: all those asked for. `--write-baseline` without `-f` or `-o`
+    writes no report, only its one line on what it recorded where (as ruff's `--add-noqa`
+    says what it added): the findings it accepts are in the file it wrote."""
+    if invocation.write_baseline and not invocation.statistics:
+        return tuple(o for o in invocation.outputs if o != Output())
+    return invocation.outputs
+
+
 def main(invocation: Invocation) -> int:
     """Audit, write the report, and return the exit status (errors raise AuditorError)."""
     from auditor.reporters import REPORTERS
@@ -322,8 +331,9 @@ def main(invocation: Invocation) -> int:
     beside = guards.found_beside_the_logs(invocation, chosen)
     if beside:
         stderr(f"audit: {beside}")
-    formats = [REPORTERS[output_format(o)] for o in invocation.outputs]
-    for fmt in map(output_format, invocation.outputs):
+    outputs = reports(invocation)
+    formats = [REPORTERS[output_format(o)] for o in outputs]
+    for fmt in map(output_format, outputs):
         if invocation.statistics and not REPORTERS[fmt].statistics:
             from auditor import statistics as stats
 
@@ -331,7 +341,7 @@ def main(invocation: Invocation) -> int:
     if any(f.timelines for f in formats) and not invocation.statistics:
         chosen = replace(chosen, timelines=True)
     outcome = audit(invocation, chosen)
-    for i, output in enumerate(invocation.outputs):
+    for i, output in enumerate(outputs):
         said = write(invocation, outcome, output, first=i == 0)
         if said:
             stderr(f"audit: {output_format(output)}: {said}")
