@@ -57,8 +57,9 @@ docs: $(STAMP)
 
 ## ecosystem: audit every ../shared/realdata* corpus and compare the findings with the judged
 ## ledger tests/ecosystem/judged.jsonl (ARGS=--strict, --write-stubs, --drop-gone, --refresh;
-## see tests/ecosystem/README.md)
-ecosystem: $(STAMP)
+## see tests/ecosystem/README.md). The same install as `make test`, whose extras hold every
+## optional reader the corpora need (zstd, for Inspect's Zstandard .eval members)
+ecosystem: $(DEV_STAMP)
 	$(BIN)/python tests/ecosystem/check.py $(ARGS)
 
 clean:

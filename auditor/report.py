@@ -113,14 +113,15 @@ class Stale:
 
 @dataclass(frozen=True)
 class FileSummary:
-    """What one file held (`-v`)."""
+    """What one file held (`-v`). Its findings are counted from the report's (`-v` says what
+    the summary says): the engine's own count would hold findings later dropped (undecided
+    ones whose rule decides against them once the run's tools are known, baselined ones)."""
 
     path: str
     formats: tuple[tuple[str, int], ...]
     """(format name, records read as that format), in order of first appearance."""
     records: int
     conversations: int
-    findings: int
 
 
 def code_ranges(codes: list[str]) -> str:

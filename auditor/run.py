@@ -14,6 +14,7 @@ import functools
 import os
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, TextIO, cast
@@ -167,20 +168,20 @@ def audit(invocation: Invocation, chosen: Settings) -> Outcome:
     elapsed = time.perf_counter() - started
     for error in report.errors:
         stderr(f"audit: error: {error.message}")
-    if invocation.verbose:
-        for line in verbose_lines(report):
-            stderr(f"audit: {line}")
+    recorded = report.findings
     if invocation.write_baseline:
         from auditor import baseline
 
-        baseline.write(invocation.write_baseline, report.findings)
-        if not invocation.quiet:
-            found = plural(len(report.findings), "finding")
-            stderr(f"audit: wrote {found} to {invocation.write_baseline}")
+        baseline.write(invocation.write_baseline, recorded)
     if accepted is not None:
         from auditor import baseline
 
         report = baseline.apply(report, accepted)
+    if invocation.verbose:  # after the baseline: a file's findings add up to the summary's
+        for line in verbose_lines(report):
+            stderr(f"audit: {line}")
+    if invocation.write_baseline and not invocation.quiet:
+        stderr(f"audit: wrote {plural(len(recorded), 'finding')} to {invocation.write_baseline}")
     return Outcome(report, elapsed)
 
 
@@ -201,13 +202,19 @@ def _audit_plan(
 
 
 def verbose_lines(report: Report) -> list[str]:
-    """`-v`: what each file held, and each file a walk left unread."""
+    """`-v`: what each file held, and each file a walk left unread. A file's findings are
+    those the report holds, so that they add up to the summary's; the baseline's are counted
+    apart, as the summary counts them."""
+    found = Counter(f.path for f in report.findings)
+    accepted = Counter(f.path for f in report.accepted)
     lines = []
     for f in report.files:
         formats = ", ".join(name for name, _ in f.formats) or "no log format"
+        baselined = f" ({accepted[f.path]:,} in the baseline not shown)" if accepted[f.path] else ""
         lines.append(
             f"{f.path}: {formats}; {plural(f.records, 'record')}, "
-            f"{plural(f.conversations, 'conversation')}, {plural(f.findings, 'finding')}"
+            f"{plural(f.conversations, 'conversation')}, {plural(found[f.path], 'finding')}"
+            f"{baselined}"
         )
     why = {
         "type": "not a log file type",
@@ -307,6 +314,15 @@ def written(invocation: Invocation, report: Report) -> str | None:
     return f"wrote {what} to {where}"
 
 
+def reports(invocation: Invocation) -> tuple[Output, ...]:
+    """The outputs the run writes: all those asked for. `--write-baseline` without `-f` or `-o`
+    writes no report, only its one line on what it recorded where (as ruff's `--add-noqa`
+    says what it added): the findings it accepts are in the file it wrote."""
+    if invocation.write_baseline and not invocation.statistics:
+        return tuple(o for o in invocation.outputs if o != Output())
+    return invocation.outputs
+
+
 def main(invocation: Invocation) -> int:
     """Audit, write the report, and return the exit status (errors raise AuditorError)."""
     from auditor.reporters import REPORTERS
@@ -315,8 +331,9 @@ def main(invocation: Invocation) -> int:
     beside = guards.found_beside_the_logs(invocation, chosen)
     if beside:
         stderr(f"audit: {beside}")
-    formats = [REPORTERS[output_format(o)] for o in invocation.outputs]
-    for fmt in map(output_format, invocation.outputs):
+    outputs = reports(invocation)
+    formats = [REPORTERS[output_format(o)] for o in outputs]
+    for fmt in map(output_format, outputs):
         if invocation.statistics and not REPORTERS[fmt].statistics:
             from auditor import statistics as stats
 
@@ -324,7 +341,7 @@ def main(invocation: Invocation) -> int:
     if any(f.timelines for f in formats) and not invocation.statistics:
         chosen = replace(chosen, timelines=True)
     outcome = audit(invocation, chosen)
-    for i, output in enumerate(invocation.outputs):
+    for i, output in enumerate(outputs):
         said = write(invocation, outcome, output, first=i == 0)
         if said:
             stderr(f"audit: {output_format(output)}: {said}")

@@ -327,7 +327,8 @@ WriteBaselineOption = Annotated[
         "--write-baseline",
         metavar="FILE",
         help="Record every finding of this run in FILE, to pass to --baseline later; "
-        "exits 0 unless something could not be audited.",
+        "prints one line, no report unless -f or -o asks for one; exits 0 unless something "
+        "could not be audited.",
         rich_help_panel=PANEL_CI,
     ),
 ]

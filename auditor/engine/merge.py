@@ -83,7 +83,7 @@ def shown(timelines: list[timeline.Timeline], findings: list[Finding]) -> list[t
 def summarise(
     files: list[FileSummary], source: sources.Source, result: SourceResult, continued: bool
 ) -> None:
-    """One line of `-v` per file; what the spans of a file cut for --jobs found, and what its
+    """One line of `-v` per file; what the spans of a file cut for --jobs read, and what its
     groups and deferred lines add at its end (`continued`), are added together."""
     formats = dict(result.formats)
     c = result.counts
@@ -92,12 +92,7 @@ def summarise(
         for name, n in last.formats:
             formats[name] = formats.get(name, 0) + n
         c = c + Counts(records=last.records, conversations=last.conversations)
-        found = last.findings + len(result.findings)
-    else:
-        found = len(result.findings)
-    files.append(
-        FileSummary(source.name, tuple(formats.items()), c.records, c.conversations, found)
-    )
+    files.append(FileSummary(source.name, tuple(formats.items()), c.records, c.conversations))
 
 
 def decide(

@@ -24,20 +24,31 @@ _COLORS = {Severity.ERROR: "\x1b[1;31m", Severity.WARNING: "\x1b[33m", Severity.
 
 def line(f: Finding, color: bool = False) -> str:
     """A finding as one line; every piece of log text made safe to print."""
-    where = safe(f.path) + (f":{f.line}:" if f.line is not None else ":")
-    if f.line is None and f.pointer:  # an Inspect `.eval` member has no lines: its pointer
-        where += f"{safe(f.pointer)}:"
-    code = f.code
+    where, code = place(f), f.code
     if color:
         where = f"{_BOLD}{where}{_RESET}"
         code = f"{_COLORS[f.severity]}{code}{_RESET}"
+    return f"{where} {code} {rest(f)}"
+
+
+def place(f: Finding) -> str:
+    """`path:line:`, what editors and terminals open; inside an Inspect `.eval` member, which
+    has no lines, `path:pointer:`."""
+    where = safe(f.path) + (f":{f.line}:" if f.line is not None else ":")
+    if f.line is None and f.pointer:
+        where += f"{safe(f.pointer)}:"
+    return where
+
+
+def rest(f: Finding) -> str:
+    """What follows the code: the message, then `[conversation turn N]`."""
     context = []
     if f.conversation is not None and f.conversation != f.path:  # a whole-file transcript
         context.append(safe(f.conversation))
     if f.turn is not None:
         context.append(f"turn {f.turn}")
     tail = f" [{' '.join(context)}]" if context else ""
-    return f"{where} {code} {safe(f.message)}{tail}"
+    return f"{safe(f.message)}{tail}"
 
 
 def write(report: Report, out: TextIO, context: Context) -> None:

@@ -5,6 +5,11 @@ severity, conversation and turn on the first (the conversation id shortened at i
 must be, never wrapped), then the message in two lines at most, cut with `…`. `-v` shows
 whole messages, and `--show-evidence` or `-v` each finding's excerpt of the log.
 
+A path is never broken across lines: terminals open `path` and `path:line` on a click, and
+not the halves of one. Each file's path heads its findings on a line of its own; when a path
+is wider than the terminal, the run's findings are one line each instead, `path:line: CODE
+message [conversation turn N]` as `-f concise` writes them, which the terminal wraps whole.
+
 Every string that comes from a log goes through `safe()` and into a `Text`, never through
 markup: a log cannot colour, move or hyperlink anything on the reader's terminal.
 """
@@ -16,12 +21,14 @@ import os
 from itertools import groupby
 from typing import TextIO
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from auditor.findings import Finding, Severity
 from auditor.report import Context, Report
+from auditor.reporters.concise import place, rest
 from auditor.text import plural, safe
 
 STYLES = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.NOTE: "cyan"}
@@ -36,15 +43,21 @@ def write(report: Report, out: TextIO, context: Context) -> None:
     buffer = None if terminal else io.StringIO()
     console = _console(buffer or out, terminal, context)
     cut = False
-    for path, group in groupby(report.findings, key=lambda f: f.path):
-        console.print(Text(safe(path), style="bold underline"))
-        findings = list(group)
-        digits = max((len(str(f.line)) for f in findings if f.line is not None), default=0)
-        for f in findings:
-            cut |= _finding(console, f, digits, context)
+    wide = any(cell_len(safe(path)) > console.width for path in {f.path for f in report.findings})
+    if wide:
+        for f in report.findings:
+            _line(console, f, context)
         console.print()
+    else:
+        for path, group in groupby(report.findings, key=lambda f: f.path):
+            console.print(Text(safe(path), style="bold underline"), soft_wrap=True)
+            findings = list(group)
+            digits = max((len(str(f.line)) for f in findings if f.line is not None), default=0)
+            for f in findings:
+                cut |= _finding(console, f, digits, context)
+            console.print()
     if not context.quiet:
-        _summary(console, report, context, cut)
+        _summary(console, report, context, cut, wide)
     if buffer is not None:
         out.writelines(line.rstrip() + "\n" for line in buffer.getvalue().splitlines())
 
@@ -90,10 +103,26 @@ def _finding(console: Console, f: Finding, digits: int, context: Context) -> boo
         last.append("…")
     for line in lines:
         console.print(Text(" " * indent) + line, no_wrap=True)
+    _evidence(console, f, context, indent)
+    return cut
+
+
+def _line(console: Console, f: Finding, context: Context) -> None:
+    """One finding on one line, as `-f concise` writes it: not wrapped here, so that the
+    terminal wraps it without a line break inside its path."""
+    text = Text(place(f), style="bold")
+    text.append(" ")
+    text.append(f.code, style=STYLES[f.severity])
+    text.append(" " + rest(f))
+    console.print(text, soft_wrap=True)
+    _evidence(console, f, context, 2)
+
+
+def _evidence(console: Console, f: Finding, context: Context, indent: int) -> None:
     if f.evidence and (context.show_evidence or context.whole):
+        room = max(console.width - indent, 20)
         for line in Text(safe(f.evidence), style="dim").wrap(console, room):
             console.print(Text(" " * indent) + line, no_wrap=True)
-    return cut
 
 
 def _where(f: Finding) -> str:
@@ -115,7 +144,7 @@ def _where(f: Finding) -> str:
     return " · ".join(parts)
 
 
-def _summary(console: Console, report: Report, context: Context, cut: bool) -> None:
+def _summary(console: Console, report: Report, context: Context, cut: bool, wide: bool) -> None:
     c = report.counts
     read = [
         plural(c.files, "file"),
@@ -130,8 +159,8 @@ def _summary(console: Console, report: Report, context: Context, cut: bool) -> N
         read.append(f"{c.gitignored:,} ignored by .gitignore")
     console.print(Text("Read " + ", ".join(read), style="bold"))
     skipped = report.skipped_note()
-    if skipped:
-        console.print(Text(safe(skipped[0].upper() + skipped[1:])))
+    if skipped:  # it names files: wrapped by the terminal, never inside a path
+        console.print(Text(safe(skipped[0].upper() + skipped[1:])), soft_wrap=True)
     if report.findings:
         severities = report.by_severity()
         parts = [plural(n, s) for s, n in severities.items() if n]
@@ -161,5 +190,13 @@ def _summary(console: Console, report: Report, context: Context, cut: bool) -> N
         )
     if cut:
         console.print(Text("Messages cut to two lines: -v shows them whole.", style="dim"))
+    if wide:
+        console.print(
+            Text(
+                f"A path is wider than {console.width} columns: one line a finding, "
+                "as -f concise writes them.",
+                style="dim",
+            )
+        )
     if context.elapsed is not None and console.is_terminal:
         console.print(Text(f"Done in {context.elapsed:.2f} s", style="dim"))

@@ -16,8 +16,8 @@ from rich.console import Console
 
 from auditor import config, engine, progress, run
 from auditor.findings import Finding
-from auditor.report import Context, Report
-from auditor.reporters import writer
+from auditor.report import Context, Report, Unread
+from auditor.reporters import concise, writer
 from tests.helpers import (
     CLEAN,
     FINDINGS,
@@ -150,6 +150,61 @@ def test_path_shaped_conversation_ids_are_shortened_under_their_file():
     heads = [b[0] for b in findings_blocks(text)]
     assert heads[0].endswith("line 7 · turn 3")
     assert heads[1].endswith("EX001 error    turn 3")
+
+
+# A path is never broken across lines: terminals open `path` and `path:line` on a click.
+
+LONG_PATH = "logs/2025-10-05T22:50:14.083933_airline_llm_agent_grok-3_user_grok-3/a run.jsonl"
+LONG_SIDECAR = "logs/2025-10-05T22:50:14.083933_airline_llm_agent_grok-3_user_grok-3/package.json"
+
+
+def long_path_report() -> Report:
+    findings = tuple(
+        replace(f, path=LONG_PATH, message=f.message + " and" * 40) for f in FINDINGS[:3]
+    )
+    return Report(
+        findings, REPORT.counts, REPORT.rules, unread=(Unread(LONG_SIDECAR, "no log shape"),)
+    )
+
+
+def test_at_200_columns_the_path_heads_its_findings_whole_and_messages_wrap():
+    report = long_path_report()
+    text = table(report, width=200)
+    lines = text.splitlines()
+    assert lines[0] == LONG_PATH and max(map(len, lines)) <= 200
+    blocks = findings_blocks(text)
+    assert [block[0].split()[:2] for block in blocks] == [
+        ["2", "IN001"],
+        ["7", "EX001"],
+        ["7", "EX002"],
+    ]
+    assert [len(block) for block in blocks] == [3, 3, 3]  # the messages wrap to two lines, cut
+    assert blocks[1][1].strip().startswith("`issue_refund` call `call_7` got no result")
+    assert any(line.endswith(f"({LONG_SIDECAR})") for line in lines)  # the skipped file, whole
+    assert "one line a finding" not in text
+
+
+def test_at_60_columns_a_path_too_wide_gives_one_line_a_finding():
+    report = long_path_report()
+    text = table(report, width=60)
+    findings, summary = text.split("\nRead ")
+    assert [line for line in findings.splitlines() if line] == [
+        concise.line(f) for f in report.findings
+    ]
+    assert findings.splitlines()[0].startswith(f"{LONG_PATH}:2: IN001 not valid JSON")
+    assert findings.splitlines()[1].endswith(" and [refund-17 turn 3]")  # the message whole
+    assert any(line.endswith(f"({LONG_SIDECAR})") for line in summary.splitlines())
+    assert "A path is wider than 60 columns: one line a finding, as -f concise writes them." in (
+        " ".join(summary.split())
+    )
+    assert "Messages cut" not in summary
+    evidence = table(report, width=60, show_evidence=True).splitlines()
+    assert evidence[:2] == [concise.line(report.findings[0]), "  this is not json"]
+    # A path that fits keeps the table, at 60 columns too.
+    short = replace(
+        report, findings=tuple(replace(f, path="logs/a run.jsonl") for f in report.findings)
+    )
+    assert table(short, width=60).splitlines()[0] == "logs/a run.jsonl"
 
 
 def test_show_evidence_and_verbose_through_the_command():

@@ -118,7 +118,7 @@ EXPECTED: dict[str, Callable[[str, dict, Path], bool]] = {
     r""""\(.count)\t\(.code)\t\(.per_100_conversations)"' """: (
         lambda out, doc, logs: statistics_rows(out, logs)
     ),
-    "audit logs/ --write-baseline baseline.json -q > /dev/null; jq -r '.findings[] | "
+    "audit logs/ --write-baseline baseline.json -q; jq -r '.findings[] | "
     r""""\(.path) \(.code) \(.conversation): \(.message)"' baseline.json""": (
         lambda out, doc, logs: baseline_review(out, logs)
     ),
