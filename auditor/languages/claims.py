@@ -24,7 +24,9 @@ from auditor.patterns import lazy
 _SENTENCE_END = lazy(r"[.!?](?=\s|$)|\n")
 _MOST_CLAIMS = 50
 _REACH = 400
-_CLAUSE = lazy(r"[,;:()]")
+_CLAUSE = lazy(r"(?<!\d),|,(?!\d)|[;:()]")
+"""What ends a claim's clause: a comma (not one between digits: `39,90 €`), a semicolon, a
+colon, a bracket."""
 _WORD = lazy(r"[^\W\d_]{3,}")
 _ID = lazy(r"\S*\d\S*|\b[A-Z0-9]{4,}\b")
 

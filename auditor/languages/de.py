@@ -121,4 +121,5 @@ LEXICON = Lexicon(
     r"|(?:einfach|direkt)\s+(?:machen|durchführen)",
     gap=8,
     assumes=r"angenommen|nehme\s+ich\s+an|ich\s+nehme\s+an|hypothetisch\w*|fiktiv\w*|erfunden\w*",
+    money_words="betrag preis summe gesamtbetrag kosten gebuehr gebühr saldo",
 )

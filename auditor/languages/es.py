@@ -155,4 +155,5 @@ LEXICON = Lexicon(
     r"(?:consult|pregunt|confirm)|sin\s+(?:preguntar|consultar|confirmar)(?:me)?"
     r"|(?:hágalo|hazlo)\s+directamente",
     assumes=r"asum[oi]\w*|asumamos|supongo|suponiendo|supongamos|hipot[ée]tic\w*|fictici\w*|inventad\w*",
+    money_words="importe monto precio costo coste tarifa saldo cargo",
 )

@@ -118,4 +118,5 @@ LEXICON = Lexicon(
     waives=r"pas\s+besoin\s+de\s+(?:me\s+)?(?:demander|confirmer|vérifier)"
     r"|sans\s+(?:me\s+)?(?:demander|confirmation)|inutile\s+de\s+(?:me\s+)?(?:demander|confirmer)",
     assumes=r"suppos(?:e|ons|ant|é|ée|és|ées)|hypoth[ée]tique\w*|fictif|fictive\w*|fictifs|invent[ée]e?s?",
+    money_words="montant prix cout coût frais solde tarif",
 )

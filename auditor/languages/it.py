@@ -117,4 +117,5 @@ LEXICON = Lexicon(
     waives=r"non\s+(?:c['’]è\s+)?(?:bisogno|serve)\s+(?:di\s+)?(?:chiedermi|chiedere|confermare)"
     r"|senza\s+(?:chiedere|conferma)",
     assumes=r"suppon\w*|supponiamo|presumo|ipotetic\w*|fittizi\w*|inventat\w*",
+    money_words="importo prezzo totale costo tariffa saldo somma",
 )

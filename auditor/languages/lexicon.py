@@ -72,6 +72,9 @@ class Lexicon:
     proceeded: str = r"(?!)"
     """Words that claim the action of the infinitive after them ("he procedido a", "acabo de",
     "je viens d'"): the infinitive is read as a tool-name verb (`tool_words`)."""
+    money_words: str = ""
+    """Words of argument names that hold an amount of money (`betrag`, `importe`): a call's
+    `{"betrag": 1250}` is compared as money with the amounts the user approved."""
     assumes: str = r"(?!)"
     """Words that say a value is assumed, hypothetical or made up ("asumo", "supongamos",
     "ficticio"): a fact in their sentence is no fact the answer states (FB008)."""

@@ -145,4 +145,5 @@ LEXICON = Lexicon(
     waives=r"não\s+(?:é\s+)?(?:precisa|necessário)\s+(?:me\s+)?(?:perguntar|confirmar|consultar)"
     r"|sem\s+(?:me\s+)?(?:perguntar|confirmar|confirmação)",
     assumes=r"assumo|assumindo|suponho|supondo|suponhamos|hipot[ée]tic\w*|fict[íi]ci\w*|inventad\w*",
+    money_words="valor preco preço montante custo tarifa saldo",
 )

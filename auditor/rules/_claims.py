@@ -49,9 +49,9 @@ _MOST_CLAIMS = 50
 from costing more than a normal one."""
 _REACH = 400
 """How far around a claim its sentence is read."""
-_CLAUSE = lazy(r"(?<!\d),|,(?!\d{3}(?!\d))|[;:()]|\band\b|\bbut\b", re.IGNORECASE)
-"""What ends a claim's clause: a comma (not the one in `$1,000`), a semicolon, a colon, a
-bracket, `and`, `but`."""
+_CLAUSE = lazy(r"(?<!\d),|,(?!\d)|[;:()]|\band\b|\bbut\b", re.IGNORECASE)
+"""What ends a claim's clause: a comma (not one between digits: `$1,000`, `39,90 €`), a
+semicolon, a colon, a bracket, `and`, `but`."""
 WORD = lazy(r"[a-z]{3,}")
 _LETTERS = lazy(r"[^\W\d_]{3,}")
 """A word in any Latin script: how requests in other languages are read."""

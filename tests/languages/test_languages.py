@@ -268,3 +268,32 @@ def test_a_claimed_change_is_a_tool_that_upgrades_or_downgrades_what_it_names():
     assert tools_for("change", ["seat"], ["get_seat_map", "downgrade_seat"]) == ["downgrade_seat"]
     # ... not one that upgrades something else, nor a lookup
     assert tools_for("change", ["plan"], ["upgrade_seat", "get_plan"]) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "amounts"),
+    [
+        ("1.250,00 € an Anna", ["1250"]),  # German: `.` groups thousands, `,` marks cents
+        ("39,90 EUR", ["39.9"]),  # not `90 EUR`
+        ("2.500 EUR", ["2500"]),  # not `500 EUR`
+        ("1\u00a0250,00 €", ["1250"]),  # French: a non-breaking space groups thousands
+        ("€1.250,00 and $1,250.50", ["1250", "1250.5"]),
+        ("10,000 USD or 12.5 dollars", ["10000", "12.5"]),
+        ("250 € today", ["250"]),
+    ],
+)
+def test_amounts_are_read_as_each_language_writes_them(text, amounts):
+    from auditor.replay.approvals.values import money_in
+
+    assert [v.key for v in money_in(text)] == amounts
+
+
+def test_argument_names_in_other_languages_hold_money():
+    from auditor.replay.approvals.values import in_arguments
+
+    found = in_arguments({"betrag": 12500, "importe": "39.90", "montant": 7})
+    assert [(a.path, a.value.kind, a.value.key) for a in found] == [
+        ("betrag", "money", "12500"),
+        ("importe", "money", "39.9"),
+        ("montant", "money", "7"),
+    ]

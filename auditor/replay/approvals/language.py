@@ -55,7 +55,9 @@ if TYPE_CHECKING:
 
 _MUTATING = lazy(
     r"(?:book|cancel|update|modify|change|delete|remove|create|send|pay|refund|purchase|buy"
-    r"|order|submit|charge|issue|upgrade|downgrade|edit|exchange|return|reserve)(?:_|$)",
+    r"|order|submit|charge|issue|upgrade|downgrade|edit|exchange|return|reserve|transfer"
+    r"|withdraw|deposit|schedule|reschedule|share|invite|post|publish|sell|place|assign|grant"
+    r"|revoke|approve|activate|deactivate|suspend|reset)(?:_|$)",
     re.I,
 )
 # An assistant message asking the user to approve what it just described.

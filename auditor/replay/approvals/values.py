@@ -20,6 +20,7 @@ from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 from typing import Any
 
+from auditor.languages import LEXICONS
 from auditor.patterns import lazy
 from auditor.structs import dataclass
 
@@ -71,10 +72,15 @@ _DATES_IN_DIGITS = (_DATES[0], _DATES[3])
 _MONTH_HINTS = tuple(name[:3] for name in MONTHS if len(name) == 3)
 """What every month name holds. On ASCII text, where `re.I` is plain ASCII case folding, a text
 holding none of them is spared the patterns with a month name (the slowest: day words)."""
+_FIGURE = r"\d{1,3}(?:[,.\u00a0\u202f]\d{3})+(?:[.,]\d{1,2})?|\d+(?:[.,]\d{1,2})?"
+"""An amount as people write it: `1,250.00` and `39.90`, or in most of Europe `1.250,00`,
+`39,90` and `1 250,00` (a non-breaking space between thousands): a separator followed by
+three digits groups thousands, one followed by one or two digits at the end is the decimal
+mark (`_amount` reads it so)."""
 _MONEY = lazy(
-    r"(?:(?P<cur>[$€£]|\b(?:USD|EUR|GBP)\s?)(?P<n>\d{1,3}(?:,\d{3})+(?:\.\d{1,2})?|\d+(?:\.\d{1,2})?)"
-    r"|\b(?P<m>\d{1,3}(?:,\d{3})+(?:\.\d{1,2})?|\d+(?:\.\d{1,2})?)\s?"
-    r"(?:dollars|usd|euros?|eur|pounds|gbp)\b)",
+    r"(?:(?P<cur>[$€£]|\b(?:USD|EUR|GBP)\s?)(?P<n>" + _FIGURE + r")(?![\d,.]\d)"
+    r"|(?<![\d.,])\b(?P<m>" + _FIGURE + r")[\s\u00a0\u202f]?"
+    r"(?:[€£]|(?:dollars|usd|euros?|eur|pounds|gbp)\b))",
     re.I,
 )
 PAYMENT_KINDS = ("credit_card", "debit_card", "gift_card", "certificate", "paypal", "bank")
@@ -119,7 +125,9 @@ _QUANTITY = lazy(
     re.I,
 )
 _MONEY_KEY_WORDS = "amount price total cost fee fees refund balance charge sum subtotal paid"
-_MONEY_WORDS = frozenset(_MONEY_KEY_WORDS.split())
+_MONEY_WORDS = frozenset(
+    (*_MONEY_KEY_WORDS.split(), *(w for lex in LEXICONS.values() for w in lex.money_words.split()))
+)
 _PAYMENT_KEYS = lazy(r"payment|card|method", re.I)
 _QUANTITY_KEY = lazy(
     r"(?:quantity|count|number)_of_(?P<a>\w+)|num_(?P<b>\w+)|(?P<c>\w+)_(?:count|quantity)",
@@ -237,6 +245,23 @@ def _has_currency_word(text: str) -> bool:
 
 
 def _amount(written: str) -> str | None:
+    """The amount `written` names, whichever mark it writes decimals with (`_FIGURE`)."""
+    digits = written.replace("\u00a0", "").replace("\u202f", "")
+    last = max(digits.rfind(","), digits.rfind("."))
+    if last >= 0 and len(digits) - last - 1 in (1, 2):  # `39,90`, `1.250,5`: a decimal mark
+        whole = digits[:last].replace(",", "").replace(".", "")
+        digits = f"{whole}.{digits[last + 1 :]}"
+    else:  # `1,250`, `2.500`, `1.250.000`: thousands
+        digits = digits.replace(",", "").replace(".", "")
+    try:
+        value = Decimal(digits)
+    except InvalidOperation:
+        return None
+    return decimal_key(value)
+
+
+def _machine_amount(written: str) -> str | None:
+    """An amount a program wrote (a call's argument): `.` its decimal mark, `,` thousands."""
     try:
         value = Decimal(written.replace(",", ""))
     except InvalidOperation:
@@ -429,7 +454,7 @@ def _argument(path: str, key: str, leaf: Any) -> Argument | None:
         key_ = f"{m['year']}-{month:02d}-{day:02d}"
         birth = any(w in key.lower() for w in _BIRTH_WORDS) or _old(key_)
         return Argument(path, Value("birthdate" if birth else "date", key_, text))
-    if money and (amount := _amount(text.lstrip("$€£"))) is not None:
+    if money and (amount := _machine_amount(text.lstrip("$€£"))) is not None:
         return Argument(path, Value("money", amount, text))
     if _FLIGHT.fullmatch(text) and "flight" in key.lower():
         return Argument(path, Value("flight", text, text))
