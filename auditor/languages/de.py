@@ -122,4 +122,8 @@ LEXICON = Lexicon(
     gap=8,
     assumes=r"angenommen|nehme\s+ich\s+an|ich\s+nehme\s+an|hypothetisch\w*|fiktiv\w*|erfunden\w*",
     money_words="betrag preis summe gesamtbetrag kosten gebuehr gebühr saldo",
+    months=(
+        "januar jänner|februar|märz maerz|april|mai|juni|"
+        "juli|august|september|oktober|november|dezember"
+    ),
 )

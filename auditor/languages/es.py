@@ -156,4 +156,8 @@ LEXICON = Lexicon(
     r"|(?:hágalo|hazlo)\s+directamente",
     assumes=r"asum[oi]\w*|asumamos|supongo|suponiendo|supongamos|hipot[ée]tic\w*|fictici\w*|inventad\w*",
     money_words="importe monto precio costo coste tarifa saldo cargo",
+    months=(
+        "enero|febrero|marzo|abril|mayo|junio|"
+        "julio|agosto|septiembre setiembre|octubre|noviembre|diciembre"
+    ),
 )

@@ -119,4 +119,8 @@ LEXICON = Lexicon(
     r"|sans\s+(?:me\s+)?(?:demander|confirmation)|inutile\s+de\s+(?:me\s+)?(?:demander|confirmer)",
     assumes=r"suppos(?:e|ons|ant|é|ée|és|ées)|hypoth[ée]tique\w*|fictif|fictive\w*|fictifs|invent[ée]e?s?",
     money_words="montant prix cout coût frais solde tarif",
+    months=(
+        "janvier|février fevrier|mars|avril|mai|juin|"
+        "juillet|août aout|septembre|octobre|novembre|décembre decembre"
+    ),
 )

@@ -118,4 +118,8 @@ LEXICON = Lexicon(
     r"|senza\s+(?:chiedere|conferma)",
     assumes=r"suppon\w*|supponiamo|presumo|ipotetic\w*|fittizi\w*|inventat\w*",
     money_words="importo prezzo totale costo tariffa saldo somma",
+    months=(
+        "gennaio|febbraio|marzo|aprile|maggio|giugno|"
+        "luglio|agosto|settembre|ottobre|novembre|dicembre"
+    ),
 )

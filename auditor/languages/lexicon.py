@@ -72,6 +72,10 @@ class Lexicon:
     proceeded: str = r"(?!)"
     """Words that claim the action of the infinitive after them ("he procedido a", "acabo de",
     "je viens d'"): the infinitive is read as a tool-name verb (`tool_words`)."""
+    months: str = ""
+    """The months' names, January to December, separated by `|` (several names of one month
+    by spaces): "27 de julio", "3. März", "le 3 mars 2024" are dates CF001 and FB007 compare.
+    Full names only: a short form is too often a word ("set" in Portuguese)."""
     money_words: str = ""
     """Words of argument names that hold an amount of money (`betrag`, `importe`): a call's
     `{"betrag": 1250}` is compared as money with the amounts the user approved."""

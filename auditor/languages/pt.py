@@ -146,4 +146,8 @@ LEXICON = Lexicon(
     r"|sem\s+(?:me\s+)?(?:perguntar|confirmar|confirmação)",
     assumes=r"assumo|assumindo|suponho|supondo|suponhamos|hipot[ée]tic\w*|fict[íi]ci\w*|inventad\w*",
     money_words="valor preco preço montante custo tarifa saldo",
+    months=(
+        "janeiro|fevereiro|março marco|abril|maio|junho|"
+        "julho|agosto|setembro|outubro|novembro|dezembro"
+    ),
 )

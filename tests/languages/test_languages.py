@@ -297,3 +297,22 @@ def test_argument_names_in_other_languages_hold_money():
         ("importe", "money", "39.9"),
         ("montant", "money", "7"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "dates"),
+    [
+        ("el 27 de julio de 2024", ["2024-07-27"]),
+        ("am 3. März 2024", ["2024-03-03"]),
+        ("am 24. Dezember", ["12-24"]),
+        ("le 3 mars 2024", ["2024-03-03"]),
+        ("em 3 de março de 2024", ["2024-03-03"]),
+        ("il 3 maggio", ["05-03"]),
+        ("see chapter 3. May we go?", []),  # a full stop before an English month: no date
+        ("July 27, 2024", ["2024-07-27"]),
+    ],
+)
+def test_dates_are_read_in_each_lexicons_language(text, dates):
+    from auditor.replay.approvals.values import _dates_in
+
+    assert [v.key for v in _dates_in(text)] == dates

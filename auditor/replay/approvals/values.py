@@ -47,6 +47,15 @@ MONTHS = {
     )
     for name in names.split()
 }
+_ENGLISH_MONTHS = frozenset(MONTHS)
+MONTHS |= {
+    name: i + 1
+    for lex in LEXICONS.values()
+    if lex.months
+    for i, names in enumerate(lex.months.split("|"))
+    for name in names.split()
+}
+"""Month names to numbers, in English and in each lexicon's language (`Lexicon.months`)."""
 _ORDINAL_WORDS = """
     first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth
     fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth
@@ -59,17 +68,24 @@ _NUMBER_WORDS = "zero one two three four five six seven eight nine ten eleven tw
 NUMBERS = {w: i for i, w in enumerate(_NUMBER_WORDS.split())}
 
 _MONTH = r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
+_FOREIGN_MONTH = (
+    r"(?P<month>"
+    + "|".join(sorted((m for m in MONTHS if m not in _ENGLISH_MONTHS), key=len, reverse=True))
+    + r")"
+)
 _DAY_WORD = "|".join(sorted(_ORDINALS, key=len, reverse=True))
 _DAY = r"(?P<day>\d{1,2}(?:st|nd|rd|th)?|" + _DAY_WORD + r")"
-_YEAR = r"(?:,?\s+(?P<year>\d{4}))?"
+_YEAR = r"(?:,?\s+(?:de\s+|del\s+)?(?P<year>\d{4}))?"
 _DATES = [
     lazy(r"\b(?P<year>\d{4})-(?P<month>\d{1,2})-(?P<day>\d{1,2})\b"),
     lazy(r"\b" + _MONTH + r"\s+(?:the\s+)?" + _DAY + r"\b" + _YEAR, re.I),
-    lazy(r"\b(?:the\s+)?" + _DAY + r"\s+(?:of\s+)?" + _MONTH + r"\b" + _YEAR, re.I),
+    lazy(r"\b(?:the\s+)?" + _DAY + r"\s+(?:of\s+|de\s+|del\s+)?" + _MONTH + r"\b" + _YEAR, re.I),
     lazy(r"\b(?P<a>\d{1,2})/(?P<b>\d{1,2})(?:/(?P<year>\d{4}))?\b"),
+    # German's `3. März 2024`: the day's full stop, before a month no English text names
+    lazy(r"\b(?P<day>\d{1,2})\.\s+" + _FOREIGN_MONTH + r"\b" + _YEAR, re.I),
 ]
 _DATES_IN_DIGITS = (_DATES[0], _DATES[3])
-_MONTH_HINTS = tuple(name[:3] for name in MONTHS if len(name) == 3)
+_MONTH_HINTS = tuple(sorted({name[:3] for name in MONTHS}))
 """What every month name holds. On ASCII text, where `re.I` is plain ASCII case folding, a text
 holding none of them is spared the patterns with a month name (the slowest: day words)."""
 _FIGURE = r"\d{1,3}(?:[,.\u00a0\u202f]\d{3})+(?:[.,]\d{1,2})?|\d+(?:[.,]\d{1,2})?"
