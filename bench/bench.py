@@ -19,6 +19,8 @@ One table, from one run, with the machine's load average before and after:
 - start-up: `audit` of an empty file, `audit --version`, a small input (one copy of the
   sessions family) with each `--jobs` setting, and the import time of the empty file's audit
   by package (`python -X importtime`), with which of typer, jsonlines, fsspec, Dask it loaded;
+- then what the language layer costs English-only logs, in process (`bench/languages.py`;
+  BENCH_LANGUAGES=0 skips it);
 - then the readers of issue 26 against the OpenAI chat reader, per megabyte and on the same
   transcripts written as OpenAI chat (`bench/readers.py`; BENCH_READERS=0 skips it).
 
@@ -55,6 +57,7 @@ import orjson
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import coding_readers
+import languages
 import readers
 import real
 import shapes
@@ -392,6 +395,8 @@ def main() -> None:
         "targets: every real family >= 0.10x orjson on one core, the synthetic log >= 0.12x; "
         "start-up <= 100 ms, --version < 50 ms; peak RSS < 150 MB at 1 GB"
     )
+    if os.environ.get("BENCH_LANGUAGES") != "0":
+        languages.main(path)
     if os.environ.get("BENCH_READERS") != "0":
         readers.main(path)
     if os.environ.get("BENCH_STAGES") == "1":
