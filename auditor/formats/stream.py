@@ -13,7 +13,10 @@ keeping its own line. A subagent's lines (`agentId`, or `isSidechain` in older v
 a conversation of their own, `<sessionId>/agent-<agentId>`. `progress` lines are skipped: they
 carry hook output and a copy of a subagent's messages, whose own transcript
 (`subagents/agent-*.jsonl`) is read as its own conversation. `system`, `summary`,
-`file-history-snapshot` and `queue-operation` lines are bookkeeping.
+`file-history-snapshot` and `queue-operation` lines are bookkeeping. A user line the CLI wrote
+itself (`isMeta`: a local command's caveat, a skill's text; `isCompactSummary`: the summary a
+compaction left; a local command's `<local-command-stdout>`) is a system message: context, not
+the user's words (no decision, no request).
 
 Codex CLI rollouts (`~/.codex/sessions/…/rollout-*.jsonl`) carry no session key on their lines:
 a file is one session, named by its `session_meta` line. `response_item` payloads are the
@@ -233,6 +236,18 @@ def _key(value: dict) -> str | None:
     return key
 
 
+def _cli_said(value: dict, message: dict) -> bool:
+    """A user line Claude Code wrote itself: marked so (`isMeta`, `isCompactSummary`), or a
+    local command's output (`<local-command-stdout>`)."""
+    if value.get("isMeta") is True or value.get("isCompactSummary") is True:
+        return True
+    content = message.get("content")
+    return isinstance(content, str) and content.lstrip().startswith(_CLI_OUTPUT)
+
+
+_CLI_OUTPUT = ("<local-command-stdout>", "<local-command-stderr>")
+
+
 def _chat(value: dict) -> bool:
     """A `type: message` line that is an OpenAI chat message, not a Responses item: it carries
     the chat API's call or result fields, which the Responses reader would drop."""
@@ -280,6 +295,10 @@ class _Session:
         kind = type_of(value)
         message = value.get("message")
         if isinstance(message, dict) and isinstance(message.get("role"), str):
+            if message["role"] == "user" and _cli_said(value, message):
+                # Claude Code's own words in the user's place: a command's caveat, a skill's
+                # text, the summary a compaction left; context, not what the user said
+                message = {**message, "role": "system"}
             self.message(message, location.child("message"))
         elif kind in responses.ITEM_TYPES and not (kind == "message" and _chat(value)):
             self.items.add(value, location)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+import orjson
 import pytest
 
 from auditor import sources
@@ -684,3 +685,35 @@ def test_openhands_rejections_and_agent_errors(tmp_path):
         "Tool 'termnal' not found.",
     )
     assert [f.code for f in audit([path], select=["EX001", "EX002"]).findings] == []
+
+
+def test_claude_code_lines_the_cli_wrote_in_the_users_place_are_system_messages(tmp_path):
+    base = {"sessionId": "s1", "type": "user", "timestamp": "2026-02-10T22:58:08.126Z"}
+    lines = [
+        {**base, "uuid": "u1", "message": {"role": "user", "content": "Fix the flaky test"}},
+        {
+            **base,
+            "uuid": "u2",
+            "isMeta": True,
+            "message": {"role": "user", "content": "<local-command-caveat>Caveat: …"},
+        },
+        {
+            **base,
+            "uuid": "u3",
+            "message": {
+                "role": "user",
+                "content": "<local-command-stdout>Reconnected</local-command-stdout>",
+            },
+        },
+        {
+            **base,
+            "uuid": "u4",
+            "isCompactSummary": True,
+            "message": {"role": "user", "content": "This session is being continued from a …"},
+        },
+        {**base, "uuid": "u5", "message": {"role": "user", "content": "yes, go ahead"}},
+    ]
+    log = tmp_path / "session.jsonl"
+    log.write_text("".join(orjson.dumps(line).decode() + "\n" for line in lines))
+    (run,) = read(log)
+    assert [m.role for m in run.messages] == ["user", "system", "system", "system", "user"]
