@@ -10,7 +10,8 @@ chatRecordingService.ts`, `docs/cli/headless.md`):
   `description`) are its reasoning, and each of its `toolCalls` (`id`, `name`, `args`,
   `status`, `result`: the `functionResponse` parts sent back to the model, `resultDisplay`:
   what the user saw) is a call answered right after it: the response's `output`, else its
-  `error`, else the displayed text; a status of `error` or `cancelled` makes it an error.
+  `error`, else the displayed text; a status of `error` or `cancelled` makes it an error, and
+  so does the shell tool's `Exit Code: N` (not 0) in an answer it reports as a success.
 - Since 2026 the recording is also written as JSON Lines (`session-*.jsonl`): a metadata line
   (`sessionId`, `projectHash`, `startTime`, …), then one message a line, written again whole
   each time it changes (the last write of an `id` wins: at its first place among the messages,
@@ -30,6 +31,7 @@ results at their message's), the event's line for a stream.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -50,6 +52,7 @@ from auditor.formats._common import (
     tool_call,
 )
 from auditor.model import Conversation, Location
+from auditor.patterns import lazy
 from auditor.sources import Record
 
 NAME = "gemini-cli"
@@ -227,8 +230,8 @@ class _Run:
             turn.calls.append(call)
         elif kind == "tool_result":
             error = as_object(value.get("error"))
-            failed = value.get("status") != "success"
             text = json_text(value.get("output") or "") or str(error.get("message") or "")
+            failed = value.get("status") != "success" or _exited(text)
             if failed and error.get("message") and not text.strip():
                 text = str(error["message"])
             self.drafts.append(result_draft(value.get("tool_id"), text, here, failed))
@@ -294,12 +297,21 @@ def _model_turn(message: dict, at: Location) -> Iterator[MessageDraft]:
         turn.calls.append(
             tool_call(record.get("id"), record.get("name"), record.get("args"), where)
         )
-        failed = record.get("status") in _FAILED
-        results.append(
-            result_draft(record.get("id"), _answer(record), where, failed, record.get("name"))
-        )
+        answer = _answer(record)
+        failed = record.get("status") in _FAILED or _exited(answer)
+        results.append(result_draft(record.get("id"), answer, where, failed, record.get("name")))
     yield turn
     yield from results
+
+
+_EXIT = lazy(r"^Exit Code: (-?\d+)$", re.M)
+
+
+def _exited(text: str) -> bool:
+    """The shell tool's answer says its command failed: `run_shell_command` reports success
+    for the call and writes the command's `Exit Code: N` (N not 0) in its output."""
+    m = _EXIT.search(text) if "Exit Code:" in text else None
+    return m is not None and m.group(1) != "0"
 
 
 def _answer(record: dict) -> str:

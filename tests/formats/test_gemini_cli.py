@@ -28,7 +28,7 @@ def test_a_chat_recording_is_read_with_its_calls_results_and_thoughts():
     assert turns == [
         ("user", [], None),
         ("assistant", ["run_shell_command"], None),
-        ("tool", [], False),
+        ("tool", [], True),  # "success", but the command's `Exit Code: 1`: the test failed
         ("assistant", ["replace", "read_file"], None),
         ("tool", [], True),  # status "error": its functionResponse's `error`
         ("tool", [], False),
