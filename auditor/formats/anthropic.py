@@ -77,6 +77,8 @@ def is_body(body: dict) -> bool:
     messages = body.get("messages")
     if not isinstance(messages, list):
         return False
+    if isinstance(body.get("system"), str | list):
+        return True  # the system prompt beside the messages: OpenAI's chat has it among them
     for message in messages:  # runs on every OpenAI record too: a plain loop, no generator
         content = message.get("content") if isinstance(message, dict) else None
         if isinstance(content, list) and has_blocks(content):

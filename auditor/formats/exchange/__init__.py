@@ -36,6 +36,8 @@ from auditor.formats._common import (
     collected,
     excerpt_json,
     fallback_id,
+    freeze,
+    positioned,
     read_each,
 )
 from auditor.formats.exchange import bedrock, bodies, gemini
@@ -51,7 +53,9 @@ def detect(record: Record) -> bool:
         return False
     if isinstance(value, list):
         return bool(value) and isinstance(value[0], dict) and is_exchange(value[0])
-    return isinstance(value, dict) and (is_exchange(value) or is_response(value))
+    return isinstance(value, dict) and (
+        is_exchange(value) or is_response(value) or gemini.is_request(value)
+    )
 
 
 def is_exchange(value: dict) -> bool:
@@ -111,6 +115,8 @@ class Collector:
             yield from read_each(_exchanges(value, location), self._exchange)
         elif is_exchange(value):
             yield from self._exchange(_unwrapped(value), location)
+        elif gemini.is_request(value) and not is_response(value):
+            yield from _request(value, location)
         else:
             yield from _snapshot(value, location)
         if record.document is not None:  # a document is the whole file: nothing can follow
@@ -293,6 +299,21 @@ def _key(message: Message) -> tuple:
         # the reasoning into the text they send back (Bedrock with Kimi K2)
         return (message.role, "", tuple(c.name for c in message.tool_calls))
     return (message.role, " ".join(message.text.split()), ())
+
+
+def _request(value: dict, location: Location) -> Iterator[Conversation | Problem]:
+    """A Gemini `generateContent` request body on its own (`{contents, systemInstruction,
+    tools}`): the conversation it sends, whole, at the places of its `contents`."""
+    problems: list[Problem] = []
+    drafts = gemini.request(value, location, problems)
+    cid = as_id(value.get("id"))
+    conversation_id = cid or fallback_id(location)
+    yield from attach(problems, conversation_id)
+    messages = positioned(freeze(drafts), location, ("contents",))
+    tools = gemini.declared_tools(value)
+    yield Conversation(
+        conversation_id, NAME, location, messages, tools=tools, own_id=cid is not None
+    )
 
 
 def _snapshot(value: dict, location: Location) -> Iterator[Conversation | Problem]:

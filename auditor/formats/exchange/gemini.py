@@ -2,7 +2,9 @@
 `functionResponse` parts, in the REST API's camelCase or the Python SDK's snake_case (Google ADK
 writes the latter into its spans). Used by `exchange` and by the span reader (ADK `llm_request`).
 
-A `functionResponse` whose `response` holds `error` is an error result. Gemini rarely sends call
+A `functionResponse` whose `response` holds `error` is an error result; one that holds an
+`output` does not say whether the call succeeded (a tool writes its error there too), so its
+text decides as any result's does. Gemini rarely sends call
 ids: a call without one keeps None, and replay pairs its result by position.
 """
 
@@ -105,7 +107,7 @@ def content(item: dict, here: Location, problems: list[Problem]) -> list[Message
 def function_response(answer: dict, where: Location) -> MessageDraft:
     """A function's result; `response.error` makes it an error."""
     payload = answer.get("response")
-    is_error = False
+    is_error: bool | None = None  # an `output` says nothing of success: its text may
     if isinstance(payload, dict):
         if "error" in payload:
             is_error = True
