@@ -150,6 +150,10 @@ def show_settings(chosen: Settings, out: TextIO) -> None:
             if isinstance(value, frozenset | set):
                 value = sorted(value)
             out.write(f"{key} = {_toml(value)}  # {origins.get(key, 'default')}\n")
+    for entry in chosen.suppressions:  # arrays of tables come after every key, in TOML
+        out.write(f"\n[[suppress]]  # entry {entry.entry}, {origins.get('suppress', 'default')}\n")
+        for name, given in [*entry.criteria().items(), ("reason", entry.reason)]:
+            out.write(f"{name} = {_toml(given)}\n")
 
 
 def _origin(origins: dict[str, str], key: str, selection: bool) -> str:

@@ -112,6 +112,33 @@ class Stale:
 
 
 @dataclass(frozen=True)
+class Suppressed:
+    """A finding a `[[tool.auditor.suppress]]` entry matched (`auditor.suppress`)."""
+
+    finding: Finding
+    entry: int
+    """The entry's place among the configuration's entries, from 1."""
+    reason: str
+
+
+@dataclass(frozen=True)
+class Tally:
+    """One suppression entry of the configuration, and how many findings it matched in a run
+    (none: it is stale)."""
+
+    entry: int
+    reason: str
+    criteria: Mapping[str, Any]
+    """What it matches on, as the configuration writes it (`fingerprint`, `path`, ...)."""
+    described: str
+    """`entry 2 (path "logs/**", code "LP")`, as stderr names it."""
+    count: int
+    judged: bool = True
+    """False for an entry whose `path` matches no file this run read (pre-commit names only
+    the changed files): matching nothing, it is not stale."""
+
+
+@dataclass(frozen=True)
 class FileSummary:
     """What one file held (`-v`). Its findings are counted from the report's (`-v` says what
     the summary says): the engine's own count would hold findings later dropped (undecided
@@ -206,6 +233,11 @@ class Report:
     """The configuration file the run read, as errors name it; None when it read none."""
     stale: tuple[Stale, ...] = ()
     """Entries of the baseline that no finding matched in the files this run read."""
+    suppressed: tuple[Suppressed, ...] = ()
+    """Findings left out of `findings` because a suppression entry matched them, in report
+    order (JSON and SARIF keep them, with the entry's reason)."""
+    suppressions: tuple[Tally, ...] = ()
+    """Every suppression entry of the configuration, with the findings it matched."""
     unread: tuple[Unread, ...] = ()
     """Files a directory walk found and did not audit, in walk order."""
     files: tuple[FileSummary, ...] = ()
@@ -218,6 +250,30 @@ class Report:
     def baselined(self) -> int:
         """Findings left out because the baseline holds them."""
         return len(self.accepted)
+
+    def with_suppressed(self) -> list[tuple[Finding, Suppressed | None]]:
+        """Every finding in report order, the suppressed ones with their entry, as the JSON
+        and SARIF reports list them."""
+        rows: list[tuple[Finding, Suppressed | None]] = [(f, None) for f in self.findings]
+        if not self.suppressed:
+            return rows
+        rows.extend((s.finding, s) for s in self.suppressed)
+        return sorted(rows, key=lambda row: row[0].sort_key())
+
+    def suppression_entries(self) -> list[dict[str, Any]]:
+        """The suppression entries as JSON and SARIF list them: what each matches on, its
+        reason, how many findings it suppressed, and whether it is stale."""
+        stale = {id(t) for t in self.stale_suppressions()}
+        return [
+            {
+                "entry": t.entry,
+                **t.criteria,
+                "reason": t.reason,
+                "suppressed": t.count,
+                "stale": id(t) in stale,
+            }
+            for t in self.suppressions
+        ]
 
     def by_severity(self) -> dict[str, int]:
         counts = Counter(f.severity for f in self.findings)
@@ -241,6 +297,8 @@ class Report:
             "findings": len(self.findings),
             "baselined": self.baselined,
             "stale_baseline_entries": sum(s.count for s in self.stale),
+            "suppressed": len(self.suppressed),
+            "stale_suppressions": len(self.stale_suppressions()),
             "by_severity": self.by_severity(),
             "by_rule": self.by_rule(),
             "errors": len(self.errors),
@@ -272,6 +330,7 @@ class Report:
         skipped = self.skipped_note()
         return (
             self.baseline_notes()
+            + self.suppression_notes()
             + ([skipped] if skipped else [])
             + [f"coverage: {note}" for note in self.coverage_notes(verbose)]
         )
@@ -287,6 +346,26 @@ class Report:
                 f"{plural(stale, 'baseline entry', 'baseline entries')} matched no finding "
                 "(fixed, or changed): --write-baseline rewrites the baseline without them"
             )
+        return notes
+
+    def stale_suppressions(self) -> list[Tally]:
+        """The suppression entries that matched no finding in this run."""
+        return [t for t in self.suppressions if not t.count and t.judged]
+
+    def suppression_notes(self) -> list[str]:
+        """How many findings the suppression entries hid, and each entry that matched none."""
+        notes = []
+        if self.suppressed:
+            used = sum(1 for t in self.suppressions if t.count)
+            notes.append(
+                f"{plural(len(self.suppressed), 'finding')} suppressed by "
+                f"{plural(used, 'suppress entry', 'suppress entries')}"
+            )
+        where = f" of {self.config_file}" if self.config_file else ""
+        notes.extend(
+            f"suppress {t.described}{where} matched no finding (fixed, or changed): remove it"
+            for t in self.stale_suppressions()
+        )
         return notes
 
     def skipped_note(self) -> str | None:

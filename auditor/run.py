@@ -168,6 +168,10 @@ def audit(invocation: Invocation, chosen: Settings) -> Outcome:
     elapsed = time.perf_counter() - started
     for error in report.errors:
         stderr(f"audit: error: {error.message}")
+    if chosen.suppressions:  # before the baseline: it records no suppressed finding
+        from auditor import suppress
+
+        report = suppress.apply(report, chosen.suppressions)
     recorded = report.findings
     if invocation.write_baseline:
         from auditor import baseline
@@ -207,10 +211,13 @@ def verbose_lines(report: Report) -> list[str]:
     apart, as the summary counts them."""
     found = Counter(f.path for f in report.findings)
     accepted = Counter(f.path for f in report.accepted)
+    suppressed = Counter(s.finding.path for s in report.suppressed)
     lines = []
     for f in report.files:
         formats = ", ".join(name for name, _ in f.formats) or "no log format"
         baselined = f" ({accepted[f.path]:,} in the baseline not shown)" if accepted[f.path] else ""
+        if suppressed[f.path]:
+            baselined += f" ({suppressed[f.path]:,} suppressed)"
         lines.append(
             f"{f.path}: {formats}; {plural(f.records, 'record')}, "
             f"{plural(f.conversations, 'conversation')}, {plural(found[f.path], 'finding')}"
@@ -222,6 +229,10 @@ def verbose_lines(report: Report) -> list[str]:
         "link": "a symbolic link out of the path named, not followed (--follow-links)",
     }
     lines.extend(f"{u.path}: skipped, {why.get(u.reason, u.reason)}" for u in report.unread)
+    lines.extend(
+        f"suppress {t.described}: {plural(t.count, 'finding')} suppressed ({t.reason})"
+        for t in report.suppressions
+    )
     return lines
 
 

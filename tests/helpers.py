@@ -20,7 +20,7 @@ from auditor.cli import app
 from auditor.findings import Finding, fingerprint, identity
 from auditor.formats import FileReader, Problem
 from auditor.model import Conversation, Location
-from auditor.report import Context, Counts, Gap, Report, RunError
+from auditor.report import Context, Counts, Gap, Report, RunError, Suppressed, Tally
 from auditor.reporters import writer
 from auditor.rules import BY_CODE, RULES
 
@@ -234,6 +234,35 @@ FINDINGS = (
     ),
 )
 
+SUPPRESSED = _finding(
+    "EX001",
+    "logs/a run.jsonl",
+    12,
+    "/messages/2/tool_calls/0",
+    "refund-18",
+    2,
+    "`lookup` call `call_9` got no result before the assistant spoke again at turn 3; "
+    "it went on without the tool's output",
+    evidence='lookup({"order": "A-1042"})',
+    tool="lookup",
+    call_id="call_9",
+)
+
+USED = Tally(
+    1,
+    "the lookup service was down",
+    {"path": "logs/*.jsonl", "code": "EX001"},
+    'entry 1 (path "logs/*.jsonl", code "EX001")',
+    1,
+)
+STALE = Tally(
+    2,
+    "an old harness",
+    {"fingerprint": "0123456789abcdef0123"},
+    'entry 2 (fingerprint "0123456789abcdef0123")',
+    0,
+)
+
 REPORT = Report(
     findings=FINDINGS,
     counts=Counts(
@@ -250,6 +279,9 @@ REPORT = Report(
         ),
     ),
     accepted=FINDINGS[1:2] * 2,  # two findings the baseline hid
+    config_file="pyproject.toml",
+    suppressed=(Suppressed(SUPPRESSED, 1, "the lookup service was down on " + HOSTILE),),
+    suppressions=(USED, STALE),
 )
 
 

@@ -235,6 +235,8 @@ def from_document(label: str, data: dict[str, Any]) -> Run:
     for item in data.get("findings") or data.get("statistics") or []:
         if not isinstance(item, dict) or not isinstance(item.get("code"), str):
             continue
+        if item.get("suppressed"):  # a finding a suppression entry matched counts for nothing
+            continue
         code = safe(item["code"])  # every text of a report is escaped as it is read
         if isinstance(item.get("name"), str):
             names.setdefault(code, safe(item["name"]))

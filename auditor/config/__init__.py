@@ -28,6 +28,7 @@ from auditor.config.files import (
     start_of,
 )
 from auditor.config.options import rule_options
+from auditor.config.suppress import suppressions
 from auditor.errors import ConfigError
 from auditor.findings import DEFAULT_FAIL_ON, Severity
 from auditor.formats import FORMATS, declare, plugins
@@ -36,6 +37,7 @@ from auditor.rules import Rule
 from auditor.sources import MAX_RECORD_BYTES, Exclude
 from auditor.sources.files import inside
 from auditor.structs import dataclass
+from auditor.suppress import Suppression
 
 FAIL_ON = ("error", "warning", "note", "never")
 
@@ -91,6 +93,8 @@ class Settings:
     /proc, /sys or /dev)."""
     per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
     """(glob, rule codes) pairs: findings of those rules in matching files are dropped."""
+    suppressions: tuple[Suppression, ...] = ()
+    """`[[tool.auditor.suppress]]` entries, in the file's order (`auditor.suppress`)."""
     config_file: str | None = None
     """The configuration file read, as errors name it; None when there is none."""
     origins: dict[str, str] = field(default_factory=dict)
@@ -214,7 +218,7 @@ def build(
     origins["force-exclude"] = "command line" if force_exclude else "default"
     origin("exclude", False)
     origins["extend-exclude"] = "command line" if exclude else "default"
-    for key in ("severity", "per-file-ignores", "max-record-mb", *TABLES):
+    for key in ("severity", "per-file-ignores", "suppress", "max-record-mb", *TABLES):
         origin(key, False)
     if file is not None:  # each option of a family's table, as the file sets it or not
         for table in TABLES:
@@ -236,6 +240,7 @@ def build(
         force_exclude=force_exclude,
         follow_links=follow_links,
         per_file_ignores=_per_file_ignores(file) if file is not None else (),
+        suppressions=suppressions(file) if file is not None else (),
         config_file=file.name if file is not None else None,
         origins=origins,
         max_record_bytes=_record_limit(file),
@@ -388,6 +393,12 @@ def _read_timeout(file: FileConfig | None) -> float:
 
 def _strings(file: FileConfig | None, values: Mapping[str, Any], key: str) -> list[str]:
     value = values.get(key, [])
+    tables = isinstance(value, list) and value and all(isinstance(v, dict) for v in value)
+    if file is not None and key == "ignore" and tables:  # `[[tool.auditor.ignore]]`
+        raise file.error(
+            "ignore is a list of rules; to suppress findings with a reason, write "
+            f"{file.table('suppress').strip().replace('[', '[[').replace(']', ']]')} entries"
+        )
     if file is not None and not is_strings(value):
         raise file.error(f"{key} must be a list of strings, got {shown_value(value)}")
     return list(value)

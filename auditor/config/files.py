@@ -39,6 +39,7 @@ KEYS = (
     "tools",
     "read-timeout",
     "fail-on-increase",
+    "suppress",
 )
 """`fail-on-increase` is read by `audit compare` (`auditor.compare.config_limits`)."""
 

@@ -1,8 +1,9 @@
 """One finding per line, each a JSON object with the same fields as in `-f json`.
 
 Nothing but findings goes to the output, so that `jq`, `wc -l` and line-by-line consumers see
-findings only. What a stream of findings cannot say (coverage gaps, findings the baseline hid)
-goes to stderr as `audit: …` lines instead; `-f json` carries it as data in `coverage`.
+findings only (a suppressed one with its `suppressed` object, as in `-f json`). What a stream
+of findings cannot say (coverage gaps, findings the baseline hid or suppressions matched) goes
+to stderr as `audit: …` lines instead; `-f json` carries it as data in `coverage`.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from typing import TextIO
 
 from auditor.report import Context, Report
+from auditor.reporters.json import findings
 from auditor.text import dumps
 
 
@@ -17,7 +19,7 @@ def write(report: Report, out: TextIO, context: Context) -> None:
     import jsonlines  # here: its import (attrs) costs a tenth of every other run's start
 
     with jsonlines.Writer(out, dumps=dumps, flush=False) as writer:
-        writer.write_all(f.to_dict() for f in report.findings)
+        writer.write_all(findings(report))
     write_notes(report, context)
 
 

@@ -23,7 +23,7 @@ from urllib.parse import quote
 
 from auditor import REPOSITORY, __version__
 from auditor.findings import Finding
-from auditor.report import Context, Report
+from auditor.report import Context, Report, Suppressed
 from auditor.reporters._paths import below
 from auditor.rules import FAMILIES, RULES, Rule
 from auditor.sources import STDIN
@@ -174,58 +174,78 @@ def _overrides(report: Report, index: dict[str, int]) -> list[dict[str, Any]]:
 def _results(report: Report, index: dict[str, int], root: str | None) -> list[dict[str, Any]]:
     """Every finding (up to `RESULT_LIMIT`); with a baseline, the new ones as `new` and those
     the baseline holds as `unchanged` and suppressed (SARIF §3.27.24, §3.35), so that nothing
-    is dropped."""
-    if report.baseline is None:
-        return [_result(f, index, root) for f in kept(report)]
-    suppression = {
+    is dropped; those a `[[tool.auditor.suppress]]` entry matched, suppressed with its reason."""
+    baselined = {
         "kind": "external",
         "status": "accepted",
         "justification": f"recorded in the baseline {report.baseline}",
     }
+    accepted = {id(f) for f in report.accepted} if report.baseline is not None else set()
     results = []
-    accepted = {id(f) for f in report.accepted}
-    for f in kept(report):
+    for f, entry in kept(report):
         result = _result(f, index, root)
-        if id(f) in accepted:
+        if entry is not None:
+            result["suppressions"] = [_suppression(report, entry, root)]
+        elif id(f) in accepted:
             result["baselineState"] = "unchanged"
-            result["suppressions"] = [suppression]
-        else:
+            result["suppressions"] = [baselined]
+        elif report.baseline is not None:
             result["baselineState"] = "new"
         results.append(result)
     return results
 
 
-def kept(report: Report, limit: int | None = None) -> list[Finding]:
-    """The findings written as results, in report order (with a baseline, the ones it holds
-    too): all of them up to `limit`; past it, the new before those the baseline holds, then
-    the most severe, then the first."""
+def _suppression(report: Report, entry: Suppressed, root: str | None) -> dict[str, Any]:
+    """An entry of the configuration, persisted outside the log (`external`), its reason the
+    justification, the configuration file its location."""
+    suppression: dict[str, Any] = {
+        "kind": "external",
+        "status": "accepted",
+        "justification": entry.reason,
+        "properties": {"entry": entry.entry},
+    }
+    if report.config_file:
+        location = artifact_location(report.config_file, root)
+        suppression["location"] = {"physicalLocation": {"artifactLocation": location}}
+    return suppression
+
+
+def kept(report: Report, limit: int | None = None) -> list[tuple[Finding, Suppressed | None]]:
+    """The findings written as results, in report order, each with its suppression (with a
+    baseline, the ones it holds too): all of them up to `limit`; past it, the new before
+    those the baseline holds or an entry suppressed, then the most severe, then the first."""
+    every = report.with_suppressed()
     accepted = report.accepted if report.baseline is not None else ()
-    every = (
-        sorted((*report.findings, *accepted), key=Finding.sort_key)
-        if accepted
-        else list(report.findings)
-    )
+    if accepted:
+        every = sorted([*every, *((f, None) for f in accepted)], key=lambda r: r[0].sort_key())
     limit = RESULT_LIMIT if limit is None else limit
     if len(every) <= limit:
         return every
     held = {id(f) for f in accepted}
-    ranked = sorted(
-        range(len(every)),
-        key=lambda i: (id(every[i]) in held, -every[i].severity.rank, i),
-    )
+
+    def rank(i: int) -> tuple[bool, int, int]:
+        f, entry = every[i]
+        return (entry is not None or id(f) in held, -f.severity.rank, i)
+
+    ranked = sorted(range(len(every)), key=rank)
     return [every[i] for i in sorted(ranked[:limit])]
 
 
 def omitted_note(report: Report, written: int) -> str | None:
     """What a run past the limit left out, or None."""
-    held = report.accepted if report.baseline is not None else ()
-    total = len(report.findings) + len(held)
+    baselined = len(report.accepted) if report.baseline is not None else 0
+    total = len(report.findings) + baselined + len(report.suppressed)
     if written == total:
         return None
+    held = [
+        what
+        for what, n in (("the baseline holds", baselined), ("suppressed", len(report.suppressed)))
+        if n
+    ]
     return (
         f"{written:,} of {total:,} results written: GitHub code scanning accepts at most "
         f"{RESULT_LIMIT:,} a run; the {total - written:,} left out are "
-        + ("those the baseline holds, then " if held else "")
+        + (f"those {' or '.join(held)}, then " if held else "")
         + "the least severe; -f json lists every finding"
     )
 
@@ -288,6 +308,11 @@ def document(report: Report, root: str | None = None) -> dict[str, Any]:
                     "summary": report.summary(),
                     "coverage": report.coverage(),
                     **({"baseline": _baseline(report)} if report.baseline else {}),
+                    **(
+                        {"suppressions": report.suppression_entries()}
+                        if report.suppressions
+                        else {}
+                    ),
                 },
             }
         ],

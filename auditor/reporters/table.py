@@ -169,9 +169,9 @@ def _summary(console: Console, report: Report, context: Context, cut: bool, wide
         for code, n in report.by_rule().items():
             console.print(Text(f"  {code}  {names.get(code, ''):<32} {n:>6,}"))
     else:
-        none = "No new findings." if report.baselined else "No findings."
+        none = "No new findings." if report.baselined or report.suppressed else "No findings."
         console.print(Text(none, style="green"))
-    for note in report.baseline_notes():
+    for note in report.baseline_notes() + report.suppression_notes():
         console.print(Text(safe(note[0].upper() + note[1:])))
     coverage = report.coverage_notes(verbose=context.whole)
     if coverage:  # one block, each note's lines under its first

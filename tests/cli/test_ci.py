@@ -246,7 +246,15 @@ def test_statistics_json_and_jsonl():
     proc = audit_process(LOST, ORPHAN, "--statistics", "-f", "json", "--fail-on", "error")
     assert proc.returncode == 1
     doc = json.loads(proc.stdout)
-    assert list(doc) == ["version", "tool", "summary", "coverage", "statistics", "errors"]
+    assert list(doc) == [
+        "version",
+        "tool",
+        "summary",
+        "coverage",
+        "statistics",
+        "suppressions",
+        "errors",
+    ]
     assert doc["statistics"] == [
         {
             "code": "EX001",

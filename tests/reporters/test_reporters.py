@@ -17,7 +17,7 @@ from auditor.findings import Severity
 from auditor.report import Context, Counts, Gap, Report
 from auditor.reporters import REPORTERS, writer
 from auditor.rules import RULES
-from tests.helpers import FINDINGS, REPORT, ROOT, SNAPSHOTS, UPDATE
+from tests.helpers import FINDINGS, REPORT, ROOT, SNAPSHOTS, SUPPRESSED, UPDATE
 
 
 def render(name: str, report: Report = REPORT) -> str:
@@ -67,8 +67,31 @@ def test_table_without_findings_says_so_and_keeps_coverage():
 
 def test_json_document_shape():
     doc = json.loads(render("json"))
-    assert list(doc) == ["version", "tool", "summary", "coverage", "findings", "errors"]
+    assert list(doc) == [
+        "version",
+        "tool",
+        "summary",
+        "coverage",
+        "findings",
+        "suppressions",
+        "errors",
+    ]
+    # A suppressed finding is listed, with its entry and reason, and counted apart.
     assert doc["summary"]["by_rule"] == {"EX001": 1, "EX002": 2, "IN001": 1, "IN002": 1}
+    assert (doc["summary"]["findings"], doc["summary"]["suppressed"]) == (5, 1)
+    assert [f.get("suppressed", {}).get("entry") for f in doc["findings"]] == [
+        None,
+        None,
+        None,
+        1,
+        None,
+        None,
+    ]
+    assert doc["findings"][3]["fingerprint"] == SUPPRESSED.fingerprint
+    assert [(e["entry"], e["suppressed"], e["stale"]) for e in doc["suppressions"]] == [
+        (1, 1, False),
+        (2, 0, True),
+    ]
     assert doc["coverage"]["families"]["EX"]["not_examined"] == [
         {"reason": "no tools declared", "rules": ["EX005", "EX007"], "conversations": 6}
     ]
@@ -79,9 +102,17 @@ def test_jsonl_is_one_finding_per_line_and_coverage_goes_to_the_side():
     out, notes = io.StringIO(), io.StringIO()
     writer("jsonl")(REPORT, out, Context(notes=notes))
     lines = out.getvalue().splitlines()
-    assert [json.loads(line)["code"] for line in lines] == [f.code for f in FINDINGS]
+    rows = [json.loads(line) for line in lines]
+    assert [(r["code"], "suppressed" in r) for r in rows] == [
+        *((f.code, False) for f in FINDINGS[:3]),
+        ("EX001", True),
+        *((f.code, False) for f in FINDINGS[3:]),
+    ]
     assert notes.getvalue() == (
         "audit: 2 findings in the baseline not shown\n"
+        "audit: 1 finding suppressed by 1 suppress entry\n"
+        'audit: suppress entry 2 (fingerprint "0123456789abcdef0123") of pyproject.toml '
+        "matched no finding (fixed, or changed): remove it\n"
         "audit: coverage: EX005, EX007 could not examine 6 of 7 conversations: no tools declared\n"
     )
     quiet = io.StringIO()
@@ -102,6 +133,9 @@ def test_github_annotation_escaping():
     # After the annotations, what they cannot show: the baseline count and coverage gaps.
     assert lines[len(FINDINGS) :] == [
         "::notice title=auditor::2 findings in the baseline not shown",
+        "::notice title=auditor::1 finding suppressed by 1 suppress entry",
+        '::notice title=auditor::suppress entry 2 (fingerprint "0123456789abcdef0123") of '
+        "pyproject.toml matched no finding (fixed, or changed): remove it",
         "::notice title=auditor::coverage: EX005, EX007 could not examine 6 of 7 "
         "conversations: no tools declared",
     ]

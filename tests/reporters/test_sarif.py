@@ -73,7 +73,7 @@ def test_results_point_at_rules_files_and_turns():
     assert location["logicalLocations"][0]["fullyQualifiedName"] == "refund-17/turn 3"
     assert sarif.artifact_uri("./logs/../logs/a.jsonl") == "logs/a.jsonl"
     # A colon in a relative path would read as a URI scheme: it is escaped.
-    assert run["results"][3]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == (
+    assert run["results"][4]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == (
         "logs/tau%3A2025-10-13T11%3A43.json"
     )
 
