@@ -280,12 +280,18 @@ def declare(name: str, table: Any, where: str) -> MappedFormat:
         if len(text) > _LONGEST:
             raise error(f"`{key}` is {len(text):,} characters long: at most {_LONGEST:,}")
         try:
-            jmespath.compile(text)
+            parsed = jmespath.compile(text).parsed
         except JMESPathError as exc:
             reason = " ".join(str(exc).split())
             raise error(f"`{key}` = `{text}` is not a JMESPath expression: {reason}") from None
         except RecursionError:  # jmespath's parser recurses once per level of nesting
             raise error(f"`{key}` is nested too deep to be read as a JMESPath expression") from None
+        grows = growth(parsed)
+        if grows > _MOST_GROWTH:
+            raise error(
+                f"`{key}` could build a result {_shown(grows)} times the size of the record it "
+                f"reads (lists of `@` piped into lists of `@`): at most {_MOST_GROWTH:,}"
+            )
         expressions[key] = text
     for key in NAMES:
         if key in table:
@@ -300,6 +306,35 @@ def declare(name: str, table: Any, where: str) -> MappedFormat:
         raise error(f"`roles` maps to `{unknown[0]}`; map to one of {', '.join(ROLES)}")
     return MappedFormat(name, expressions, dict(roles), where)
 
+
+def growth(node: Any) -> int:
+    """An upper bound of how many times the size of its input an expression's result can be
+    (its AST, `jmespath.compile(...).parsed`): a multi-select list or hash adds its members',
+    a pipe or a sub-expression multiplies its stages', a projection or a function its parts'.
+    What keeps an expression of a few hundred bytes from building gigabytes (`[@,@][] |
+    [@,@][] | …` doubles at each stage) before it is ever evaluated."""
+    if not isinstance(node, dict):
+        return 1
+    children = node.get("children") or []
+    sizes = [growth(c) for c in children]
+    kind = node.get("type")
+    if kind in ("multi_select_list", "multi_select_dict", "key_val_pair"):
+        total = sum(sizes) if kind != "key_val_pair" else max(sizes, default=1)
+    else:
+        total = 1
+        for size in sizes:
+            total = min(total * max(size, 1), _CAP)
+    return min(max(total, 1), _CAP)
+
+
+def _shown(n: int) -> str:
+    return f"{n:,}" if n < _CAP else f"over {_CAP:,}"
+
+
+_MOST_GROWTH = 1_000
+"""How many times the size of a record a mapping's expression may build: a real mapping's
+is 1 to a few (`[role, text]`)."""
+_CAP = 10**12
 
 _LONGEST = 2_000
 """The longest expression a mapping may hold: a real one is a few dozen characters, and

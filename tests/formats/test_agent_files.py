@@ -517,6 +517,11 @@ def test_the_readmes_declared_format_is_read_as_it_says(tmp_path):
             "[tool.auditor.formats.acme-runs] `call-name` = `function` finds nothing in any of "
             "the 4 calls of runs.json, a record its `detect` takes: check the expression",
         ),
+        (  # issue 37: an expression that doubles its input at every stage
+            ('detect = "schema', 'detect = "' + "[@,@][] | " * 11 + "[0].schema"),
+            "[tool.auditor.formats.acme-runs] `detect` could build a result 2,048 times the "
+            "size of the record it reads (lists of `@` piped into lists of `@`): at most 1,000",
+        ),
         (
             ('id = "run_id"', 'id = "' + "run_id || " * 300 + 'run_id"'),
             "[tool.auditor.formats.acme-runs] `id` is 3,006 characters long: at most 2,000",
