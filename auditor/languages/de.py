@@ -126,4 +126,9 @@ LEXICON = Lexicon(
         "januar jänner|februar|märz maerz|april|mai|juni|"
         "juli|august|september|oktober|november|dezember"
     ),
+    placeholders="""
+        your: dein deine ihre
+        insert: einfuegen einfügen ersetzen
+        example: beispiel
+    """,
 )

@@ -160,4 +160,10 @@ LEXICON = Lexicon(
         "enero|febrero|marzo|abril|mayo|junio|"
         "julio|agosto|septiembre setiembre|octubre|noviembre|diciembre"
     ),
+    placeholders="""
+        your: tu su
+        here: aqui aquí
+        insert: insertar ingresar introducir reemplazar
+        example: ejemplo
+    """,
 )

@@ -123,4 +123,10 @@ LEXICON = Lexicon(
         "janvier|février fevrier|mars|avril|mai|juin|"
         "juillet|août aout|septembre|octobre|novembre|décembre decembre"
     ),
+    placeholders="""
+        your: votre
+        here: ici
+        insert: inserer insérer remplacer
+        example: exemple
+    """,
 )

@@ -122,4 +122,10 @@ LEXICON = Lexicon(
         "gennaio|febbraio|marzo|aprile|maggio|giugno|"
         "luglio|agosto|settembre|ottobre|novembre|dicembre"
     ),
+    placeholders="""
+        your: tuo tua vostro vostra
+        here: qui
+        insert: inserire sostituire
+        example: esempio
+    """,
 )

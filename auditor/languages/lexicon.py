@@ -72,6 +72,10 @@ class Lexicon:
     proceeded: str = r"(?!)"
     """Words that claim the action of the infinitive after them ("he procedido a", "acabo de",
     "je viens d'"): the infinitive is read as a tool-name verb (`tool_words`)."""
+    placeholders: str = ""
+    """Words of a template's placeholders, as `table` lines by their English word: `your: tu
+    su` (`tu_correo`, `SU_ID_CLIENTE`), `here: aqui` (`clave_aqui`), `insert: insertar`
+    (`INSERTAR_NOMBRE`), `example: ejemplo` (the documentation host `ejemplo.com`)."""
     months: str = ""
     """The months' names, January to December, separated by `|` (several names of one month
     by spaces): "27 de julio", "3. März", "le 3 mars 2024" are dates CF001 and FB007 compare.

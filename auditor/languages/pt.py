@@ -150,4 +150,10 @@ LEXICON = Lexicon(
         "janeiro|fevereiro|março marco|abril|maio|junho|"
         "julho|agosto|setembro|outubro|novembro|dezembro"
     ),
+    placeholders="""
+        your: seu sua teu
+        here: aqui
+        insert: inserir substituir
+        example: exemplo
+    """,
 )

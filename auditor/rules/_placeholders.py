@@ -4,7 +4,10 @@
 
 - `your_…`/`YOUR-…` names (`YOUR_API_KEY`, `your-token`), `<your token>`, `<API_KEY>`, `<URL>`,
   `…_HERE` (`API_KEY_HERE`), `INSERT_…`/`REPLACE_…`/`ENTER_…` (in code, upper-case or a
-  whole string literal: `insert_pos` is a variable), `CHANGEME`;
+  whole string literal: `insert_pos` is a variable), `CHANGEME`; and their forms in each
+  lexicon's language (`Lexicon.placeholders`: `tu_correo`, `SU_ID_CLIENTE`, `clave_aqui`,
+  `INSERTAR_NOMBRE`, `votre_email`, `dein_passwort`), with its documentation hosts
+  (`ejemplo.com`, `beispiel.de`);
 - `example_…`/`sample_…`/`dummy_…` ids, keys and names (`example_video_id`), as a whole value
   or, in code, a whole string literal;
 - paths through `path/to/` (`/path/to/file.pdf`, `C:\\path\\to\\`);
@@ -38,23 +41,44 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from auditor.languages import LEXICONS
+from auditor.languages.lexicon import table
 from auditor.patterns import lazy
 
-_YOUR = lazy(r"(?i)(?<![\w-])your[_-][a-z0-9]+(?:[_-][a-z0-9]+){0,6}")
+
+def _words(category: str, english: tuple[str, ...]) -> tuple[str, ...]:
+    """The English words of a kind of placeholder and each lexicon's (`Lexicon.placeholders`)."""
+    found = list(english)
+    for lexicon in LEXICONS.values():
+        found += [w for w, kind in table(lexicon.placeholders).items() if kind == category]
+    return tuple(dict.fromkeys(found))
+
+
+_YOURS = _words("your", ("your",))
+_HERES = _words("here", ("here",))
+_INSERTS = _words("insert", ("insert", "replace", "enter"))
+_EXAMPLES = _words("example", ("example",))
+_YOUR = lazy(r"(?i)(?<![\w-])(?:" + "|".join(_YOURS) + r")[_-][a-z0-9]+(?:[_-][a-z0-9]+){0,6}")
 _ANGLE = lazy(
     r"<(?:(?i:your|insert|enter|replace|put)[ _-][^<>\n]{1,40}"
     r"|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+"
     r"|URL|URI|TOKEN|KEY|SECRET|PASSWORD|USERNAME|USER|EMAIL|PATH|FILE|FILENAME|HOST|ID)>"
 )
-_HERE = lazy(r"(?i)(?<![\w-])[a-z0-9]+(?:[_-][a-z0-9]+){0,5}[_-]here(?![\w-])")
+_HERE = lazy(
+    r"(?i)(?<![\w-])[a-z0-9]+(?:[_-][a-z0-9]+){0,5}[_-](?:" + "|".join(_HERES) + r")(?![\w-])"
+)
 _VERB = lazy(
-    r"(?i)(?<![\w-])(?:insert|replace|enter)[_-][a-z0-9]+(?:[_-][a-z0-9]+){0,5}"
+    r"(?i)(?<![\w-])(?:" + "|".join(_INSERTS) + r")[_-][a-z0-9]+(?:[_-][a-z0-9]+){0,5}"
     r"|(?<![\w-])change[_-]?me(?![\w-])"
 )
 _PATH = lazy(r"(?i)(?:[a-z]:)?[/\\]?path[/\\]to[/\\][^\s'\"`,;)\]}]{0,200}")
 _MASK = lazy(r"X{3,}|x{4,}")
 _ID_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
-_HOST = lazy(r"(?i)(?<![\w.-])(?:[a-z0-9-]{1,63}\.){0,4}example\.(?:com|org|net)(?![\w-])")
+_HOST = lazy(
+    r"(?i)(?<![\w.-])(?:[a-z0-9-]{1,63}\.){0,4}(?:"
+    + "|".join(_EXAMPLES)
+    + r")\.(?:com|org|net|es|pt|br|fr|de|it)(?![\w-])"
+)
 _EMAIL = lazy(
     r"(?i)(?<![\w.+-])(?:foo@bar|user@domain|test@test|email@email|name@domain|you@yourdomain"
     r"|john\.doe@email|someone@somewhere|username@domain)\.com(?![\w-])"
@@ -70,7 +94,7 @@ _EXAMPLE = lazy(
 _WHOLE = frozenset(
     ("TODO", "TBD", "FIXME", "PLACEHOLDER", "YYYY-MM-DD", "MM/DD/YYYY", "DD/MM/YYYY")
 )
-_HINTS = ("your", "path", "here", "xxx", "XXX", "example", "@", "<", "insert", "replace", "enter")
+_HINTS = ("path", "xxx", "XXX", "@", "<", *_YOURS, *_HERES, *_INSERTS, *_EXAMPLES)
 _HINTS_CODE = (*_HINTS, "change")
 _HINTS_TEXT = (*_HINTS_CODE, "{{", "123", "555")
 

@@ -316,3 +316,28 @@ def test_dates_are_read_in_each_lexicons_language(text, dates):
     from auditor.replay.approvals.values import _dates_in
 
     assert [v.key for v in _dates_in(text)] == dates
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("SU_ID_CLIENTE", ["SU_ID_CLIENTE"]),
+        ("tu_correo@gmail.com", ["tu_correo"]),
+        ("clave_aqui", ["clave_aqui"]),
+        ("INSERTAR_NOMBRE", ["INSERTAR_NOMBRE"]),
+        ("maria@ejemplo.com", ["ejemplo.com"]),
+        ("votre_email", ["votre_email"]),
+        ("dein_passwort", ["dein_passwort"]),
+        ("sua_conta", ["sua_conta"]),
+        ("http://beispiel.de/x", ["beispiel.de"]),
+        # words that merely begin like a possessive are no placeholder
+        ("superuser", []),
+        ("support_id", []),
+        ("suspender_servicio", []),
+        ("tutorial_id", []),
+    ],
+)
+def test_placeholders_are_read_in_each_lexicons_language(text, found):
+    from auditor.rules._placeholders import find
+
+    assert list(find(text)) == found
