@@ -46,7 +46,8 @@ def rule_table(page: str = "README.md") -> str:
     for r in RULES:
         summary = ("*Preview.* " if r.preview else "") + r.summary.replace("|", "\\|")
         link = _relative(f"{RULE_PAGES}/{r.code}.md", page)
-        rows.append(f"| [{r.code}]({link}) | `{r.name}` | {r.severity.value} | {summary} |")
+        severity = r.severity.value + (f" ({r.changes})" if r.changes else "")
+        rows.append(f"| [{r.code}]({link}) | `{r.name}` | {severity} | {summary} |")
     return "\n".join(rows)
 
 
@@ -70,7 +71,9 @@ def rule_page(code: str) -> str:
         "",
         f"{rule.summary}",
         "",
-        f"Severity **{rule.severity.value}** · family **{rule.family}** ({family}) · "
+        f"Severity **{rule.severity.value}**"
+        + (f" ({rule.changes})" if rule.changes else "")
+        + f" · family **{rule.family}** ({family}) · "
         f"`audit --select {rule.code}` · `audit --explain {rule.code}`",
     ]
     if rule.options is not None and table is not None:

@@ -63,6 +63,7 @@ def _rules(out: TextIO, as_json: bool, chosen: tuple[Rule, ...] = RULES) -> None
                 "summary": r.summary,
                 "requires": list(r.requires),
                 "preview": r.preview,
+                "severity_changes": r.changes or None,
             }
             for r in chosen
         ]

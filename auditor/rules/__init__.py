@@ -155,6 +155,9 @@ class Rule:
     screen: Callable[[Replay, Any], bool] | None = None
     """False when `check` certainly yields nothing on the replay; None: always checked."""
     preview: bool = False
+    changes: str = ""
+    """When a finding of the rule takes another severity than `severity`, in words (`error
+    from 5 repeats`): the module's `SEVERITY_CHANGES`. Shown in the rule table and page."""
     """Selected only by its own code or name, not by `ALL`, the default or a prefix."""
 
     @property
@@ -165,7 +168,17 @@ class Rule:
         return self.options() if self.options is not None else None
 
 
-_FROM_MODULE = ("summary", "doc", "check", "requires", "options", "sections", "resolve", "screen")
+_FROM_MODULE = (
+    "summary",
+    "doc",
+    "check",
+    "requires",
+    "options",
+    "sections",
+    "resolve",
+    "screen",
+    "changes",
+)
 
 
 def _read(module: ModuleType) -> dict[str, Any]:
@@ -182,6 +195,7 @@ def _read(module: ModuleType) -> dict[str, Any]:
         "resolve": getattr(module, "resolve", None),
         "screen": getattr(module, "screen", None),
         "preview": getattr(module, "PREVIEW", False),
+        "changes": getattr(module, "SEVERITY_CHANGES", ""),
     }
 
 

@@ -109,6 +109,7 @@ NAME = "repeated-tool-call"
 SEVERITY = Severity.WARNING
 REQUIRES = ("calls",)
 ERROR_AT = 5
+SEVERITY_CHANGES = f"error from {ERROR_AT} repeats"
 """From this many repeats on, the finding is an error."""
 
 

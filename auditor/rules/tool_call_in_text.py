@@ -86,6 +86,7 @@ from auditor.replay import Exchange, Replay
 CODE = "EX003"
 NAME = "tool-call-in-text"
 SEVERITY = Severity.ERROR
+SEVERITY_CHANGES = "warning when the harness refused it"
 
 # Special tokens a server strips from `content` when its parser works: even at the end of a
 # snapshot, where a client could still parse the text itself, these mean the parser failed.

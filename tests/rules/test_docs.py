@@ -92,3 +92,20 @@ def test_precision_table_counts_the_ledgers_verdicts_per_rule(tmp_path):
     ]
     for page in docs.PAGES:  # and the pages' are the committed ledger's
         assert docs.precision_table(ROOT) in (ROOT / page).read_text(encoding="utf-8")
+
+
+def test_a_rule_whose_findings_change_severity_says_so_in_its_row():
+    """The rule table is what rules emit: a module that gives a finding another severity than
+    its rule's (`severity=Severity.…` or `Severity.… if …`) declares `SEVERITY_CHANGES`, and
+    its row in README.md and docs/rules.md shows it."""
+    import importlib
+    import inspect
+
+    emits = re.compile(r"severity=Severity\.|Severity\.(?:ERROR|WARNING|NOTE) if ")
+    readme = (ROOT / "README.md").read_text()
+    for rule in RULES:
+        module = importlib.import_module(f"auditor.rules.{rule.name.replace('-', '_')}")
+        changes = emits.search(inspect.getsource(module)) is not None
+        assert bool(rule.changes) == changes, rule.code
+        if rule.changes:
+            assert f"| {rule.severity.value} ({rule.changes}) |" in readme, rule.code
