@@ -39,13 +39,13 @@ def show_reading(paths: tuple[str, ...], chosen: Settings, out: TextIO) -> None:
         found: list[Conversation] = []
         problems: list[Problem] = []
         unreadable = 0
-        inferred = ""
+        inferred: str | None = None  # what a reading by shape inferred, from the first record
         try:
             for record in sources.read(item):
                 if not isinstance(record, sources.Record):
                     unreadable += 1
                     continue
-                if not inferred:
+                if inferred is None:
                     fmt = detect(record, chosen.formats)
                     said = getattr(fmt, "inferred", None) if fmt is not None else None
                     inferred = (said(record) if said is not None else None) or ""
@@ -54,7 +54,7 @@ def show_reading(paths: tuple[str, ...], chosen: Settings, out: TextIO) -> None:
         except OSError as exc:
             out.write(f"{safe(item.name)}: unreadable: {sources.os_reason(exc)}\n\n")
             continue
-        _file(out, item.name, reader.seen, found, problems, unreadable, inferred)
+        _file(out, item.name, reader.seen, found, problems, unreadable, inferred or "")
 
 
 def _sort(got: Iterable[object], found: list[Conversation], problems: list[Problem]) -> None:

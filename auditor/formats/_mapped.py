@@ -106,12 +106,14 @@ class MappedFormat:
         """Where it was declared, as errors open: `invalid config in pyproject.toml:
         [tool.auditor.formats.acme]`."""
         self._compiled: dict[str, Any] = {}
+        self._found: dict[str, list[int]] = {}
+        """Per `CHECKED` key, the record being read: (times asked, times it found something)."""
 
     def __getstate__(self) -> dict[str, Any]:  # compiled expressions are rebuilt where used
         return {k: v for k, v in self.__dict__.items() if k != "_compiled"}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state, _compiled={})
+        self.__dict__.update(state, _compiled={}, _found={})
 
     def __repr__(self) -> str:
         return f"MappedFormat({self.NAME!r})"
@@ -137,7 +139,7 @@ class MappedFormat:
         value, location = record.value, record.location
         if self._search("skip", value):
             return  # a header or summary record: read, and holding no conversation
-        self._found: dict[str, list[int]] = {key: [0, 0] for key in CHECKED}
+        self._found = {key: [0, 0] for key in CHECKED}
         yield from self._read(value, location)
         for key, (asked, hits) in self._found.items():
             # one message with no text is a message; no text in several is a wrong key
@@ -222,7 +224,7 @@ class MappedFormat:
     def _found_in(self, key: str, value: Any) -> Any:
         """`key`'s expression on `value`, counted for the check that it finds something."""
         found = self._search(key, value)
-        counts = getattr(self, "_found", {}).get(key)
+        counts = self._found.get(key)
         if counts is not None:
             counts[0] += 1
             counts[1] += found is not None and found != ""

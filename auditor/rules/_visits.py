@@ -116,12 +116,10 @@ def check(replay: Replay) -> Iterator[Violation]:
     messages = replay.conversation.messages
     read_hosts: set[str] = set()  # hosts the agent's calls named, up to the message read
     given: list[str] = []  # hosts the conversation gave, up to the message read
-    by_turn: dict[int, list[Exchange]] = {}
-    for e in replay.exchanges:
-        by_turn.setdefault(e.turn, []).append(e)
+    calls = {turn.message.index: turn.exchanges for turn in replay.turns}
     for message in messages:
         if message.role == "assistant":
-            own = by_turn.get(message.index, [])
+            own = calls.get(message.index, ())
             found = _claims(message.text, None, given, read_hosts, None)
             location = message.location
             for exchange in own if found is None else ():

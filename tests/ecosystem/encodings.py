@@ -271,10 +271,3 @@ def events(conversation: Conversation) -> list[dict[str, Any]]:
 
 
 WRITERS = {"openai": openai, "anthropic": anthropic, "responses": responses, "gemini": gemini}
-
-
-def message_count(conversation: Conversation) -> int:
-    return len(conversation.messages)
-
-
-__all__ = ["WRITERS", "Message", "representable"]
