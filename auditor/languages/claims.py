@@ -6,7 +6,7 @@ auxiliary ("se ha", "ha sido", "he"; "wurde", "ich habe"; "foi"; "a été", "j'a
 "ho"), in a sentence that is no question and holds no hedge before it ("si", "cuando", "no",
 "ya", "usted"), and that names no agent after it ("por la aerolínea"). A participle that says
 only that something was done ("se ha realizado") is a claim of the action its clause names
-("el cambio de plan"). The verbs are `auditor.actions`'s English ones, so the rules match
+("el cambio de plan"). The verbs are `auditor.reading.actions`'s English ones, so the rules match
 tools as they do for English claims. Every pattern is bounded, so hostile text stays linear.
 """
 

@@ -32,7 +32,7 @@ class Lexicon:
     """Frequent function words that are not English ones: how a text is found to be in it."""
     participles: dict[str, str]
     """A completed action's participle (or first-person past), by the English verb of
-    `auditor.actions.VERBS` it says; the verb "" for words that say an action is done
+    `auditor.reading.actions.VERBS` it says; the verb "" for words that say an action is done
     without naming it ("realizado", "durchgeführt"): the action is then a noun of `actions`."""
     finite: dict[str, str]
     """Finite past forms that claim an action alone, with no auxiliary ("cancelé", "enviei"),

@@ -16,9 +16,17 @@ from collections.abc import Iterator
 from itertools import islice
 from typing import TYPE_CHECKING
 
-from auditor.actions import ACTIONS, PARTICIPLES, PARTICIPLES_OF, VERBS, names, nouns, of_family
 from auditor.languages import claims as foreign
 from auditor.patterns import lazy
+from auditor.reading.actions import (
+    ACTIONS,
+    PARTICIPLES,
+    PARTICIPLES_OF,
+    VERBS,
+    names,
+    nouns,
+    of_family,
+)
 from auditor.rules._language import english as in_english
 from auditor.rules._language import read_in
 from auditor.structs import dataclass

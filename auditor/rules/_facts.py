@@ -4,8 +4,8 @@ FB008 asks whether the conversation was given each one. `facts(text)` reads an a
 words for them, outside code (inline or fenced: a program names what it likes) and outside the
 examples the assistant offers ("an id like 'sara_doe_496'", "e.g. ZFA04Y"):
 
-- e-mail addresses, URLs deeper than a site's home page, phone numbers (`_identifiers`);
-- references: an id (`_identifiers.kind`) written after a word that says what it refers to
+- e-mail addresses, URLs deeper than a site's home page, phone numbers (`reading.identifiers`);
+- references: an id (`identifiers.kind`) written after a word that says what it refers to
   (order, booking, reservation, confirmation, ticket, tracking, flight, "ID", "number", …),
   or after `#`;
 - prices: an amount with its currency (`$250`, `250 USD`: `values.money_in`);
@@ -22,8 +22,8 @@ from decimal import Decimal
 
 from auditor.languages import LEXICONS
 from auditor.patterns import lazy
-from auditor.replay.approvals.values import money_in
-from auditor.rules import _identifiers
+from auditor.reading import identifiers
+from auditor.reading.values import money_in
 from auditor.structs import dataclass
 
 TEXT_LIMIT = 20_000
@@ -89,9 +89,9 @@ def facts(text: str) -> list[Fact]:
         text = _CODE.sub(lambda m: " " * len(m.group()), text)
     slots = [(m.start(), m.end()) for m in _SLOT.finditer(text)]
     found = [Fact("template slot", text[a:b]) for a, b in slots]
-    tokens = dict.fromkeys(t.rstrip(".:,;") for t in _identifiers.tokens(text, phones=False))
+    tokens = dict.fromkeys(t.rstrip(".:,;") for t in identifiers.tokens(text, phones=False))
     for token in tokens:
-        sort = _identifiers.kind(token)
+        sort = identifiers.kind(token)
         at = text.find(token)  # the first time: an example stays one when repeated
         if (sort not in SORTS and sort != "id") or _offered(text, at, slots):
             continue
@@ -101,7 +101,7 @@ def facts(text: str) -> list[Fact]:
             _REFERS.search(text, max(0, at - 40), at) and not _COUNT.fullmatch(token)
         ):
             found.append(Fact("reference", token))
-    for written, _ in _identifiers.phone_numbers(text):
+    for written, _ in identifiers.phone_numbers(text):
         at = text.find(written)
         if not _offered(text, at, slots) and not _in_link(text, at):
             found.append(Fact("phone number", written))

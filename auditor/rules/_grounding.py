@@ -1,7 +1,7 @@
 """Where FB004 (ungrounded-argument) looks for the source of an identifier a call passes.
 
 `GivenTexts` is the screen's plain search for an identifier written as a whole token in an
-earlier text; `GroundingIndex` is the check's index of every written form (`_identifiers.keys`)
+earlier text; `GroundingIndex` is the check's index of every written form (`identifiers.keys`)
 of the identifiers the conversation gave, read only as far as one still lacks a source.
 
 What gives an identifier, by role: system, developer and user turns; tool results and the
@@ -22,11 +22,11 @@ from itertools import accumulate
 import orjson
 
 from auditor.model import Conversation, Message
+from auditor.reading import identifiers
+from auditor.reading.arguments import strings
 from auditor.replay import Exchange, Replay
 from auditor.replay.approvals import verdict
-from auditor.rules import _identifiers
 from auditor.rules._agents import speaker
-from auditor.rules._values import strings
 
 GIVERS = ("system", "developer", "user")
 """Roles whose texts give the agent identifiers (tool results give them too)."""
@@ -36,7 +36,7 @@ class GroundingIndex:
     """The keys of every identifier the conversation gave, as far as it has been read.
 
     Only texts that could hold a grounding token are tokenised: a text must contain the pieces
-    of at least one of the identifiers the calls pass (`_identifiers.signature`), found with
+    of at least one of the identifiers the calls pass (`identifiers.signature`), found with
     plain substring searches. With more than `MAX_SIGNATURES` of them, every text is tokenised,
     so the work stays linear however many identifiers a conversation passes.
     """
@@ -66,7 +66,7 @@ class GroundingIndex:
             found = {
                 alternative
                 for _, token, sort in dict.fromkeys(self.candidates)
-                for alternative in _identifiers.signature(token, sort)
+                for alternative in identifiers.signature(token, sort)
             }
             if 0 < len(found) <= MAX_SIGNATURES and all(found):
                 self._signatures = list(found)
@@ -83,7 +83,7 @@ class GroundingIndex:
         where several talk); with the conversation, the tool declarations are read when nothing
         else does (most identifiers come from users and tool results, so most conversations
         never need them)."""
-        forms = _identifiers.lookups(token, sort)
+        forms = identifiers.lookups(token, sort)
         if not forms.isdisjoint(self.seen):
             return True
         if self.heard and any(self.heard.get(f, {caller}) - {caller} for f in forms):
@@ -138,7 +138,7 @@ class GroundingIndex:
                 if low <= size <= high:  # one lookup, relevant or not
                     seen.update(_keys_of(text, phones))
                 elif size < _SHORT or self._relevant(text):
-                    _identifiers.index(seen, text, phones)
+                    identifiers.index(seen, text, phones)
 
     def _said(self, message: Message) -> None:
         """An assistant's words: what a yes confirms; where agents are named, what the others
@@ -148,7 +148,7 @@ class GroundingIndex:
         if agent is None or not self._relevant(message.text):
             return
         keys: set[str] = set()
-        _identifiers.index(keys, message.text, self.phones)
+        identifiers.index(keys, message.text, self.phones)
         for key in keys:
             self.heard.setdefault(key, set()).add(agent)
 
@@ -181,7 +181,7 @@ def _written(parameters: object) -> str:
 @lru_cache(maxsize=128)
 def _keys_of(text: str, phones: bool) -> frozenset[str]:
     seen: set[str] = set()
-    _identifiers.index(seen, text, phones)
+    identifiers.index(seen, text, phones)
     return frozenset(seen)
 
 
@@ -190,7 +190,7 @@ class GivenTexts:
     joined by newlines, to find an identifier written as a whole token with C-speed searches: as
     the call writes it first, then in any case (the texts lowered, on first need).
 
-    Every match `before` accepts is a token `_identifiers.index` would index under the
+    Every match `before` accepts is a token `identifiers.index` would index under the
     identifier's own bare form, so the check finds it grounded too. Lowering keeps positions:
     a text that lowering would lengthen (`İ`) is replaced by as many spaces, and every other
     character lowers to one character of the same class (identifier character or not)."""
@@ -221,14 +221,14 @@ class GivenTexts:
 
     def before(self, token: str, turn: int) -> bool:
         """Whether a text before message `turn` holds `token` as a whole token."""
-        needle = _identifiers.bare(token)
+        needle = identifiers.bare(token)
         if not needle:
             return False
         k = bisect_left(self.turns, turn)
         limit = self.starts[k] if k < len(self.turns) else len(self.text) + 1
         at = self.first.get(needle)
         if at is None:  # as the call writes it (`bare` but in its own case)
-            written = token.strip(_identifiers.PUNCT).lstrip("#")
+            written = token.strip(identifiers.PUNCT).lstrip("#")
             at = self.first[needle] = _find(self.text, written, needle)
         if at < limit:
             return True
@@ -244,7 +244,7 @@ def _find(text: str, written: str, needle: str) -> int:
     for one `#` before it and punctuation after it that `bare` strips; after `MAX_TRIES`
     matches inside longer tokens the search gives up (the check then reads the texts itself)."""
     end_of_text = len(text)
-    is_id = _identifiers.is_id_char
+    is_id = identifiers.is_id_char
     size = len(written)
     pos = text.find(written) if written else -1
     for _ in range(MAX_TRIES):
@@ -258,7 +258,7 @@ def _find(text: str, written: str, needle: str) -> int:
         if (
             (start == 0 or not is_id(text[start - 1]))
             and (end == end_of_text or not is_id(text[end]))
-            and _identifiers.bare(text[start:end]) == needle
+            and identifiers.bare(text[start:end]) == needle
         ):
             return pos
         pos = text.find(written, pos + 1)

@@ -15,9 +15,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from auditor.actions import names, words
 from auditor.model import Conversation
 from auditor.patterns import lazy
+from auditor.reading.actions import names, words
 from auditor.rules._toolnames import READ_VERBS, reads_only
 
 _SCAN = 60_000

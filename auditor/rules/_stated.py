@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from auditor.patterns import lazy
-from auditor.replay.approvals.values import Argument, Value, in_arguments, in_text, leaves
+from auditor.reading.values import Argument, Value, in_arguments, in_text, leaves
 
 _BEFORE = lazy(
     r"\b(?:from|instead of|rather than|replacing|replaced|previous(?:ly)?|original(?:ly)?|old"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from auditor.actions import words
+from auditor.reading.actions import words
 
 __all__ = ["READ_VERBS", "TERMINAL", "ends_run", "reads_only", "words"]
 

@@ -23,8 +23,8 @@ from collections.abc import Iterator
 
 from auditor.findings import Violation, excerpt
 from auditor.patterns import lazy
+from auditor.reading.arguments import strings
 from auditor.replay import Exchange, Replay
-from auditor.rules._values import strings
 
 _TLDS = (
     "com",

@@ -63,8 +63,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from auditor import canonical
-from auditor.actions import words
 from auditor.findings import Severity, Violation, on_call
+from auditor.reading.actions import words
 from auditor.replay import Approval, ApprovalOptions, Replay
 from auditor.replay.approvals import drift
 

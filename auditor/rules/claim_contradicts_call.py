@@ -51,11 +51,11 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
-from auditor.actions import FAMILY, tools_for, words
 from auditor.findings import Severity, Violation, excerpt
+from auditor.reading.actions import FAMILY, tools_for, words
+from auditor.reading.values import Argument, Value, card_profiles, in_text, leaves, same
 from auditor.replay import Exchange, Replay
 from auditor.replay.approvals.drift import explained
-from auditor.replay.approvals.values import Argument, Value, card_profiles, in_text, leaves, same
 from auditor.rules._claims import Claim, may_claim, own_tools, quoted, requests, said_done
 from auditor.rules._stated import sent, stated
 

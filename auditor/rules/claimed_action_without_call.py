@@ -86,10 +86,10 @@ three bags have been added" after only the cabin changed), or simply instead of 
 
 from collections.abc import Iterator
 
-from auditor.actions import tools_for
 from auditor.dialects import marked_turns, read_turns
 from auditor.findings import Severity, Violation, excerpt
 from auditor.model import Message
+from auditor.reading.actions import tools_for
 from auditor.replay import Exchange, Replay
 from auditor.rules import _visits as visits
 from auditor.rules._claims import Claim, may_claim, own_tools, quoted, requests, said_done

@@ -70,10 +70,7 @@ from functools import lru_cache
 
 from auditor.findings import Severity, Violation, excerpt, on_call
 from auditor.model import Message
-from auditor.replay import Exchange, Replay
-from auditor.rules import _placeholders
-from auditor.rules._toolnames import ends_run, words
-from auditor.rules._values import (
+from auditor.reading.arguments import (
     FILE_CONTENT_KEYS,
     WRITTEN_KEYS,
     comment_free,
@@ -82,6 +79,9 @@ from auditor.rules._values import (
     strings,
     writes_file,
 )
+from auditor.replay import Exchange, Replay
+from auditor.rules import _placeholders
+from auditor.rules._toolnames import ends_run, words
 
 CODE = "FB005"
 NAME = "placeholder-argument"

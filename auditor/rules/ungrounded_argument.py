@@ -71,11 +71,12 @@ from functools import lru_cache
 from auditor.findings import Severity, Violation, on_call
 from auditor.model import ToolCall
 from auditor.patterns import lazy
+from auditor.reading import identifiers
+from auditor.reading.arguments import strings
 from auditor.replay import Exchange, Replay
-from auditor.rules import _grounding, _identifiers, _placeholders
+from auditor.rules import _grounding, _placeholders
 from auditor.rules._agents import speaker
 from auditor.rules._toolnames import words
-from auditor.rules._values import strings
 
 CODE = "FB004"
 NAME = "ungrounded-argument"
@@ -199,8 +200,8 @@ def _read_identifiers(call: ToolCall) -> list[tuple[str, str, str]]:
             continue
         if code or _MAYBE_ID.search(value) is None or value.count(" ") >= 2 or _free(key):
             continue
-        for token in _identifiers.tokens(value):
-            sort = _identifiers.kind(token)
+        for token in identifiers.tokens(value):
+            sort = identifiers.kind(token)
             if sort is not None:
                 found.append((key, token, sort))
     return found

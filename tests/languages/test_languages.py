@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from auditor.actions import of_family, translated, words
 from auditor.languages import LEXICONS
 from auditor.languages.claims import claims
 from auditor.languages.detect import languages_of
+from auditor.reading.actions import of_family, translated, words
 from auditor.replay.approvals.replies import asks_to_confirm, verdict, waives
 
 
@@ -162,7 +162,7 @@ def test_what_is_not_a_completion_claim(code, text):
 
 
 def test_every_claimed_verb_is_one_the_rules_know():
-    from auditor.actions import VERBS
+    from auditor.reading.actions import VERBS
 
     for lexicon in LEXICONS.values():
         for table in (lexicon.participles, lexicon.finite, lexicon.actions, lexicon.asked):
@@ -260,7 +260,7 @@ def test_the_coverage_names_the_languages_read():
 
 
 def test_a_claimed_change_is_a_tool_that_upgrades_or_downgrades_what_it_names():
-    from auditor.actions import tools_for
+    from auditor.reading.actions import tools_for
 
     # "El cambio de plan se ha realizado": the plan's upgrade is the change claimed
     tools = ["consultar_datos_cliente", "hacer_upgrade_de_plan"]
@@ -283,13 +283,13 @@ def test_a_claimed_change_is_a_tool_that_upgrades_or_downgrades_what_it_names():
     ],
 )
 def test_amounts_are_read_as_each_language_writes_them(text, amounts):
-    from auditor.replay.approvals.values import money_in
+    from auditor.reading.values import money_in
 
     assert [v.key for v in money_in(text)] == amounts
 
 
 def test_argument_names_in_other_languages_hold_money():
-    from auditor.replay.approvals.values import in_arguments
+    from auditor.reading.values import in_arguments
 
     found = in_arguments({"betrag": 12500, "importe": "39.90", "montant": 7})
     assert [(a.path, a.value.kind, a.value.key) for a in found] == [
@@ -313,7 +313,7 @@ def test_argument_names_in_other_languages_hold_money():
     ],
 )
 def test_dates_are_read_in_each_lexicons_language(text, dates):
-    from auditor.replay.approvals.values import _dates_in
+    from auditor.reading.values import _dates_in
 
     assert [v.key for v in _dates_in(text)] == dates
 

@@ -599,7 +599,7 @@ _PIECES = [
 @given(st.lists(st.sampled_from(_PIECES), max_size=12).map("".join))
 def test_value_prefilters_change_nothing(text):
     """The cheap tests before the value patterns skip only texts no pattern matches."""
-    from auditor.replay.approvals import values
+    from auditor.reading import values
 
     with mock.patch.object(values, "_DATES_IN_DIGITS", values._DATES):  # no month test
         dates = list(values._dates_in(text))
@@ -626,7 +626,8 @@ def test_plain_language_pairing_reads_each_text_and_result_once(monkeypatch):
     from collections import Counter
 
     from auditor import formats, sources
-    from auditor.replay.approvals import records, values
+    from auditor.reading import values
+    from auditor.replay.approvals import records
 
     texts: Counter[str] = Counter()
     results: Counter[str] = Counter()

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import orjson
 
 from auditor.model import ApprovalDecision, ApprovalRequest, Message
-from auditor.replay.approvals.values import Value
+from auditor.reading.values import Value
 from auditor.structs import dataclass
 
 if TYPE_CHECKING:

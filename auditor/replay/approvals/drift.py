@@ -15,7 +15,7 @@ from decimal import Decimal
 from typing import Any
 
 from auditor.patterns import lazy
-from auditor.replay.approvals.values import Argument, Value, in_arguments, same
+from auditor.reading.values import Argument, Value, in_arguments, same
 from auditor.structs import dataclass
 
 

@@ -34,18 +34,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import field
 from typing import TYPE_CHECKING
 
-from auditor import actions
 from auditor.languages import lexicon
 from auditor.languages.detect import languages_of, sample
 from auditor.languages.lexicon import Lexicon
 from auditor.model import Conversation, Message
 from auditor.patterns import lazy
-from auditor.replay.approvals import records, replies, values
+from auditor.reading import actions, values
+from auditor.reading.values import Value
+from auditor.replay.approvals import records, replies
 from auditor.replay.approvals.drafts import ApprovalDraft, Calls
 from auditor.replay.approvals.options import ApprovalOptions
 from auditor.replay.approvals.policy import Policy
 from auditor.replay.approvals.policy import read as read_policy
-from auditor.replay.approvals.values import Value
 from auditor.structs import dataclass
 
 if TYPE_CHECKING:

@@ -16,9 +16,9 @@ import re
 from dataclasses import field
 from functools import lru_cache
 
-from auditor import actions
 from auditor.model import Conversation
 from auditor.patterns import lazy
+from auditor.reading import actions
 from auditor.structs import dataclass
 
 _SCAN = 60_000

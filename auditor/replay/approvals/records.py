@@ -24,7 +24,7 @@ from typing import Any
 import orjson
 
 from auditor.patterns import lazy
-from auditor.replay.approvals.values import Value, payment_id
+from auditor.reading.values import Value, payment_id
 
 _LIMIT = 100_000
 """Longer tool results are not read: a record a decision is about is a lookup's answer."""

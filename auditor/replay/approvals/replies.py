@@ -12,8 +12,8 @@ from collections import Counter
 from auditor.languages import replies as foreign
 from auditor.languages.lexicon import Lexicon
 from auditor.patterns import lazy
-from auditor.replay.approvals import values
-from auditor.replay.approvals.values import Value
+from auditor.reading import values
+from auditor.reading.values import Value
 
 _ASKS = lazy(
     r"\b(?:please|kindly|can you|could you|would you|do you|to) (?:please )?confirm\b"

@@ -22,15 +22,15 @@ from typing import Any
 
 from auditor.languages import LEXICONS
 from auditor.patterns import lazy
-from auditor.replay.approvals.written import DATES as _DATES
-from auditor.replay.approvals.written import DATES_IN_DIGITS as _DATES_IN_DIGITS
-from auditor.replay.approvals.written import MONEY as _MONEY
-from auditor.replay.approvals.written import MONTH_HINTS as _MONTH_HINTS
-from auditor.replay.approvals.written import MONTHS, NUMBERS, decimal_key
-from auditor.replay.approvals.written import ORDINALS as _ORDINALS
-from auditor.replay.approvals.written import amount as _amount
-from auditor.replay.approvals.written import has_currency_word as _has_currency_word
-from auditor.replay.approvals.written import machine_amount as _machine_amount
+from auditor.reading.written import DATES as _DATES
+from auditor.reading.written import DATES_IN_DIGITS as _DATES_IN_DIGITS
+from auditor.reading.written import MONEY as _MONEY
+from auditor.reading.written import MONTH_HINTS as _MONTH_HINTS
+from auditor.reading.written import MONTHS, NUMBERS, decimal_key
+from auditor.reading.written import ORDINALS as _ORDINALS
+from auditor.reading.written import amount as _amount
+from auditor.reading.written import has_currency_word as _has_currency_word
+from auditor.reading.written import machine_amount as _machine_amount
 from auditor.structs import dataclass
 
 TEXT_LIMIT = 20_000

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from auditor.rules._values import heredocs, saves_only
+from auditor.reading.arguments import heredocs, saves_only
 
 
 @pytest.mark.parametrize(

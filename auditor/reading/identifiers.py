@@ -7,11 +7,12 @@ from an argument is an identifier at all (an e-mail, a URL, a file path, an id t
 letters and digits, a long digit run, a phone number), and of what sort.
 
 Written forms that name the same value share a key: case, a leading `#`, surrounding
-punctuation, separators inside an id (`ORD-20931`, `ord_20931`), the number inside an id
-with a short code (`#20931` and `ORD-20931` both give `20931`; `credit_card_7334` keeps its
-words), a URL without its scheme, `www.`, query or
-trailing slash (a relative link, `/users/sign_in?next=1`, also without its query or fragment) (and, for an argument, the tail of its path that names the resource: a repository
-slug or a paper id the user gave, behind a host the agent knows), the last parts of a path (`/testbed/src/app.py` is found as `src/app.py` or
+punctuation, separators inside an id (`ORD-20931`, `ord_20931`), the number inside an id with a
+short code (`#20931` and `ORD-20931` both give `20931`; `credit_card_7334` keeps its words), a
+URL without its scheme, `www.`, query or trailing slash (a relative link,
+`/users/sign_in?next=1`, also without its query or fragment) (and, for an argument, the tail of
+its path that names the resource: a repository slug or a paper id the user gave, behind a host
+the agent knows), the last parts of a path (`/testbed/src/app.py` is found as `src/app.py` or
 `app.py`), the digits of a phone number; an e-mail address also gives its local part (tau-bench
 agents look a user up by the part before the `@`).
 """

@@ -1,0 +1,14 @@
+"""What text says: the values, identifiers, arguments, action verbs and sentences that rules and
+approvals read in messages and calls, read in one place.
+
+A leaf package: it imports only `auditor.languages` (the lexicons), `auditor.patterns`,
+`auditor.structs` and `auditor.model`, never the replay or the rules, so both can use it.
+
+- `values`: amounts, dates, payment methods, flights, e-mails, ids, quantities a person can
+  see (`in_text`) or a call carries (`in_arguments`), each a `Value` with a normalised key
+  (`written` holds the tables: months, ordinals, number words, amount forms);
+- `identifiers`: tokens that may be identifiers and the written forms that name the same one;
+- `arguments`: the strings of a call's arguments, with their keys (`strings`);
+- `actions`: the verb families of actions (cancel, send, book, ...) and the tool names that
+  say them, in English and the lexicons' languages.
+"""
