@@ -10,5 +10,6 @@ A leaf package: it imports only `auditor.languages` (the lexicons), `auditor.pat
 - `identifiers`: tokens that may be identifiers and the written forms that name the same one;
 - `arguments`: the strings of a call's arguments, with their keys (`strings`);
 - `actions`: the verb families of actions (cancel, send, book, ...) and the tool names that
-  say them, in English and the lexicons' languages.
+  say them, in English and the lexicons' languages;
+- `sentences`: where a sentence ends, one splitter for every reader of claims, facts and replies.
 """

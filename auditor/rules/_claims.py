@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from auditor.languages import claims as foreign
 from auditor.patterns import lazy
+from auditor.reading import sentences
 from auditor.reading.actions import (
     ACTIONS,
     PARTICIPLES,
@@ -50,8 +51,6 @@ _HEDGE = lazy(
     r"|would|could|should|might|(?-i:may)|must|will|can|cannot|not|no|never|nothing|none)\b|n[’']t\b",
     re.IGNORECASE,
 )
-_SENTENCE_END = lazy(r"[.!?](?=\s|$)|\n")
-"""A full stop that ends a sentence, not the one in `$2.00` or `e.g`."""
 _MOST_CLAIMS = 50
 """Claims read per message: no reply to a user makes more, and the cap keeps a hostile message
 from costing more than a normal one."""
@@ -120,11 +119,10 @@ def claims(text: str) -> Iterator[Claim]:
     )
     for match in islice(candidates, _MOST_CLAIMS):
         verb = PARTICIPLES.get(match["word"].lower(), "")
-        for stop in _SENTENCE_END.finditer(text, start, match.start()):
-            start = stop.end()
+        start = sentences.last_end(text, start, match.start(), start)
         start = max(start, match.start() - _REACH)  # bounded, so hostile text stays linear
-        end_match = _SENTENCE_END.search(text, match.end(), match.end() + _REACH)
-        end = end_match.end() if end_match else min(len(text), match.end() + _REACH)
+        end = sentences.next_end(text, match.end(), match.end() + _REACH)
+        end = end if end is not None else min(len(text), match.end() + _REACH)
         sentence = text[start:end].strip()
         before, after = text[start : match.start()], text[match.end() : end]
         if sentence.endswith("?") or _HEDGE.search(before) or after.lstrip().startswith("by "):

@@ -22,7 +22,7 @@ from decimal import Decimal
 
 from auditor.languages import LEXICONS
 from auditor.patterns import lazy
-from auditor.reading import identifiers
+from auditor.reading import identifiers, sentences
 from auditor.reading.values import money_in
 from auditor.structs import dataclass
 
@@ -45,7 +45,6 @@ _HEDGED = lazy(
     + r")\b",
     re.I,
 )
-_SENTENCE = lazy(r"[.!?](?:\s|$)|\n")
 _SLOT = lazy(
     r"\[(?:[^\[\]\n]{1,60}?\b(?:e\.g\.|for example)[^\[\]\n]{0,80}"
     r"|(?i:insert|enter|generated|placeholder)\b[^\[\]\n]{0,60})\]"
@@ -117,9 +116,9 @@ def _offered(text: str, at: int, slots: list[tuple[int, int]]) -> bool:
     is hypothetical."""
     if _EXAMPLE.search(text, max(0, at - 40), at) or any(a <= at < b for a, b in slots):
         return True
-    start = max((m.end() for m in _SENTENCE.finditer(text, max(0, at - 300), at)), default=0)
-    stop = _SENTENCE.search(text, at, at + 300)
-    return _HEDGED.search(text, start, stop.end() if stop else at + 300) is not None
+    start = sentences.last_end(text, max(0, at - 300), at, 0)
+    stop = sentences.next_end(text, at, at + 300)
+    return _HEDGED.search(text, start, stop if stop is not None else at + 300) is not None
 
 
 def _in_link(text: str, at: int) -> bool:

@@ -12,7 +12,7 @@ from collections import Counter
 from auditor.languages import replies as foreign
 from auditor.languages.lexicon import Lexicon
 from auditor.patterns import lazy
-from auditor.reading import values
+from auditor.reading import sentences, values
 from auditor.reading.values import Value
 
 _ASKS = lazy(
@@ -46,7 +46,6 @@ _NO = lazy(
     r"|cancel (?:that|it)|stop|wait|hold (?:on|off))\b",
     re.I,
 )
-_SENTENCE_END = lazy(r"[.!?](?:\s|$)")
 _TAKEN_BACK = lazy(r"\b(?:no|not|don'?t|wait|stop|hold on)\b", re.I)
 # Simulated users thank, comment and restate before the yes: look past the first sentences.
 REPLY_SCAN = 1200
@@ -145,7 +144,7 @@ def verdict(reply: str, lexicon: Lexicon | None = None) -> bool | None:
             return True
         # "No way, that is unfair! But fine, go ahead.": a complaint, then the yes that ends it
         last = list(_YES.finditer(head))[-1]
-        closed = _SENTENCE_END.search(head, no.end(), last.end()) is not None
+        closed = sentences.ends_between(head, no.end(), last.end(), lines=False)
         return True if closed and _TAKEN_BACK.search(head, last.end()) is None else None
     if no is None:
         return None
