@@ -115,7 +115,7 @@ def check(replay: Replay) -> Iterator[Violation]:
     """A finding for each assistant turn that claims to have read a resource no call read."""
     messages = replay.conversation.messages
     read_hosts: set[str] = set()  # hosts the agent's calls named, up to the message read
-    given: list[str] = []  # hosts the conversation gave, up to the message read
+    given = _Given()  # hosts the conversation gave, up to the message read
     calls = {turn.message.index: turn.exchanges for turn in replay.turns}
     for message in messages:
         if message.role == "assistant":
@@ -134,14 +134,29 @@ def check(replay: Replay) -> Iterator[Violation]:
             for exchange in own:
                 read_hosts.update(_hosts_named(exchange))
         elif message.role != "approval":
-            given.extend(h.lower() for h in _HOST.findall(message.text))
+            given.texts.append(message.text)
+
+
+class _Given:
+    """The hosts the conversation gave, read from its texts only when a claim names an owner
+    (most conversations claim no visit: their texts are never scanned for hosts)."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+        self.read: list[str] = []
+
+    def hosts(self) -> list[str]:
+        for text in self.texts:
+            self.read.extend(h.lower() for h in _HOST.findall(text))
+        self.texts.clear()
+        return self.read
 
 
 Said = tuple[str, str | None, str]
 """A claim's finding: its message, the tool whose text holds it, and the evidence."""
 
 
-def _in_call(exchange: Exchange, given: list[str], read: set[str]) -> Said | None:
+def _in_call(exchange: Exchange, given: _Given, read: set[str]) -> Said | None:
     call = exchange.call
     if exchange.caller != "assistant" or not isinstance(call.arguments, dict):
         return None
@@ -162,7 +177,7 @@ def _in_call(exchange: Exchange, given: list[str], read: set[str]) -> Said | Non
 
 
 def _claims(
-    text: str, to: str | None, given: list[str], read: set[str], tool: str | None
+    text: str, to: str | None, given: _Given, read: set[str], tool: str | None
 ) -> Said | None:
     for m in _CLAIM.finditer(text[:20_000]):
         start = max(text.rfind(".", 0, m.start()), text.rfind("\n", 0, m.start())) + 1
@@ -177,7 +192,7 @@ def _claims(
         if host is not None:
             wanted = [_bare(host)]
         elif owner is not None:
-            wanted = [h for h in map(_bare, given) if _owned(h, owner)]
+            wanted = [h for h in map(_bare, given.hosts()) if _owned(h, owner)]
         else:
             continue
         if not wanted or any(h in read for h in wanted):
