@@ -25,7 +25,7 @@ from auditor.patterns import lazy
 from auditor.reading.written import DATES as _DATES
 from auditor.reading.written import DATES_IN_DIGITS as _DATES_IN_DIGITS
 from auditor.reading.written import MONEY as _MONEY
-from auditor.reading.written import MONTH_HINTS as _MONTH_HINTS
+from auditor.reading.written import MONTH_NAMED as _MONTH_NAMED
 from auditor.reading.written import MONTHS, NUMBERS, decimal_key
 from auditor.reading.written import ORDINALS as _ORDINALS
 from auditor.reading.written import amount as _amount
@@ -195,12 +195,11 @@ def _amounts_in(text: str) -> Iterator[Value]:
 def _dates_in(text: str, digits: bool = True) -> Iterator[Value]:
     """The dates a text names; `digits` False says it holds none (spares the patterns of
     digits only)."""
-    lowered = text.lower()
-    named = not lowered.isascii() or any(month in lowered for month in _MONTH_HINTS)
+    named = _MONTH_NAMED.search(text) is not None
     patterns = _DATES if named else _DATES_IN_DIGITS
     for pattern in patterns if digits else [p for p in patterns if p not in _DATES_IN_DIGITS]:
         for m in pattern.finditer(text):
-            before = lowered[max(0, m.start() - 30) : m.start()]
+            before = text[max(0, m.start() - 30) : m.start()].lower()
             birth = any(w in before for w in _BIRTH_WORDS)
             for v in _date(m):
                 yield Value("birthdate", v.key, v.text) if birth or _old(v.key) else v

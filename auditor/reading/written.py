@@ -12,7 +12,7 @@ import re
 from decimal import Decimal, InvalidOperation
 
 from auditor.languages import LEXICONS
-from auditor.patterns import lazy
+from auditor.patterns import lazy, one_of
 
 MONTHS = {
     name: i + 1
@@ -54,13 +54,9 @@ ORDINALS |= {"thirtieth": 30, "thirty-first": 31, "thirty first": 31}
 _NUMBER_WORDS = "zero one two three four five six seven eight nine ten eleven twelve"
 NUMBERS = {w: i for i, w in enumerate(_NUMBER_WORDS.split())}
 
-_MONTH = r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
-_FOREIGN_MONTH = (
-    r"(?P<month>"
-    + "|".join(sorted((m for m in MONTHS if m not in _ENGLISH_MONTHS), key=len, reverse=True))
-    + r")"
-)
-_DAY_WORD = "|".join(sorted(ORDINALS, key=len, reverse=True))
+_MONTH = r"(?P<month>" + one_of(MONTHS) + r")\.?"
+_FOREIGN_MONTH = r"(?P<month>" + one_of(m for m in MONTHS if m not in _ENGLISH_MONTHS) + r")"
+_DAY_WORD = one_of(ORDINALS)
 _DAY = r"(?P<day>\d{1,2}(?:st|nd|rd|th)?|" + _DAY_WORD + r")"
 _YEAR = r"(?:,?\s+(?:de\s+|del\s+)?(?P<year>\d{4}))?"
 DATES = [
@@ -72,9 +68,10 @@ DATES = [
     lazy(r"\b(?P<day>\d{1,2})\.\s+" + _FOREIGN_MONTH + r"\b" + _YEAR, re.I),
 ]
 DATES_IN_DIGITS = (DATES[0], DATES[3])
-MONTH_HINTS = tuple(sorted({name[:3] for name in MONTHS}))
-"""What every month name holds. On ASCII text, where `re.I` is plain ASCII case folding, a text
-holding none of them is spared the patterns with a month name (the slowest: day words)."""
+MONTH_NAMED = lazy(r"\b" + one_of(MONTHS) + r"\b", re.I)
+"""A month's name as a word: what every pattern of `DATES` but those of digits holds (before
+`.`, white space or a word's end). A text holding none is spared them (the slowest: day
+words)."""
 _FIGURE = r"\d{1,3}(?:[,.\u00a0\u202f]\d{3})+(?:[.,]\d{1,2})?|\d+(?:[.,]\d{1,2})?"
 """An amount as people write it: `1,250.00` and `39.90`, or in most of Europe `1.250,00`,
 `39,90` and `1 250,00` (a non-breaking space between thousands): a separator followed by
