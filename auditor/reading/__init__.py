@@ -12,4 +12,8 @@ A leaf package: it imports only `auditor.languages` (the lexicons), `auditor.pat
 - `actions`: the verb families of actions (cancel, send, book, ...) and the tool names that
   say them, in English and the lexicons' languages;
 - `sentences`: where a sentence ends, one splitter for every reader of claims, facts and replies.
+
+Each reading is a pure function of its text. The values of a text (`in_text`, `money_in`,
+`payments_in`) are kept for the last 512 texts read, so a text the approvals walk and the rules
+both read is read once (`tests/reading/test_read_once.py` counts the readings).
 """

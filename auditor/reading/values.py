@@ -15,7 +15,7 @@ bounded, and text is read up to `TEXT_LIMIT` characters, so hostile text stays l
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from decimal import Decimal
 from functools import lru_cache
 from typing import Any
@@ -113,8 +113,12 @@ class Argument:
 
 
 def in_text(text: str) -> list[Value]:
-    """The values a message names, in order of kind."""
-    text = text[:TEXT_LIMIT]
+    """The values a message names, in order of kind: read once however many rules and walks
+    ask (`_read`)."""
+    return list(_read(_in_text, text[:TEXT_LIMIT]))
+
+
+def _in_text(text: str) -> list[Value]:
     digits = _DIGIT.search(text) is not None
     found: list[Value] = []
     found += money_in(text)
@@ -176,10 +180,12 @@ def money_in(text: str) -> tuple[Value, ...]:
     return _read(_amounts_in, text[:TEXT_LIMIT])
 
 
-# Pairing reads the payments and amounts of most messages twice: when the message is shown
-# (`language._shown`), then among its values (`in_text`).
-@lru_cache(maxsize=128)
-def _read(find: Callable[[str], Iterator[Value]], text: str) -> tuple[Value, ...]:
+# A text is read by the approvals walk (payments and amounts when it is shown, `language._shown`,
+# then all its values) and by the rules (CF003's claims and results, FB007's prices): each of
+# its readings is kept for the last 512 texts read (at most TEXT_LIMIT characters each), which
+# hold the conversation being audited.
+@lru_cache(maxsize=512)
+def _read(find: Callable[[str], Iterable[Value]], text: str) -> tuple[Value, ...]:
     return tuple(find(text))
 
 
