@@ -71,8 +71,8 @@ def test_every_reporter_module_is_registered_and_loads():
 
 
 def test_every_list_of_output_formats_is_read_from_the_reporter_registry():
-    from auditor import statistics
     from auditor.cli.options import FormatOption
+    from auditor.commands import statistics
 
     (option,) = FormatOption.__metadata__
     assert option.callback(list(REPORTERS)) == list(REPORTERS)  # the choices -f accepts

@@ -15,8 +15,8 @@ from auditor.errors import ConfigError
 from auditor.sources.files import inside
 
 if TYPE_CHECKING:
+    from auditor.commands.run import Invocation
     from auditor.config import Settings
-    from auditor.run import Invocation
 
 
 def refuse_to_overwrite(

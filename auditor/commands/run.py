@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, TextIO, cast
 
-from auditor import guards
+from auditor.commands import guards
 from auditor.config import Settings
 from auditor.errors import AuditorError, ConfigError
 from auditor.report import Context, Report
@@ -152,7 +152,7 @@ def audit(invocation: Invocation, chosen: Settings) -> Outcome:
         dask.require()
     accepted = None
     if invocation.baseline_file:
-        from auditor import baseline  # here, and below: most runs keep no baseline
+        from auditor.commands import baseline  # here, and below: most runs keep no baseline
 
         accepted = baseline.load(invocation.baseline_file)
     started = time.perf_counter()
@@ -174,11 +174,11 @@ def audit(invocation: Invocation, chosen: Settings) -> Outcome:
         report = suppress.apply(report, chosen.suppressions)
     recorded = report.findings
     if invocation.write_baseline:
-        from auditor import baseline
+        from auditor.commands import baseline
 
         baseline.write(invocation.write_baseline, recorded)
     if accepted is not None:
-        from auditor import baseline
+        from auditor.commands import baseline
 
         report = baseline.apply(report, accepted)
     if invocation.verbose:  # after the baseline: a file's findings add up to the summary's
@@ -265,7 +265,7 @@ def write(invocation: Invocation, outcome: Outcome, output: Output, first: bool)
 
     fmt = output_format(output)
     if invocation.statistics:
-        from auditor import statistics as stats
+        from auditor.commands import statistics as stats
 
         write_to: Callable[[Report, TextIO, Context], str | None] = functools.partial(
             stats.write, output_format=REPORTERS[fmt].statistics
@@ -346,7 +346,7 @@ def main(invocation: Invocation) -> int:
     formats = [REPORTERS[output_format(o)] for o in outputs]
     for fmt in map(output_format, outputs):
         if invocation.statistics and not REPORTERS[fmt].statistics:
-            from auditor import statistics as stats
+            from auditor.commands import statistics as stats
 
             raise ConfigError(f"--statistics prints as {', '.join(stats.FORMATS)}, not as {fmt}")
     if any(f.timelines for f in formats) and not invocation.statistics:
