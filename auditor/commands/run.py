@@ -157,7 +157,10 @@ def audit(invocation: Invocation, chosen: Settings) -> Outcome:
         accepted = baseline.load(invocation.baseline_file)
     started = time.perf_counter()
     planned = list(engine.plan(invocation.paths, chosen))
-    guards.refuse_to_overwrite(invocation, planned, chosen)
+    outputs = [o.path for o in invocation.outputs]
+    guards.refuse_to_overwrite(
+        planned, chosen, outputs, invocation.write_baseline, invocation.baseline_file
+    )
     total = sum(item.size or 0 for item in planned if isinstance(item, sources.Source))
     shown = invocation.progress and not invocation.quiet
     with Bar(total, enabled=shown, color=color(invocation.color, sys.stderr)) as bar:
@@ -339,7 +342,7 @@ def main(invocation: Invocation) -> int:
     from auditor.reporters import REPORTERS
 
     chosen = settings(invocation)
-    beside = guards.found_beside_the_logs(invocation, chosen)
+    beside = guards.found_beside_the_logs(chosen, invocation.config_file)
     if beside:
         stderr(f"audit: {beside}")
     outputs = reports(invocation)
@@ -385,13 +388,7 @@ def compare(invocation: Invocation, limits: tuple[str, ...]) -> int:
 
     base, new = invocation.paths
     written = invocation.output
-    for side in (base, new):
-        if (
-            written is not None
-            and side != "-"
-            and guards.identity(written) == guards.identity(side)
-        ):
-            raise ConfigError(f"-o {written} would overwrite {side}, which this comparison reads")
+    guards.refuse_to_overwrite_sides(written, (base, new))
     file = config_file(invocation)
     if limits:
         chosen_limits = comparing.parse_limits(limits)
