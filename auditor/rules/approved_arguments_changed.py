@@ -64,13 +64,10 @@ from typing import Any
 
 from auditor import canonical
 from auditor.actions import words
-from auditor.findings import Severity, Violation, on_call
+from auditor.findings import Violation, on_call
 from auditor.replay import Approval, ApprovalOptions, Replay
 from auditor.replay.approvals import drift
 
-CODE = "CF001"
-NAME = "approved-arguments-changed"
-SEVERITY = Severity.ERROR
 REQUIRES = ("approvals",)
 Options = ApprovalOptions
 

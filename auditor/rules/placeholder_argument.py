@@ -68,7 +68,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from functools import lru_cache
 
-from auditor.findings import Severity, Violation, excerpt, on_call
+from auditor.findings import Violation, excerpt, on_call
 from auditor.model import Message
 from auditor.replay import Exchange, Replay
 from auditor.rules import _placeholders
@@ -83,9 +83,6 @@ from auditor.rules._values import (
     writes_file,
 )
 
-CODE = "FB005"
-NAME = "placeholder-argument"
-SEVERITY = Severity.ERROR
 REQUIRES = ("calls",)
 
 

@@ -46,13 +46,9 @@ announcements in other words ("I'll estimate the prices").
 
 from collections.abc import Iterator
 
-from auditor.findings import Severity, Violation, excerpt
+from auditor.findings import Violation, excerpt
 from auditor.patterns import lazy
 from auditor.replay import Replay
-
-CODE = "FB006"
-NAME = "simulated-data"
-SEVERITY = Severity.WARNING
 
 _MADE_UP = (
     r"mock(?:ed)?|simulated|synthetic|dummy|fake|hypothetical|sample|placeholder|made[- ]up"
