@@ -44,7 +44,7 @@ agent whose last six steps alternate between two action/observation pairs.
 
 from collections.abc import Iterator
 
-from auditor.findings import Severity, Violation
+from auditor.findings import Violation
 from auditor.replay import Exchange, Replay
 from auditor.rules._blind import blind_cycles, blind_stretches
 from auditor.rules._loops import (
@@ -56,9 +56,6 @@ from auditor.rules._loops import (
     turns,
 )
 
-CODE = "LP003"
-NAME = "cyclic-tool-calls"
-SEVERITY = Severity.WARNING
 REQUIRES = ("calls",)
 
 

@@ -29,12 +29,8 @@ a call the log lost, or a tool that ran twice. The model reads it as a fact all 
 
 from collections.abc import Iterator
 
-from auditor.findings import Severity, Violation, excerpt
+from auditor.findings import Violation, excerpt
 from auditor.replay import Replay
-
-CODE = "EX002"
-NAME = "orphan-tool-result"
-SEVERITY = Severity.WARNING
 
 
 def screen(replay: Replay, options: None) -> bool:

@@ -53,16 +53,12 @@ import re
 from collections.abc import Callable, Iterator
 from functools import cache
 
-from auditor.findings import Severity, Violation, excerpt
+from auditor.findings import Violation, excerpt
 from auditor.languages import lexicon as lexicon_of
 from auditor.patterns import Finds, lazy
 from auditor.replay import Replay
 from auditor.rules._language import languages
 from auditor.structs import dataclass
-
-CODE = "FB006"
-NAME = "simulated-data"
-SEVERITY = Severity.WARNING
 
 _MADE_UP = (
     r"mock(?:ed)?|simulated|synthetic|dummy|fake|hypothetical|sample|placeholder|made[- ]up"

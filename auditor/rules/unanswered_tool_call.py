@@ -42,13 +42,10 @@ ends on a call is an agent that crashed or timed out mid-task.
 
 from collections.abc import Iterator
 
-from auditor.findings import Severity, Violation, on_call
+from auditor.findings import Violation, on_call
 from auditor.replay import Exchange, Replay
 from auditor.rules._toolnames import ends_run
 
-CODE = "EX001"
-NAME = "unanswered-tool-call"
-SEVERITY = Severity.ERROR
 REQUIRES = ("calls",)
 
 

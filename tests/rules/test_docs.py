@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from auditor import docs
 from auditor.rules import CLOSING_SECTIONS, RULES, SECTIONS
+from scripts import docs
 from tests.helpers import ROOT, audit
 
 FENCE = re.compile(r"^```jsonl\n(.*?)^```$", re.DOTALL | re.MULTILINE)  # a fence on its own line
