@@ -9,7 +9,7 @@ from dataclasses import field
 from typing import TYPE_CHECKING, Any, TextIO
 
 from auditor.findings import Finding, Severity
-from auditor.rules import COVERAGE_HINTS, FAMILIES, Rule
+from auditor.rules import BY_CODE, COVERAGE_HINTS, FAMILIES, RULES, Rule
 from auditor.structs import dataclass
 from auditor.text import plural
 
@@ -281,6 +281,11 @@ class Report:
 
     def by_rule(self) -> dict[str, int]:
         return dict(sorted(Counter(f.code for f in self.findings).items()))
+
+    def catalog(self) -> tuple[Rule, ...]:
+        """Every rule a reader may need explained: the built-in ones, then the configuration's
+        own that ran (`[[tool.auditor.rule]]`)."""
+        return (*RULES, *(r for r in self.rules if r.code not in BY_CODE))
 
     def summary(self) -> dict[str, Any]:
         c = self.counts

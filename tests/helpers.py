@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import json
 import os
 import subprocess
 import sys
@@ -393,3 +394,25 @@ def github_sarif_problems(doc: dict) -> list[str]:
                 problems.append(f"{where}: primaryLocationLineHash missing or repeated")
             hashes.add(line_hash)
     return problems
+
+
+def check_case(case: Path, report: Report, code: str) -> None:
+    """A `good_` case gives no finding; a `bad_` one exactly those its `.expected` lists."""
+    assert not report.errors, report.errors
+    found = [brief(f) for f in report.findings]
+    if case.name.startswith("good_"):
+        assert found == [], f"{case.name} should not fire {code}"
+        return
+    assert found == expected_findings(case, found, code)
+
+
+def expected_findings(case: Path, found: list[dict], code: str) -> list[dict]:
+    """The findings `case.expected` lists (rewritten with `found` under `AUDITOR_UPDATE_EXPECTED`),
+    each of `code`; a bad case must list one at least."""
+    expected_path = case.with_suffix(".expected")
+    if os.environ.get(UPDATE):
+        expected_path.write_text("".join(json.dumps(f, ensure_ascii=False) + "\n" for f in found))
+    expected = [json.loads(line) for line in expected_path.read_text().splitlines() if line.strip()]
+    assert expected, f"{expected_path.name} lists no finding: a bad_ case must fire"
+    assert all(f["code"] == code for f in expected)
+    return expected

@@ -97,6 +97,9 @@ class Settings:
     """(glob, rule codes) pairs: findings of those rules in matching files are dropped."""
     suppressions: tuple[Suppression, ...] = ()
     """`[[tool.auditor.suppress]]` entries, in the file's order (`auditor.suppress`)."""
+    user_rules: tuple[Rule, ...] = ()
+    """The rules `[[tool.auditor.rule]]` entries declare (`auditor.policies`), selected or
+    not: `--explain` and `--rules` show them too."""
     config_file: str | None = None
     """The configuration file read, as errors name it; None when there is none."""
     origins: dict[str, str] = field(default_factory=dict)
@@ -186,7 +189,8 @@ def build(
             else "default"
         )
 
-    rules = _selection(file, select, ignore, extend_select, extend_ignore)
+    user = _user_rules(file)
+    rules = _selection(file, select, ignore, extend_select, extend_ignore, user)
     origin("select", bool(select))
     origin("ignore", bool(ignore))
     origins["extend-select"] = "command line" if extend_select else "default"
@@ -220,7 +224,7 @@ def build(
     origins["force-exclude"] = "command line" if force_exclude else "default"
     origin("exclude", False)
     origins["extend-exclude"] = "command line" if exclude else "default"
-    for key in ("severity", "per-file-ignores", "suppress", "max-record-mb", *TABLES):
+    for key in ("severity", "per-file-ignores", "suppress", "rule", "max-record-mb", *TABLES):
         origin(key, False)
     if file is not None:  # each option of a family's table, as the file sets it or not
         for table in TABLES:
@@ -233,7 +237,7 @@ def build(
         rules=rules,
         fail_on=None if level == "never" else Severity(level),
         input_format=forced,
-        severity=_severities(file) if file is not None else {},
+        severity=_severities(file, user) if file is not None else {},
         options=rule_options(file, registry.RULES) if file is not None else {},
         exclude=tuple(_strings(file, values, "exclude")),
         root=str(file.path.parent) if file is not None else ".",
@@ -241,8 +245,9 @@ def build(
         respect_gitignore=gitignore if respect_gitignore is None else respect_gitignore,
         force_exclude=force_exclude,
         follow_links=follow_links,
-        per_file_ignores=_per_file_ignores(file) if file is not None else (),
-        suppressions=suppressions(file) if file is not None else (),
+        per_file_ignores=_per_file_ignores(file, user) if file is not None else (),
+        suppressions=suppressions(file, user) if file is not None else (),
+        user_rules=user,
         config_file=file.name if file is not None else None,
         origins=origins,
         max_record_bytes=_record_limit(file),
@@ -251,6 +256,16 @@ def build(
         tools_file=read[1],
         formats=declared,
     )
+
+
+def _user_rules(file: FileConfig | None) -> tuple[Rule, ...]:
+    """The rules `[[tool.auditor.rule]]` entries declare (`auditor.policies`); () without any."""
+    if file is None or "rule" not in file.values:
+        return ()
+    from auditor import policies  # most configurations declare none: not imported for them
+
+    table = f"[[{'tool.auditor.' if file.in_pyproject else ''}rule]]"
+    return policies.read(file.values["rule"], table, file.name)
 
 
 def _declared(file: FileConfig | None) -> tuple[Any, ...]:
@@ -301,16 +316,18 @@ def _selection(
     ignore: Iterable[str] | None,
     extend_select: Iterable[str] | None,
     extend_ignore: Iterable[str] | None,
+    user: tuple[Rule, ...] = (),
 ) -> tuple[Rule, ...]:
     """The rules to run, in ruff's layers: the file's `select` minus its `ignore` (or, when
     given, the command line's `--select` alone), plus `--extend-select`, minus `--ignore` and
-    `--extend-ignore`. IN001 always stays (`rules.ALWAYS`)."""
+    `--extend-ignore`. IN001 always stays (`rules.ALWAYS`). `user`: the configuration's own
+    rules, selected as the built-in ones (`ALL` holds them)."""
     values = file.values if file is not None else {}
     file_select = _strings(file, values, "select")
     file_ignore = _strings(file, values, "ignore")
     if file is not None:
-        _check_selectors(file, "select", file_select)
-        _check_selectors(file, "ignore", file_ignore)
+        _check_selectors(file, "select", file_select, user)
+        _check_selectors(file, "ignore", file_ignore, user)
         for selector in file_ignore:
             _in_file(file, "ignore", registry.check_ignorable, selector)
     cli_select = split_codes(select, "--select")
@@ -320,16 +337,16 @@ def _selection(
         registry.check_ignorable(selector)
     if cli_select:
         # As in ruff, the command line's --select starts the selection over.
-        enabled = _codes(cli_select)
+        enabled = _codes(cli_select, user)
     else:
-        enabled = _codes(file_select or ["ALL"]) - _codes(file_ignore, preview=True)
-    enabled = (enabled | _codes(added)) - _codes(removed, preview=True)
-    return registry.select(sorted(enabled))
+        enabled = _codes(file_select or ["ALL"], user) - _codes(file_ignore, user, preview=True)
+    enabled = (enabled | _codes(added, user)) - _codes(removed, user, preview=True)
+    return registry.select(sorted(enabled), extra=user)
 
 
-def _codes(selectors: Iterable[str], preview: bool = False) -> set[str]:
+def _codes(selectors: Iterable[str], user: tuple[Rule, ...], preview: bool = False) -> set[str]:
     """The codes the selectors name; rules in preview only by code or name, unless `preview`."""
-    return {r.code for selector in selectors for r in registry.matching(selector, preview)}
+    return {r.code for s in selectors for r in registry.matching(s, preview, user)}
 
 
 def _in_file(file: FileConfig, key: str, check: Any, *args: Any, sub: str | None = None) -> Any:
@@ -340,7 +357,9 @@ def _in_file(file: FileConfig, key: str, check: Any, *args: Any, sub: str | None
         raise file.error(f"{key}: {exc}", sub) from exc
 
 
-def _per_file_ignores(file: FileConfig) -> tuple[tuple[str, frozenset[str]], ...]:
+def _per_file_ignores(
+    file: FileConfig, user: tuple[Rule, ...] = ()
+) -> tuple[tuple[str, frozenset[str]], ...]:
     """`[tool.auditor.per-file-ignores]`: glob = [rules], as `exclude` matches globs."""
     table = file.values.get("per-file-ignores", {})
     if not isinstance(table, dict):
@@ -359,7 +378,7 @@ def _per_file_ignores(file: FileConfig) -> tuple[tuple[str, frozenset[str]], ...
         for selector in selectors:
             _in_file(file, glob, registry.check_ignorable, selector, sub="per-file-ignores")
             matched = _in_file(
-                file, glob, registry.matching, selector, True, sub="per-file-ignores"
+                file, glob, registry.matching, selector, True, user, sub="per-file-ignores"
             )
             codes.update(rule.code for rule in matched)
         entries.append((glob, frozenset(codes)))
@@ -406,12 +425,14 @@ def _strings(file: FileConfig | None, values: Mapping[str, Any], key: str) -> li
     return list(value)
 
 
-def _check_selectors(file: FileConfig, key: str, selectors: Sequence[str]) -> None:
+def _check_selectors(
+    file: FileConfig, key: str, selectors: Sequence[str], user: tuple[Rule, ...] = ()
+) -> None:
     for selector in selectors:
-        _in_file(file, key, registry.matching, selector)
+        _in_file(file, key, registry.matching, selector, False, user)
 
 
-def _severities(file: FileConfig) -> dict[str, Severity]:
+def _severities(file: FileConfig, user: tuple[Rule, ...] = ()) -> dict[str, Severity]:
     """`severity = {LP001 = "error", CF = "note"}`: codes, prefixes or names; the narrowest wins."""
     table = file.values.get("severity", {})
     if not isinstance(table, dict):
@@ -420,7 +441,7 @@ def _severities(file: FileConfig) -> dict[str, Severity]:
     chosen: list[tuple[int, str, Severity]] = []
     for selector, level in table.items():
         try:
-            matched = registry.matching(selector)
+            matched = registry.matching(selector, extra=user)
         except ConfigError as exc:
             raise file.error(f"severity: {exc}") from exc
         if not isinstance(level, str) or level.lower() not in levels:

@@ -40,6 +40,7 @@ KEYS = (
     "read-timeout",
     "fail-on-increase",
     "suppress",
+    "rule",
 )
 """`fail-on-increase` is read by `audit compare` (`auditor.compare.config_limits`)."""
 

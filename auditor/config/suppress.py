@@ -15,6 +15,7 @@ from typing import Any
 from auditor import rules as registry
 from auditor.config.files import FileConfig, is_strings, shown_value, suggest
 from auditor.errors import ConfigError
+from auditor.rules import Rule
 from auditor.suppress import Suppression
 
 KEY = "suppress"
@@ -23,8 +24,9 @@ _FINGERPRINT = re.compile(r"[0-9a-f]{20}")
 _TURNS = re.compile(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?")
 
 
-def suppressions(file: FileConfig) -> tuple[Suppression, ...]:
-    """The entries of the file, in order; () when it has none."""
+def suppressions(file: FileConfig, extra: tuple[Rule, ...] = ()) -> tuple[Suppression, ...]:
+    """The entries of the file, in order; () when it has none. `extra`: the configuration's own
+    rules, which a `code` may name too."""
     value = file.values.get(KEY)
     if value is None:
         return ()
@@ -34,10 +36,12 @@ def suppressions(file: FileConfig) -> tuple[Suppression, ...]:
             f"invalid config in {file.name}: {KEY} must be an array of tables, each written "
             f"{table} with a reason, got {shown_value(value)}"
         )
-    return tuple(_entry(file, f"{table} entry {n}", n, e) for n, e in enumerate(value, 1))
+    return tuple(_entry(file, f"{table} entry {n}", n, e, extra) for n, e in enumerate(value, 1))
 
 
-def _entry(file: FileConfig, where: str, n: int, entry: dict[str, Any]) -> Suppression:
+def _entry(
+    file: FileConfig, where: str, n: int, entry: dict[str, Any], extra: tuple[Rule, ...]
+) -> Suppression:
     def error(message: str) -> ConfigError:
         return ConfigError(f"invalid config in {file.name}: {where}{message}")
 
@@ -75,7 +79,7 @@ def _entry(file: FileConfig, where: str, n: int, entry: dict[str, Any]) -> Suppr
     codes: set[str] = set()
     for selector in selectors:
         try:
-            codes.update(r.code for r in registry.matching(selector, True))
+            codes.update(r.code for r in registry.matching(selector, True, extra))
         except ConfigError as exc:
             raise error(f": code: {exc}") from exc
     return Suppression(

@@ -23,7 +23,6 @@ from typing import Any, TextIO
 from auditor import __version__
 from auditor.findings import Finding, Severity
 from auditor.report import Context, Report
-from auditor.rules import BY_CODE, RULES
 from auditor.structs import dataclass
 from auditor.text import safe_lines
 from auditor.timeline import Entry, Timeline, find
@@ -194,6 +193,7 @@ def _view(report: Report) -> dict[str, Any]:
         for i, (key, group) in enumerate(grouped.items())
     ]
     codes = sorted({f.code for f in findings})
+    names = {r.code: r.name for r in report.catalog()}
     return {
         "report": report,
         "summary": report.summary(),
@@ -201,10 +201,10 @@ def _view(report: Report) -> dict[str, Any]:
         "rule_chart": _rule_chart(report),
         "file_chart": _file_chart(findings),
         "files": files,
-        "codes": [(code, BY_CODE[code].name if code in BY_CODE else code) for code in codes],
+        "codes": [(code, names.get(code, code)) for code in codes],
         "conversations": conversations,
         "problems": problems,
-        "rules": [r for r in RULES if r.code in set(codes) or r in report.rules],
+        "rules": [r for r in report.catalog() if r.code in set(codes) or r in report.rules],
         "notes": report.notes(),
         "errors": [e.message for e in report.errors],
         "timelines_recorded": bool(report.timelines),

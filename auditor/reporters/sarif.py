@@ -25,7 +25,7 @@ from auditor import REPOSITORY, __version__
 from auditor.findings import Finding
 from auditor.report import Context, Report, Suppressed
 from auditor.reporters._paths import below
-from auditor.rules import FAMILIES, RULES, Rule
+from auditor.rules import BY_CODE, FAMILIES, Rule
 from auditor.sources import STDIN
 from auditor.text import cut, dumps
 
@@ -88,10 +88,11 @@ def help_uri(code: str) -> str:
 
 def descriptor(rule: Rule) -> dict[str, Any]:
     help_text = f"{rule.summary}\n\n{rule.doc}"
+    own = rule.code not in BY_CODE  # a configuration's rule has no page of the project's
     return {
         "id": rule.code,
         "name": rule.name,
-        "helpUri": help_uri(rule.code),
+        **({} if own else {"helpUri": help_uri(rule.code)}),
         "shortDescription": {"text": _limited(rule.summary)},
         "fullDescription": {"text": _limited(rule.sections.get("What it does", rule.summary))},
         "help": {"text": help_text, "markdown": help_text},
@@ -154,7 +155,7 @@ def _overrides(report: Report, index: dict[str, int]) -> list[dict[str, Any]]:
     """Rules the configuration left out (`enabled: false`) or gave another level."""
     ran = {rule.code for rule in report.rules}
     overrides = []
-    for rule in RULES:
+    for rule in report.catalog():
         configuration: dict[str, Any] = {}
         if rule.code not in ran:
             configuration["enabled"] = False
@@ -271,7 +272,8 @@ def _baseline(report: Report) -> dict[str, Any]:
 
 def document(report: Report, root: str | None = None) -> dict[str, Any]:
     # Every rule is described, not only those that fired, so a viewer can explain any code.
-    index = {rule.code: i for i, rule in enumerate(RULES)}
+    rules = report.catalog()
+    index = {rule.code: i for i, rule in enumerate(rules)}
     results = _results(report, index, root)
     notifications = _notifications(report, index)
     omitted = omitted_note(report, len(results))
@@ -297,7 +299,7 @@ def document(report: Report, root: str | None = None) -> dict[str, Any]:
                         "informationUri": REPOSITORY,
                         "version": __version__,
                         "semanticVersion": __version__,
-                        "rules": [descriptor(rule) for rule in RULES],
+                        "rules": [descriptor(rule) for rule in rules],
                     }
                 },
                 "invocations": [invocation],

@@ -237,27 +237,33 @@ BY_CODE: dict[str, Rule] = {r.code: r for r in RULES}
 BY_NAME: dict[str, Rule] = {r.name: r for r in RULES}
 
 
-def lookup(selector: str) -> Rule | None:
-    """A rule by its code or name, case-insensitively."""
+def lookup(selector: str, extra: tuple[Rule, ...] = ()) -> Rule | None:
+    """A rule by its code or name, case-insensitively; `extra`: the configuration's own rules
+    (`auditor.policies`), looked up after the built-in ones."""
     selector = selector.strip()
-    return BY_CODE.get(selector.upper()) or BY_NAME.get(selector.lower())
+    found = BY_CODE.get(selector.upper()) or BY_NAME.get(selector.lower())
+    if found is None and extra:
+        code, name = selector.upper(), selector.lower()
+        found = next((r for r in extra if r.code == code or r.name == name), None)
+    return found
 
 
-def did_you_mean(selector: str) -> str:
+def did_you_mean(selector: str, extra: tuple[Rule, ...] = ()) -> str:
     """` (did you mean `EX001`?)` for a mistyped code or name, or an empty string."""
     import difflib
 
     token = selector.strip()
     code = any(c.isdigit() for c in token)
-    candidates = list(BY_CODE) if code else list(BY_NAME)
+    candidates = [r.code for r in (*RULES, *extra)] if code else [r.name for r in (*RULES, *extra)]
     query = token.upper() if code else token.lower()
     match = difflib.get_close_matches(query, candidates, n=1, cutoff=0.6)
     return f" (did you mean `{match[0]}`?)" if match else ""
 
 
-def matching(selector: str, preview: bool = False) -> list[Rule]:
-    """The rules a selector names: `ALL`, a code, a code prefix (`EX`, `CF00`) or a name. Rules
-    in preview only by their code or name, unless `preview` (an ignore names them all)."""
+def matching(selector: str, preview: bool = False, extra: tuple[Rule, ...] = ()) -> list[Rule]:
+    """The rules a selector names: `ALL`, a code, a code prefix (`EX`, `CF00`) or a name, among
+    the built-in ones and `extra` (the configuration's own). Rules in preview only by their code
+    or name, unless `preview` (an ignore names them all)."""
     token = selector.strip()
     if not token:
         # A blank selector would select nothing and silently turn every rule off.
@@ -265,16 +271,17 @@ def matching(selector: str, preview: bool = False) -> list[Rule]:
             'blank rule selector "": use a code (EX001), a prefix (EX), a name '
             "(unanswered-tool-call) or ALL"
         )
+    every = (*RULES, *extra)
     if token.upper() == "ALL":
-        return [r for r in RULES if preview or not r.preview]
-    rule = lookup(token)
+        return [r for r in every if preview or not r.preview]
+    rule = lookup(token, extra)
     if rule is not None:
         return [rule]
     prefix = token.upper()
-    found = [r for r in RULES if r.code.startswith(prefix)]
+    found = [r for r in every if r.code.startswith(prefix)]
     if not found:
         raise ConfigError(
-            f"unknown rule selector `{token}`{did_you_mean(token)}: use a code (EX001), a prefix "
+            f"unknown rule selector `{token}`{did_you_mean(token, extra)}: use a code (EX001), a prefix "
             "(EX) or a name (unanswered-tool-call); `audit --rules` lists them"
         )
     return [r for r in found if preview or not r.preview]
@@ -285,14 +292,17 @@ ALWAYS = ("IN001",)
 nothing, so it is always reported (its severity can still be lowered)."""
 
 
-def select(selectors: Iterable[str], ignores: Iterable[str] = ()) -> tuple[Rule, ...]:
-    """The rules enabled by `select` minus `ignore`, in registry order, and those in ALWAYS."""
-    chosen = {r.code for s in selectors for r in matching(s)}
-    ignored = {r.code for s in ignores for r in matching(s, preview=True)}
+def select(
+    selectors: Iterable[str], ignores: Iterable[str] = (), extra: tuple[Rule, ...] = ()
+) -> tuple[Rule, ...]:
+    """The rules enabled by `select` minus `ignore`, in registry order (then `extra`'s, the
+    configuration's own rules), and those in ALWAYS."""
+    chosen = {r.code for s in selectors for r in matching(s, extra=extra)}
+    ignored = {r.code for s in ignores for r in matching(s, preview=True, extra=extra)}
     for code in ALWAYS:
         chosen.add(code)
         ignored.discard(code)
-    return tuple(r for r in RULES if r.code in chosen and r.code not in ignored)
+    return tuple(r for r in (*RULES, *extra) if r.code in chosen and r.code not in ignored)
 
 
 def check_ignorable(selector: str) -> None:

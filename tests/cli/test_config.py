@@ -169,9 +169,9 @@ def test_config_file_may_be_a_pyproject_or_a_standalone_toml(tmp_path):
             '[tool.auditor]\nfail_on = "error"\n',
             "[tool.auditor] unknown key `fail_on` (did you mean `fail-on`?); the keys are "
             "select, ignore, fail-on, exclude, severity, per-file-ignores, respect-gitignore, "
-            "max-record-mb, tools, read-timeout, fail-on-increase, suppress, the option tables "
-            "input, fabrication, execution, approvals, loops and the table of declared formats, "
-            "formats",
+            "max-record-mb, tools, read-timeout, fail-on-increase, suppress, rule, the option "
+            "tables input, fabrication, execution, approvals, loops and the table of declared "
+            "formats, formats",
         ),
         (
             '[tool.auditor]\nfail-on = "sometimes"\n',

@@ -7,12 +7,9 @@ none. `AUDITOR_UPDATE_EXPECTED=1 make test` rewrites the expected files: review 
 
 from __future__ import annotations
 
-import json
-import os
-
 import pytest
 
-from tests.helpers import FIXTURES, UPDATE, audit, brief
+from tests.helpers import FIXTURES, audit, check_case
 
 RULE_DIR = FIXTURES / "rules"
 CASES = sorted(
@@ -29,19 +26,7 @@ def _id(path) -> str:
 @pytest.mark.parametrize("case", CASES, ids=[_id(p) for p in CASES])
 def test_rule_case(case):
     code = case.parent.name
-    report = audit([case], select=[code])
-    assert not report.errors, report.errors
-    found = [brief(f) for f in report.findings]
-    if case.name.startswith("good_"):
-        assert found == [], f"{case.name} should not fire {code}"
-        return
-    expected_path = case.with_suffix(".expected")
-    if os.environ.get(UPDATE):
-        expected_path.write_text("".join(json.dumps(f, ensure_ascii=False) + "\n" for f in found))
-    expected = [json.loads(line) for line in expected_path.read_text().splitlines() if line.strip()]
-    assert expected, f"{expected_path.name} lists no finding: a bad_ case must fire"
-    assert all(f["code"] == code for f in expected)
-    assert found == expected
+    check_case(case, audit([case], select=[code]), code)
 
 
 def test_every_rule_has_fixtures():

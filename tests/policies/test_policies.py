@@ -1,0 +1,152 @@
+"""A team's own rules (`[[tool.auditor.rule]]`, `auditor.policies`): each check on its fixtures
+in two log formats, and every mistake in a rule reported before anything is read.
+
+`fixtures/policies/<check>/bad_*` must give exactly the findings of the `.expected` file beside
+it with only that check's rule of `fixtures/policies/airline.toml` selected; `good_*` none.
+`AUDITOR_UPDATE_EXPECTED=1` rewrites the expected files: review the diff.
+"""
+
+from __future__ import annotations
+
+import json
+import pickle
+from pathlib import Path
+
+import pytest
+
+from auditor import config, engine
+from auditor.errors import ConfigError
+from tests.helpers import FIXTURES, brief, check_case
+
+POLICIES = FIXTURES / "policies"
+AIRLINE = POLICIES / "airline.toml"
+CASES = sorted(
+    p
+    for p in POLICIES.glob("*/*")
+    if p.suffix != ".expected" and p.name.startswith(("bad_", "good_"))
+)
+
+
+def _settings(select: list[str] | None = None, path: Path = AIRLINE) -> config.Settings:
+    return config.build(select=select, file=config.read(path))
+
+
+def _code(check: str) -> str:
+    """The airline rule that makes `check` (`require_before` -> the require-before one)."""
+    rule = next(r for r in _settings().user_rules if r.check.kind == check.replace("_", "-"))
+    return rule.code
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{p.parent.name}_{p.name}" for p in CASES])
+def test_policy_case(case: Path) -> None:
+    code = _code(case.parent.name)
+    check_case(case, engine.audit([str(case)], _settings([code])), code)
+
+
+def test_each_check_is_tested_in_two_formats() -> None:
+    from auditor.policies import checks
+
+    for check in checks.CHECKS:
+        names = {p.name for p in (POLICIES / check.replace("-", "_")).iterdir()}
+        for kind in ("bad", "good"):
+            assert {f"{kind}_openai.jsonl", f"{kind}_anthropic.json"} <= names, (check, kind)
+
+
+def test_the_formats_agree() -> None:
+    """The same conversations in OpenAI chat and Anthropic messages: the same findings, turn
+    for turn (their lines and pointers differ)."""
+    for folder in sorted(p for p in POLICIES.iterdir() if p.is_dir()):
+        settings = _settings([_code(folder.name)])
+        keep = ("code", "message", "conversation", "turn", "tool")
+        found = [
+            [
+                {k: v for k, v in brief(f).items() if k in keep}
+                for f in engine.audit([str(folder / name)], settings).findings
+            ]
+            for name in ("bad_openai.jsonl", "bad_anthropic.json")
+        ]
+        assert found[0] == found[1] and found[0], folder.name
+
+
+def test_own_rules_are_selected_ignored_and_given_severities(tmp_path: Path) -> None:
+    everything = _settings()
+    assert [r.code for r in everything.rules if r.code.startswith("AIR")] == [
+        "AIR001",
+        "AIR002",
+        "AIR003",
+        "AIR004",
+        "AIR005",
+    ]  # ALL holds them
+    head = 'ignore = ["AIR004", "card-number-in-reply"]\n[severity]\nsearch-spree = "note"\n'
+    (tmp_path / "auditor.toml").write_text(head + AIRLINE.read_text())
+    chosen = _settings(path=tmp_path / "auditor.toml")
+    codes = {r.code for r in chosen.rules}
+    assert {"AIR001", "AIR002", "AIR003"} <= codes and not {"AIR004", "AIR005"} & codes
+    assert chosen.severity["AIR003"].value == "note"
+    assert [r.code for r in _settings(["AIR"]).rules] == [
+        "IN001",
+        "AIR001",
+        "AIR002",
+        "AIR003",
+        "AIR004",
+        "AIR005",
+    ]
+
+
+def test_a_rule_runs_in_worker_processes() -> None:
+    rule = next(r for r in _settings().user_rules if r.code == "AIR002")
+    again = pickle.loads(pickle.dumps(rule))
+    assert again.code == "AIR002" and again.check.kind == "forbid-call"
+    settings = _settings(["AIR"])
+    one = engine.audit([str(POLICIES)], settings, jobs=1)
+    two = engine.audit([str(POLICIES)], settings, jobs=2)
+    assert one.findings == two.findings and len(one.findings) == 12
+
+
+@pytest.mark.parametrize(
+    ("entry", "says"),
+    [
+        (
+            {"check": "require-befor"},
+            "check must be one of require-before, forbid-call, max-calls, "
+            "grounded-argument, forbid-text, got 'require-befor' (did you mean `require-before`?)",
+        ),
+        ({"where": "amount >"}, "where is not a JMESPath expression"),
+        ({"code": "CF010"}, "code CF010 is in a built-in family (IN, FB, EX, CF, LP)"),
+        ({"name": "unapproved-execution"}, "name unapproved-execution is a built-in rule's"),
+        (
+            {"message": "`{tool}` cost {amount}"},
+            "message names `{amount}`, which a forbid-call rule does not give",
+        ),
+        ({"most": 3}, "has an unknown key `most`"),
+        ({"call": []}, "call must be a tool name glob or a list of them"),
+        ({"severity": "fatal"}, "severity must be error, warning or note, got 'fatal'"),
+    ],
+)
+def test_a_mistake_is_one_line_naming_the_entry(tmp_path: Path, entry: dict, says: str) -> None:
+    rule = {
+        "code": "POL001",
+        "name": "no-big-refunds",
+        "description": "No refund above 500.",
+        "check": "forbid-call",
+        "call": "refund_*",
+        "where": "amount > `500`",
+    } | entry
+    lines = ["[[rule]]", *(f"{k} = {json.dumps(v)}" for k, v in rule.items())]
+    (tmp_path / "auditor.toml").write_text("\n".join(lines) + "\n")
+    with pytest.raises(ConfigError) as raised:
+        _settings(path=tmp_path / "auditor.toml")
+    message = str(raised.value)
+    assert "\n" not in message
+    assert message.startswith(f"invalid config in {tmp_path / 'auditor.toml'}".split(" in ")[0])
+    assert "[[rule]] entry 1" in message and says in message, message
+
+
+def test_two_rules_may_not_share_a_code(tmp_path: Path) -> None:
+    one = (
+        '[[rule]]\ncode = "POL001"\nname = "a"\ndescription = "A."\n'
+        'check = "forbid-text"\npattern = "x"\n'
+    )
+    (tmp_path / "auditor.toml").write_text(one + one.replace('"a"', '"b"'))
+    with pytest.raises(ConfigError, match=r"entry 2 \(POL001\): code POL001 or name b is already"):
+        _settings(path=tmp_path / "auditor.toml")
