@@ -6,6 +6,10 @@ metavar, help and panel. Both readers of a command line are made from this table
 commands (`cli/options.py` writes their signatures from it) and the reader of a plain run
 (`cli/fast.py`, which iterates it without importing typer). Each hands `invocation()` the
 values it read, keyed by the `Opt` itself, and `invocation()` makes the typed `Invocation`.
+
+`tests/cli/test_table.py` holds each flag to one string in the command line's modules: this
+table's (`--version`'s is `auditor.VERSION_FLAG`, answered by `__main__` before this is
+imported).
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from auditor import VERSION_FLAG
 from auditor.cli.values import (
     Color,
     CompareFormat,
@@ -318,7 +323,7 @@ EXPLAIN = Opt(
     help="Explain a rule (code or name) and exit.",
 )
 VERSION = Opt(
-    ("--version",),
+    (VERSION_FLAG,),
     "version",
     Kind.FLAG,
     panel=PANEL_INFO,
