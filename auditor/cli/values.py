@@ -85,7 +85,8 @@ class Opt:
     run: bool = True
     """False: it asks for something else than a run (help, a listing), which typer reads."""
     field: bool = True
-    """False: no `Invocation` field of its own; `invocation()` says what it means."""
+    """False: no `Invocation` field of its own: `invocation()` says what it means (or, for
+    `--debug`, the command reads it)."""
     hidden: bool = False
 
     def value(self, raw: Any) -> Any:
