@@ -9,3 +9,7 @@ until the first, a reader pins a commit."""
 
 VERSION = f"audit (auditor) {__version__}"
 """What `audit --version` prints."""
+
+VERSION_FLAG = "--version"
+"""The option that prints it: answered by `__main__` before anything else is imported, and
+declared with the others in `cli/table.py` (which costs tens of milliseconds to import)."""

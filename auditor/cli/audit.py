@@ -7,51 +7,9 @@ import sys
 import typer
 
 from auditor import VERSION
-from auditor.cli import values
+from auditor.cli import table
 from auditor.cli.exits import exit_with, fail
-from auditor.cli.options import (
-    AllowEmptyOption,
-    BaselineOption,
-    Color,
-    ColorOption,
-    Command,
-    ConfigOption,
-    DebugOption,
-    Engine,
-    EngineOption,
-    ExcludeOption,
-    ExitZeroOption,
-    ExplainOption,
-    ExtendIgnoreOption,
-    ExtendSelectOption,
-    FailOnOption,
-    FollowLinksOption,
-    ForceExcludeOption,
-    FormatOption,
-    FormatsOption,
-    HelpOption,
-    IgnoreOption,
-    InputFormatOption,
-    IsolatedOption,
-    JobsOption,
-    NoGitignoreOption,
-    NoProgressOption,
-    OutputOption,
-    Paths,
-    QuietOption,
-    RulesOption,
-    SchedulerOption,
-    SelectOption,
-    ShowEvidenceOption,
-    ShowFilesOption,
-    ShowReadingOption,
-    ShowSettingsOption,
-    StatisticsOption,
-    ToolsOption,
-    VerboseOption,
-    VersionOption,
-    WriteBaselineOption,
-)
+from auditor.cli.options import Command, Given, command
 from auditor.text import reflow
 
 EXAMPLES = reflow(
@@ -115,73 +73,30 @@ app = typer.Typer(
 
 
 @app.command(help=HELP, epilog=EXAMPLES, no_args_is_help=False, cls=Command, add_help_option=False)
-def audit(
-    paths: Paths = None,
-    select: SelectOption = None,
-    extend_select: ExtendSelectOption = None,
-    ignore: IgnoreOption = None,
-    extend_ignore: ExtendIgnoreOption = None,
-    fail_on: FailOnOption = None,
-    exit_zero: ExitZeroOption = False,
-    exclude: ExcludeOption = None,
-    no_respect_gitignore: NoGitignoreOption = False,
-    follow_links: FollowLinksOption = False,
-    force_exclude: ForceExcludeOption = False,
-    input_format: InputFormatOption = "auto",
-    tools_file: ToolsOption = None,
-    allow_empty: AllowEmptyOption = False,
-    output_format: FormatOption = None,
-    output: OutputOption = None,
-    show_evidence: ShowEvidenceOption = False,
-    verbose: VerboseOption = False,
-    quiet: QuietOption = False,
-    statistics: StatisticsOption = False,
-    color: ColorOption = Color.auto,
-    no_progress: NoProgressOption = False,
-    config_file: ConfigOption = None,
-    isolated: IsolatedOption = False,
-    baseline_file: BaselineOption = None,
-    write_baseline: WriteBaselineOption = None,
-    show_files: ShowFilesOption = False,
-    show_reading: ShowReadingOption = False,
-    show_settings: ShowSettingsOption = False,
-    list_rules: RulesOption = False,
-    list_formats: FormatsOption = False,
-    explain: ExplainOption = None,
-    version: VersionOption = False,
-    jobs: JobsOption = "auto",
-    engine: EngineOption = Engine.local,
-    scheduler: SchedulerOption = None,
-    show_help: HelpOption = False,
-    debug: DebugOption = False,
-) -> None:
+@command(table.AUDIT)
+def audit(given: Given) -> None:
     """The command: `HELP` says what it does, `EXAMPLES` how."""
-    options = dict(locals())
 
     def act() -> int:
         from auditor.commands import info, run
 
-        if version:
+        if given[table.VERSION]:
             print(VERSION)
             return 0
-        if explain is not None:
-            info.explain(explain, sys.stdout)
+        if given[table.EXPLAIN] is not None:
+            info.explain(given[table.EXPLAIN], sys.stdout)
             return 0
-        if list_formats:
+        if given[table.FORMATS]:
             info.formats(sys.stdout)
             return 0
-        invocation = values.invocation(options)
-        if list_rules or show_settings or show_files or show_reading:
-            info.show(
-                invocation,
-                rules=list_rules,
-                settings=show_settings,
-                files=show_files,
-                reading=show_reading,
-            )
+        invocation = table.invocation(given)
+        listings = table.RULES, table.SHOW_SETTINGS, table.SHOW_FILES, table.SHOW_READING
+        rules, settings, files, reading = (given[listing] for listing in listings)
+        if rules or settings or files or reading:
+            info.show(invocation, rules=rules, settings=settings, files=files, reading=reading)
             return 0
-        if not paths:
+        if not invocation.paths:
             fail("no paths given: try `audit logs.jsonl`, `audit logs/` or `audit -` for stdin")
         return run.main(invocation)
 
-    exit_with(act, debug)
+    exit_with(act, given[table.DEBUG])

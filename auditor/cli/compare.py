@@ -2,24 +2,11 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
-from typing import Annotated
-
 import typer
 
+from auditor.cli import table
 from auditor.cli.exits import exit_with
-from auditor.cli.options import (
-    FLAG,
-    PANEL_CI,
-    PANEL_OUTPUT,
-    Command,
-    ConfigOption,
-    DebugOption,
-    HelpOption,
-    JobsOption,
-    OutputOption,
-    parse_jobs,
-)
+from auditor.cli.options import Command, Given, command
 from auditor.text import reflow
 
 COMPARE_EXAMPLES = reflow(
@@ -43,12 +30,6 @@ configuration, unreadable path, no conversation read or internal error.
 )
 
 
-class CompareFormat(StrEnum):
-    table = "table"
-    json = "json"
-    html = "html"
-
-
 class CompareCommand(Command):
     help_hint = "audit compare -h"
 
@@ -62,64 +43,24 @@ compare_app = typer.Typer(
 
 
 @compare_app.command(epilog=COMPARE_EXAMPLES, cls=CompareCommand, add_help_option=False)
-def compare(
-    base: Annotated[
-        str, typer.Argument(metavar="BASE", help="The earlier run: a report or a path.")
-    ],
-    new: Annotated[str, typer.Argument(metavar="NEW", help="The later run: a report or a path.")],
-    output_format: Annotated[
-        CompareFormat,
-        typer.Option(
-            "--format",
-            "-f",
-            metavar="FORMAT",
-            help="table, json or html (one self-contained page). Default: table.",
-            rich_help_panel=PANEL_OUTPUT,
-            show_default=False,
-        ),
-    ] = CompareFormat.table,
-    output: OutputOption = None,
-    quiet: Annotated[
-        bool,
-        typer.Option(
-            "--quiet",
-            "-q",
-            metavar=FLAG,
-            help="The table and limits only, no header.",
-            rich_help_panel=PANEL_OUTPUT,
-        ),
-    ] = False,
-    fail_on_increase: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--fail-on-increase",
-            metavar="CODE=PCT",
-            help="Exit 1 when the rule's findings per 100 conversations grow by more than PCT "
-            "percent (a code, prefix, name or ALL; repeat or separate with commas). A rule "
-            "that did not fire in BASE and fires in NEW exceeds any limit.",
-            rich_help_panel=PANEL_CI,
-        ),
-    ] = None,
-    config_file: ConfigOption = None,
-    jobs: JobsOption = "auto",
-    show_help: HelpOption = False,
-    debug: DebugOption = False,
-) -> None:
+@command(table.COMPARE)
+def compare(given: Given) -> None:
     """Compare two runs: findings per 100 conversations for each rule, and the conversations
     (matched by id) that gained or lost findings."""
 
     def act() -> int:
         from auditor.commands import run
-        from auditor.commands.run import Invocation, Output
 
-        invocation = Invocation(
-            paths=(base, new),
-            outputs=(Output(output_format.value, output),),
-            config_file=config_file,
-            quiet=quiet,
-            jobs=parse_jobs(jobs),
-            fitted_jobs=jobs.strip().lower() == "auto",
+        invocation = table.invocation(
+            {
+                table.PATHS: (given[table.BASE], given[table.NEW]),
+                table.FORMAT: (table.COMPARE_FORMAT.value(given[table.COMPARE_FORMAT]),),
+                table.OUTPUT: given[table.OUTPUT],
+                table.QUIET: given[table.COMPARE_QUIET],
+                table.CONFIG: given[table.CONFIG],
+                table.JOBS: given[table.JOBS],
+            }
         )
-        return run.compare(invocation, tuple(fail_on_increase or ()))
+        return run.compare(invocation, tuple(given[table.FAIL_ON_INCREASE] or ()))
 
-    exit_with(act, debug)
+    exit_with(act, given[table.DEBUG])

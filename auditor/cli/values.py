@@ -1,16 +1,19 @@
-"""What the command line's values mean, without typer: the choices of the options that take
-one, and the parsed options as the run's typed `Invocation`. Shared by the typer command
-(`cli/audit.py`) and the plain-run reader (`cli/fast.py`)."""
+"""What the command line's values are, without typer: `Opt`, the record of one option that
+`cli/table.py` declares each option with; the choices of the options that take one; and what
+`-f`, `-o`, `--jobs` and `--scheduler` mean to a run."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+from dataclasses import KW_ONLY
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from auditor.errors import AuditorError
+from auditor.structs import dataclass
 
 if TYPE_CHECKING:
-    from auditor.commands.run import Invocation, Output
+    from auditor.commands.run import Output
 
 
 class FailOn(StrEnum):
@@ -31,6 +34,81 @@ class Color(StrEnum):
     never = "never"
 
 
+class CompareFormat(StrEnum):
+    table = "table"
+    json = "json"
+    html = "html"
+
+
+class Kind(StrEnum):
+    FLAG = "flag"
+    """Given or not."""
+    VALUE = "value"
+    """One value; the last given wins."""
+    MANY = "many"
+    """Every value given, collected."""
+    CHOICE = "choice"
+    """One of `choices`."""
+    ARGUMENT = "argument"
+    """A positional argument, required."""
+    ARGUMENTS = "arguments"
+    """The positional arguments, any number."""
+    HELP = "help"
+    """Print the help and exit."""
+
+
+NO_METAVAR = ""
+"""The metavar of an option that takes no value: no `<bool>` in the help."""
+
+
+@dataclass(frozen=True, eq=False)
+class Opt:
+    """One option (or argument) of a command, as the help shows it and a run reads it."""
+
+    flags: tuple[str, ...]
+    """Long flag first, then the short one; none for an argument."""
+    dest: str
+    """The command's parameter; the `Invocation` field of the same name, unless `field` is
+    False."""
+    kind: Kind
+    _: KW_ONLY
+    help: str
+    panel: str | None = None
+    metavar: str = NO_METAVAR
+    default: Any = None
+    """The value when the option is not given, as typer would pass it (a choice's by its
+    value). A flag is False unless given, or True unless given when its default says True
+    (`--no-progress` is the run's `progress`)."""
+    choices: type[StrEnum] | None = None
+    check: Callable[[str], str | None] | None = None
+    """Why a value is refused (None when it is not), as Click refuses a bad choice."""
+    run: bool = True
+    """False: it asks for something else than a run (help, a listing), which typer reads."""
+    field: bool = True
+    """False: no `Invocation` field of its own: `invocation()` says what it means (or, for
+    `--debug`, the command reads it)."""
+    hidden: bool = False
+
+    def value(self, raw: Any) -> Any:
+        """`raw`, as typer passes it (or `fast` reads it), as the run's `Invocation` holds it."""
+        if self.kind is Kind.FLAG:
+            return bool(raw) != bool(self.default)
+        if self.kind in (Kind.MANY, Kind.ARGUMENTS):
+            return tuple(raw or ())
+        if self.kind is Kind.CHOICE and raw is not None and self.choices is not None:
+            return self.choices(raw).value
+        return raw
+
+    @property
+    def absent(self) -> Any:
+        """What typer passes when the option is not given."""
+        if self.kind is Kind.FLAG:
+            return False
+        if self.kind is Kind.CHOICE and self.default is not None and self.choices is not None:
+            return self.choices(self.default)
+        return self.default
+
+
 def format_error(value: str) -> str | None:
     """Why `-f`'s value is not FORMAT or FORMAT:FILE with a known FORMAT; None when it is."""
     from auditor.reporters import REPORTERS
@@ -43,7 +121,7 @@ def format_error(value: str) -> str | None:
     return None
 
 
-def parse_outputs(formats: list[str] | None, output: str | None) -> tuple[Output, ...]:
+def parse_outputs(formats: Iterable[str], output: str | None) -> tuple[Output, ...]:
     """`-f FORMAT` (repeated, each with `:FILE` or not) and `-o FILE` as the run's outputs.
 
     A `-f` without a file goes to `-o FILE`, else to stdout; there can be one such. Without
@@ -53,7 +131,7 @@ def parse_outputs(formats: list[str] | None, output: str | None) -> tuple[Output
 
     outputs: list[Output] = []
     bare: list[str] = []
-    for value in formats or ():
+    for value in formats:
         name, colon, path = value.partition(":")
         if colon:
             outputs.append(Output(name, path))
@@ -86,50 +164,12 @@ def parse_jobs(value: str) -> int:
     return jobs
 
 
-def invocation(o: dict[str, Any]) -> Invocation:
-    """The parsed command line (the `audit` command's parameters by name) as the run's typed
-    Invocation."""
-    from auditor.commands.run import Invocation
-
-    return Invocation(
-        paths=tuple(o["paths"] or ()),
-        outputs=parse_outputs(o["output_format"], o["output"]),
-        input_format=o["input_format"],
-        tools=o["tools_file"],
-        select=tuple(o["select"] or ()),
-        extend_select=tuple(o["extend_select"] or ()),
-        ignore=tuple(o["ignore"] or ()),
-        extend_ignore=tuple(o["extend_ignore"] or ()),
-        exclude=tuple(o["exclude"] or ()),
-        respect_gitignore=False if o["no_respect_gitignore"] else None,
-        follow_links=o["follow_links"],
-        force_exclude=o["force_exclude"],
-        fail_on=o["fail_on"].value if o["fail_on"] is not None else None,
-        exit_zero=o["exit_zero"],
-        allow_empty=o["allow_empty"],
-        progress=not o["no_progress"],
-        quiet=o["quiet"],
-        verbose=o["verbose"],
-        show_evidence=o["show_evidence"] or o["verbose"],
-        color=o["color"].value,
-        config_file=o["config_file"],
-        isolated=o["isolated"],
-        baseline_file=o["baseline_file"],
-        write_baseline=o["write_baseline"],
-        statistics=o["statistics"],
-        jobs=parse_jobs(o["jobs"]),
-        fitted_jobs=o["jobs"].strip().lower() == "auto",
-        engine=o["engine"].value,
-        scheduler=_scheduler(o["engine"], o["scheduler"], o["jobs"]),
-    )
-
-
-def _scheduler(engine: Engine, scheduler: str | None, jobs: str) -> str | None:
+def scheduler(engine: str, address: str | None, jobs: str) -> str | None:
     """`--scheduler` belongs to `--engine dask`, whose cluster then decides the parallelism."""
-    if scheduler is None:
+    if address is None:
         return None
-    if engine is not Engine.dask:
+    if engine != Engine.dask:
         raise AuditorError("--scheduler needs --engine dask")
     if jobs.strip().lower() not in ("1", "auto"):
         raise AuditorError("--jobs sizes a local run: with --scheduler, the cluster's workers do")
-    return scheduler
+    return address

@@ -44,44 +44,45 @@ class Output:
 
 @dataclass(frozen=True)
 class Invocation:
-    """The command line of one run, parsed and typed, before any file is read."""
+    """The command line of one run, parsed and typed, before any file is read: made by
+    `cli.table.invocation`, whose table gives each option's default."""
 
     paths: tuple[str, ...]
-    outputs: tuple[Output, ...] = (Output(),)
+    outputs: tuple[Output, ...]
     """Every report to write, each in its format to its file or stdout (at most one there)."""
-    input_format: str = "auto"
-    tools: str | None = None
+    input_format: str
+    tools: str | None
     """`--tools FILE`: declarations for logs that declare none."""
-    select: tuple[str, ...] = ()
-    extend_select: tuple[str, ...] = ()
-    ignore: tuple[str, ...] = ()
-    extend_ignore: tuple[str, ...] = ()
-    exclude: tuple[str, ...] = ()
-    respect_gitignore: bool | None = None
-    force_exclude: bool = False
+    select: tuple[str, ...]
+    extend_select: tuple[str, ...]
+    ignore: tuple[str, ...]
+    extend_ignore: tuple[str, ...]
+    exclude: tuple[str, ...]
+    respect_gitignore: bool | None
+    force_exclude: bool
     """`--force-exclude`: named files are read only when a directory walk would read them."""
-    follow_links: bool = False
+    follow_links: bool
     """`--follow-links`: walk symbolic links out of the directories named."""
-    fail_on: str | None = None
-    exit_zero: bool = False
-    allow_empty: bool = False
-    progress: bool = True
-    quiet: bool = False
-    verbose: bool = False
-    show_evidence: bool = False
-    color: str = "auto"
-    config_file: str | None = None
-    isolated: bool = False
+    fail_on: str | None
+    exit_zero: bool
+    allow_empty: bool
+    progress: bool
+    quiet: bool
+    verbose: bool
+    show_evidence: bool
+    color: str
+    config_file: str | None
+    isolated: bool
     """`--isolated`: no configuration file is read, none found nor named."""
-    baseline_file: str | None = None
-    write_baseline: str | None = None
-    statistics: bool = False
-    jobs: int = 1
-    fitted_jobs: bool = False
+    baseline_file: str | None
+    write_baseline: str | None
+    statistics: bool
+    jobs: int
+    fitted_jobs: bool
     """`--jobs auto`: no more workers than the work keeps busy (none for a small input)."""
-    engine: str = "local"
+    engine: str
     """`dask`: audited on a Dask cluster (`auditor.engine.dask`)."""
-    scheduler: str | None = None
+    scheduler: str | None
     """The Dask scheduler's address; None starts a local cluster of `jobs` workers."""
 
     @property

@@ -2,35 +2,15 @@
 
 from __future__ import annotations
 
-import inspect
 import subprocess
 import sys
 
 import pytest
-import typer
 from typer.testing import CliRunner
 
-from auditor.cli import app, fast, values
-from auditor.cli.audit import audit
+from auditor.cli import app, fast, table
 from auditor.commands import run
 from tests.helpers import FIXTURES, ROOT
-
-
-def test_options_and_defaults_are_the_commands_own():
-    command = typer.main.get_command(app)
-    declared = {}
-    for param in command.params:
-        if param.param_type_name != "option" or param.name in (*fast.INFORMATION, "show_help"):
-            assert not set(getattr(param, "opts", ())) & set(fast.OPTIONS), param.name
-            continue
-        kind = fast.FLAG if param.is_flag else fast.MANY if param.multiple else fast.ONE
-        for flag in (*param.opts, *param.secondary_opts):
-            declared[flag] = (param.name, kind)
-    assert declared == fast.OPTIONS
-    signature = inspect.signature(audit).parameters
-    plain = {name for name, _ in fast.OPTIONS.values()} | {"paths"}
-    assert {name: signature[name].default for name in plain} == fast.DEFAULTS
-
 
 PLAIN = [
     ["runs.jsonl"],
@@ -60,13 +40,13 @@ def test_a_plain_run_is_read_as_typer_reads_it(argv, monkeypatch):
 
     monkeypatch.setattr(run, "main", capture)
     result = CliRunner().invoke(app, argv)
-    options = fast.read(argv)
-    assert options is not None
+    given = fast.read(argv)
+    assert given is not None
     if read:
-        assert values.invocation(options) == read[0]
+        assert table.invocation(given) == read[0]
     else:  # typer's run refused a value (`--scheduler` without dask): so does the fast one's
         with pytest.raises(Exception, match="scheduler"):
-            values.invocation(options)
+            table.invocation(given)
         assert result.exit_code == 2
 
 
@@ -135,9 +115,9 @@ def test_the_default_is_one_job_per_core_fitted_to_the_input():
     # `--jobs auto` unless told otherwise: as many workers as the input keeps busy
     from auditor.engine.runners import cpus
 
-    options = fast.read(["logs/"])
-    assert options is not None
-    default = values.invocation(options)
+    given = fast.read(["logs/"])
+    assert given is not None
+    default = table.invocation(given)
     assert (default.jobs, default.fitted_jobs) == (cpus(), True)
-    one = values.invocation(fast.read(["logs/", "-j", "1"]) or {})
+    one = table.invocation(fast.read(["logs/", "-j", "1"]) or {})
     assert (one.jobs, one.fitted_jobs) == (1, False)

@@ -7,7 +7,9 @@ import json
 import re
 import shutil
 from collections import Counter
+from dataclasses import replace
 
+from auditor.cli import table
 from auditor.commands import run
 from tests.cli.test_ci import conversation, jsonl
 from tests.helpers import FIXTURES, LOST, REALDATA, audit_process, requires_realdata
@@ -38,11 +40,12 @@ def test_write_baseline_prints_one_line_and_no_finding(tmp_path):
 def test_write_baseline_prints_no_table_on_a_terminal_either():
     """The default output is a table on a terminal, concise lines in a pipe: neither is
     written; a report asked for with `-f` or `-o` is."""
-    default = run.Invocation(("runs.jsonl",), write_baseline="b.json")
+    default = table.invocation({table.PATHS: ["runs.jsonl"], table.WRITE_BASELINE: "b.json"})
     assert run.reports(default) == ()
     asked = (run.Output("table"), run.Output(None, "out.txt"), run.Output("sarif", "a.sarif"))
-    assert run.reports(run.Invocation(("runs.jsonl",), asked, write_baseline="b.json")) == asked
-    assert run.reports(run.Invocation(("runs.jsonl",))) == (run.Output(),)
+    assert run.reports(replace(default, outputs=asked)) == asked
+    plain = table.invocation({table.PATHS: ["runs.jsonl"]})
+    assert run.reports(plain) == (run.Output(),)
 
 
 def test_write_baseline_still_writes_the_reports_asked_for(tmp_path):

@@ -127,7 +127,7 @@ def test_workers_are_capped_by_the_cpus(monkeypatch):
 
 
 def test_jobs_auto_is_one_per_cpu_this_process_may_use(monkeypatch):
-    from auditor.cli.options import parse_jobs
+    from auditor.cli.values import parse_jobs
 
     monkeypatch.setattr(runners, "cpus", lambda: 5)
     assert parse_jobs("auto") == 5 and parse_jobs("AUTO") == 5
