@@ -84,7 +84,8 @@ def audit(given: Given) -> None:
             print(VERSION)
             return 0
         if given[table.EXPLAIN] is not None:
-            info.explain(given[table.EXPLAIN], sys.stdout)
+            own = lambda: run.settings(table.invocation(given)).user_rules  # noqa: E731
+            info.explain(given[table.EXPLAIN], sys.stdout, own=own)
             return 0
         if given[table.FORMATS]:
             info.formats(sys.stdout)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import shutil
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, TextIO
 
 from auditor.errors import ConfigError
@@ -19,16 +20,27 @@ if TYPE_CHECKING:
     from auditor.sources import Source
 
 
-def explain(selector: str, out: TextIO, width: int | None = None) -> None:
+def explain(
+    selector: str,
+    out: TextIO,
+    width: int | None = None,
+    own: Callable[[], tuple[Rule, ...]] = tuple,
+) -> None:
     """A rule's documentation, by code or name, or a family's (`FB`, a code prefix): its rules
     listed, then each explained. Paragraphs wrapped at `width` (default: the terminal's, at
-    most 100 columns)."""
+    most 100 columns). `own` gives the configuration's rules (`[[tool.auditor.rule]]`), read
+    only when no built-in rule is named."""
     if width is None:
         width = min(shutil.get_terminal_size((80, 24)).columns, 100)
     rule = lookup(selector)
-    rules = [rule] if rule is not None else _family(selector)
+    if rule is None and not _family(selector, ()):
+        extra = own()
+        rule = lookup(selector, extra)
+        rules = [rule] if rule is not None else _family(selector, extra, strict=True)
+    else:
+        rules = [rule] if rule is not None else _family(selector, ())
     if len(rules) > 1:
-        family = FAMILIES.get(rules[0].family, rules[0].family)
+        family = FAMILIES.get(rules[0].family, "the configuration's own rules")
         out.write(f"# {selector.strip().upper()}: {family} ({len(rules)} rules)\n\n")
         _rules(out, False, tuple(rules))
         out.write("\n")
@@ -40,13 +52,14 @@ def explain(selector: str, out: TextIO, width: int | None = None) -> None:
         out.write(reflow(rule.doc, width) + "\n")
 
 
-def _family(selector: str) -> list[Rule]:
-    """The rules a code prefix names (`FB`, `CF00`), or an error that suggests the nearest."""
+def _family(selector: str, extra: tuple[Rule, ...], strict: bool = False) -> list[Rule]:
+    """The rules a code prefix names (`FB`, `CF00`, a configuration's own `AIR`); with
+    `strict`, an error that suggests the nearest when there are none."""
     prefix = selector.strip().upper()
-    rules = [r for r in RULES if prefix and r.code.startswith(prefix)]
-    if not rules:
+    rules = [r for r in (*RULES, *extra) if prefix and r.code.startswith(prefix)]
+    if not rules and strict:
         raise ConfigError(
-            f"unknown rule `{selector}`{did_you_mean(selector)}: `audit --rules` lists them"
+            f"unknown rule `{selector}`{did_you_mean(selector, extra)}: `audit --rules` lists them"
         )
     return rules
 

@@ -21,6 +21,7 @@ read, before any log is.
 
 from __future__ import annotations
 
+import json
 import re
 import string
 from typing import Any
@@ -141,8 +142,9 @@ def _rule(entry: dict[str, Any], earlier: list[Rule]) -> Rule:
         raise ConfigError("message must be a non-empty string")
     _fields(template, check)
     policy = Policy(check, entry, template, {"code": code, "name": name})
-    summary = description.strip().partition("\n")[0]
-    doc = "## What it does\n" + description.strip() + "\n\n## Configuration\n" + _toml(entry)
+    summary, _, rest = description.strip().partition("\n")
+    what = rest.strip() or summary.strip()
+    doc = "## What it does\n" + what + "\n\n## Configuration\n" + _toml(entry)
     return Rule(
         code=code,
         name=name,
@@ -151,7 +153,7 @@ def _rule(entry: dict[str, Any], earlier: list[Rule]) -> Rule:
         doc=doc,
         check=policy,
         requires=() if check == "forbid-text" else ("calls",),
-        sections={"What it does": description.strip(), "Configuration": _toml(entry)},
+        sections={"What it does": what, "Configuration": _toml(entry)},
     )
 
 
@@ -213,10 +215,21 @@ def _toml(entry: dict[str, Any]) -> str:
     lines = ["```toml", "[[tool.auditor.rule]]"]
     for key, value in entry.items():
         if isinstance(value, str):
-            shown = '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+            shown = _string(value)
         elif isinstance(value, list):
-            shown = "[" + ", ".join(f'"{v}"' for v in value) + "]"
+            shown = "[" + ", ".join(map(_string, value)) + "]"
         else:
             shown = str(value).lower() if isinstance(value, bool) else str(value)
         lines.append(f"{key} = {shown}")
     return "\n".join([*lines, "```"])
+
+
+def _string(value: str) -> str:
+    """A TOML string as a person writes it: a multi-line string over lines, a literal one
+    (single quotes) for a pattern with backslashes, else a basic string (JSON's escapes are
+    TOML's)."""
+    if "\n" in value and '"""' not in value and "\\" not in value:
+        return '"""\n' + value + '"""'
+    if "\\" in value and "'" not in value and "\n" not in value:
+        return f"'{value}'"
+    return json.dumps(value, ensure_ascii=False)

@@ -163,7 +163,8 @@ class Rule:
 
     @property
     def family(self) -> str:
-        return self.code[:2]
+        """The code's letters: `FB` of FB003, `AIR` of a configuration's own AIR001."""
+        return self.code.rstrip("0123456789")
 
     def default_options(self) -> Any:
         return self.options() if self.options is not None else None

@@ -16,7 +16,7 @@ import pytest
 
 from auditor import config, engine
 from auditor.errors import ConfigError
-from tests.helpers import FIXTURES, brief, check_case
+from tests.helpers import FIXTURES, brief, check_case, invoke
 
 POLICIES = FIXTURES / "policies"
 AIRLINE = POLICIES / "airline.toml"
@@ -150,3 +150,39 @@ def test_two_rules_may_not_share_a_code(tmp_path: Path) -> None:
     (tmp_path / "auditor.toml").write_text(one + one.replace('"a"', '"b"'))
     with pytest.raises(ConfigError, match=r"entry 2 \(POL001\): code POL001 or name b is already"):
         _settings(path=tmp_path / "auditor.toml")
+
+
+def test_explain_and_rules_show_the_configurations_own_rules() -> None:
+    explained = invoke("--config", str(AIRLINE), "--explain", "AIR002")
+    assert explained.exit_code == 0
+    assert explained.stdout.startswith("# AIR002 basic-economy-change (error)\n\n")
+    assert 'call = "update_reservation_flights"\nwhere = "cabin == \'basic_economy\'"\n```' in (
+        explained.stdout
+    )
+    family = invoke("--config", str(AIRLINE), "--explain", "AIR")
+    assert family.stdout.startswith("# AIR: the configuration's own rules (5 rules)\n")
+    listed = invoke("--config", str(AIRLINE), "--rules").stdout.splitlines()
+    assert listed[-1].split() == [
+        "AIR005",
+        "card-number-in-reply",
+        "error",
+        "Never",
+        "write",
+        "a",
+        "whole",
+        "card",
+        "number",
+        "to",
+        "the",
+        "customer.",
+    ]
+    unknown = invoke("--config", str(AIRLINE), "--explain", "AIR009")
+    assert unknown.exit_code == 2 and "(did you mean `AIR005`?)" in unknown.stderr
+
+
+def test_a_rules_configuration_reads_back_as_written() -> None:
+    import tomllib
+
+    for rule in _settings().user_rules:
+        shown = rule.sections["Configuration"].removeprefix("```toml\n").removesuffix("\n```")
+        assert tomllib.loads(shown)["tool"]["auditor"]["rule"][0] == rule.check.entry
