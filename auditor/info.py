@@ -7,6 +7,7 @@ import shutil
 import sys
 from typing import TYPE_CHECKING, TextIO
 
+from auditor import ruledocs
 from auditor.errors import ConfigError
 from auditor.model import Location
 from auditor.rules import FAMILIES, RULES, Rule, did_you_mean, lookup
@@ -37,7 +38,7 @@ def explain(selector: str, out: TextIO, width: int | None = None) -> None:
             out.write("\n")
         out.write(f"# {rule.code} {rule.name} ({rule.severity.value})\n\n")
         out.write(reflow(rule.summary, width) + "\n\n")
-        out.write(reflow(rule.doc, width) + "\n")
+        out.write(reflow(ruledocs.markdown(rule, width=width), width) + "\n")
 
 
 def _family(selector: str) -> list[Rule]:
