@@ -33,7 +33,8 @@ test: $(DEV_STAMP)
 fuzz: $(DEV_STAMP)
 	AUDITOR_FUZZ=$${AUDITOR_FUZZ:-30} $(BIN)/python -m pytest tests/formats/test_fuzz.py tests/formats/test_properties.py -q
 
-## lint: ruff check + ruff format --check + mypy (auditor/, as [tool.mypy] in pyproject.toml says)
+## lint: ruff check + ruff format --check + mypy (auditor/ and scripts/, as [tool.mypy] in
+## pyproject.toml says)
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -53,7 +54,7 @@ bench: $(STAMP)
 ## demo's output and the per-rule precision table (from the ecosystem ledger) in README.md
 ## and docs/rules.md; a test fails when one is stale
 docs: $(STAMP)
-	$(BIN)/python -m auditor.docs --write
+	$(BIN)/python scripts/docs.py --write
 
 ## ecosystem: audit every ../shared/realdata* corpus and compare the findings with the judged
 ## ledger tests/ecosystem/judged.jsonl (ARGS=--strict, --write-stubs, --drop-gone, --refresh;

@@ -10,8 +10,8 @@ methods on the stand-in, so later calls cost what a compiled pattern's do.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from typing import Any, cast, overload
+from collections.abc import Iterable, Iterator
+from typing import Any, Protocol, cast, overload
 
 _KEPT = (
     "search",
@@ -85,3 +85,47 @@ def _trie(node: dict[str, Any]) -> str:
         return ""
     body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
     return f"(?:{body})?" if "" in node else body
+
+
+class Finds(Protocol):
+    """What reads the matches of a pattern in a text: a compiled pattern, or a `Folded` one."""
+
+    def finditer(self, text: str, /) -> Iterator[re.Match[str]]: ...
+
+
+class Folded:
+    """A case-insensitive pattern, read case-sensitively over the lowered text when the text is
+    ASCII (where `re.I` is plain ASCII case folding, so the matches are the same): Python's `re`
+    folds the case of every character it compares under `re.I`, which makes an alternation of
+    words two to three times slower. Other text is read with `re.I` as written.
+
+    The matches are of the lowered text when it is ASCII: read their places (`start`, `end`,
+    `span`) and slice the original, and their groups only where case does not matter.
+    """
+
+    def __init__(self, pattern: str) -> None:
+        if upper := _UPPER.search(pattern):
+            raise ValueError(f"a folded pattern is written in lowercase: {upper[0]!r}")
+        self.pattern = pattern
+        self._lowered = lazy(pattern)
+        self._folding = lazy(pattern, re.I)
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        if text.isascii():
+            return self._lowered.finditer(text.lower())
+        return self._folding.finditer(text)
+
+    def search(self, text: str) -> re.Match[str] | None:
+        if text.isascii():
+            return self._lowered.search(text.lower())
+        return self._folding.search(text)
+
+
+_UPPER = lazy(r"(?<!\\)(?<!\(\?)[A-Z]")
+"""A capital letter that is a literal: not an escape (`\\W`, `\\B`) or a named group (`(?P<`)."""
+
+
+def folded(pattern: str) -> Folded:
+    """`re.compile(pattern, re.I)` for `finditer` and `search`, faster on ASCII text (`Folded`);
+    `pattern` written in lowercase."""
+    return Folded(pattern)

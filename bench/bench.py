@@ -11,7 +11,7 @@ One table, from one run, with the machine's load average before and after:
   and assistant turns, the user giving the ids the agent looks up, tool results of ~650
   characters, tools declared with schemas), a few percent of conversations carrying injected
   failures (a call without result, an orphan result, a repeated failing call, a call written
-  as text, leaked harmony tokens, an approval followed by a different call);
+  as text, leaked harmony tokens, an approval followed by a different call; `bench/synthetic.py`);
 - per row: orjson's parse of the same bytes (the floor, CPU time); `audit -f json --jobs 1`
   (CPU time, one core's: MB/s and the ratio to the floor by it; wall time; peak RSS) and
   `--jobs auto` (wall time, speed-up, peak RSS of the process tree); and what each rule family
@@ -47,7 +47,6 @@ from __future__ import annotations
 
 import compileall
 import os
-import random
 import sys
 from pathlib import Path
 
@@ -63,180 +62,10 @@ import real
 import shapes
 import stages
 from process import LAZY, audit_run, has_jobs, imports, load, startup
+from synthetic import generate
 
 OUT = Path(__file__).resolve().parent / "out"
 ROOT = Path(__file__).resolve().parent.parent
-WORDS = [
-    "reservation",
-    "flight",
-    "passenger",
-    "cabin",
-    "economy",
-    "business",
-    "baggage",
-    "payment",
-    "certificate",
-    "gift",
-    "card",
-    "refund",
-    "policy",
-    "confirm",
-    "cancel",
-    "modify",
-    "upgrade",
-    "membership",
-    "gold",
-    "silver",
-    "regular",
-    "insurance",
-    "date",
-    "origin",
-    "destination",
-    "airport",
-    "seat",
-    "available",
-    "delayed",
-    "status",
-    "user",
-    "profile",
-    "address",
-    "agent",
-]
-
-BOOKING = '{"user_id": "u", "flight_number": "HAT001", "date": "2024-05-20", "payment_id": "PAY"}'
-
-TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": name,
-            "description": f"{name.replace('_', ' ')}.",
-            "parameters": {
-                "type": "object",
-                "properties": {p: {"type": "string"} for p in params},
-                "required": list(params),
-            },
-        },
-    }
-    for name, params in (
-        ("get_user_details", ("user_id",)),
-        ("get_reservation_details", ("reservation_id",)),
-        ("search_direct_flight", ("origin", "destination", "date")),
-        ("book_reservation", ("user_id", "flight_number", "date", "payment_id")),
-        ("cancel_reservation", ("reservation_id",)),
-        ("think", ("thought",)),
-    )
-]
-
-
-def words(rng: random.Random, n: int) -> str:
-    return " ".join(rng.choice(WORDS) for _ in range(n))
-
-
-def tool_output(rng: random.Random) -> str:
-    record = {
-        "reservation_id": f"R{rng.randrange(10**6):06d}",
-        "flights": [
-            {
-                "flight_number": f"HAT{rng.randrange(999):03d}",
-                "date": "2024-05-20",
-                "price": rng.randrange(90, 900),
-            }
-            for _ in range(3)
-        ],
-        "notes": words(rng, 40),
-    }
-    return orjson.dumps(record).decode()
-
-
-def _call(call_id: str, name: str, arguments: str) -> dict:
-    """An assistant message making one call, arguments as a JSON string."""
-    call = {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
-    return {"role": "assistant", "content": None, "tool_calls": [call]}
-
-
-def conversation(i: int, rng: random.Random, system: str) -> dict:
-    messages: list[dict] = [{"role": "system", "content": system}]
-    failure = rng.random() < 0.04 and rng.choice(
-        ["lost", "orphan", "loop", "text", "harmony", "drift"]
-    )
-    for step in range(rng.randint(5, 8)):
-        said = words(rng, 16)
-        if step == 0:  # as tau-bench users do, the user gives the ids the agent looks up
-            said = f"I am user_{i}, my reservation is R{i:06d}. {said}"
-        messages.append({"role": "user", "content": said})
-        for k in range(rng.randint(0, 2)):
-            cid = f"call_{i}_{step}_{k}"
-            name = rng.choice(
-                ["get_user_details", "get_reservation_details", "search_direct_flight"]
-            )
-            args = {
-                "get_user_details": {"user_id": f"user_{i}"},
-                "get_reservation_details": {"reservation_id": f"R{i:06d}"},
-                "search_direct_flight": {
-                    "origin": "JFK",
-                    "destination": "SEA",
-                    "date": "2024-05-20",
-                },
-            }[name]
-            messages.append(_call(cid, name, orjson.dumps(args).decode()))
-            messages.append({"role": "tool", "tool_call_id": cid, "content": tool_output(rng)})
-        messages.append({"role": "assistant", "content": words(rng, 28)})
-    if failure == "lost":
-        messages.insert(-1, _call(f"lost_{i}", "cancel_reservation", '{"reservation_id": "R1"}'))
-    elif failure == "orphan":
-        messages.append({"role": "tool", "tool_call_id": f"nobody_{i}", "content": "done"})
-    elif failure == "loop":
-        for k in range(4):
-            cid = f"loop_{i}_{k}"
-            messages.append(_call(cid, "book_reservation", BOOKING.replace("PAY", "card_1")))
-            messages.append(
-                {
-                    "role": "tool",
-                    "tool_call_id": cid,
-                    "content": "Error: payment amount does not add up",
-                }
-            )
-    elif failure == "text":
-        messages.append(
-            {
-                "role": "assistant",
-                "content": '[{"tool": "cancel_reservation", "reservation_id": "R1"}]',
-            }
-        )
-    elif failure == "harmony":
-        messages.append(
-            {
-                "role": "assistant",
-                "content": "<|channel|>commentary to=functions.think <|constrain|>json"
-                '<|message|>{"thought": "x"}<|call|>',
-            }
-        )
-    elif failure == "drift":
-        messages.append(
-            {
-                "role": "assistant",
-                "content": "I will book HAT001 on 2024-05-20 paid with card_1. Shall I proceed?",
-            }
-        )
-        messages.append({"role": "user", "content": "Yes."})
-        messages.append(_call(f"b_{i}", "book_reservation", BOOKING.replace("PAY", "gift_9")))
-        messages.append({"role": "tool", "tool_call_id": f"b_{i}", "content": "booked"})
-    return {"id": f"bench-{i}", "tools": TOOLS, "messages": messages}
-
-
-def generate(path: Path, megabytes: int) -> int:
-    rng = random.Random(42)
-    system = "# Airline Agent Policy\n\n" + words(rng, 900)
-    target = megabytes * 1_000_000
-    written = n = 0
-    with open(path, "wb") as f:
-        while written < target:
-            line = orjson.dumps(conversation(n, rng, system)) + b"\n"
-            f.write(line)
-            written += len(line)
-            n += 1
-    return n
 
 
 RUNS = int(os.environ.get("BENCH_RUNS", "3"))

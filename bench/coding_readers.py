@@ -3,7 +3,7 @@
 For each shape a JSON Lines file of about BENCH_READERS_MB (default 30) megabytes is made by
 repeating a seed, one record a line: a real log from `../shared/realdata-3` (or
 `../shared/realdata`) when present, else the excerpt in `fixtures/formats`. The OpenAI chat file
-is `bench.generate`'s tau-like log of the same size. Each is audited (`audit -f json`, one job,
+is `synthetic.generate`'s tau-like log of the same size. Each is audited (`audit -f json`, one job,
 best of BENCH_RUNS) and its seconds per megabyte printed beside the OpenAI chat file's; a
 reader costs no more than OpenAI's when its ratio is at most 1. Printed, never asserted.
 
@@ -300,6 +300,7 @@ def main(
 
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import bench
+    from process import audit_run
+    from synthetic import generate
 
-    main(bench.audit_run, bench.generate)
+    main(audit_run, generate)

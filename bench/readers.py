@@ -5,7 +5,7 @@ seed: the format's real logs in `../shared/realdata-3` when present, else its ex
 `fixtures/formats` (BENCH_READERS_SEEDS=fixtures forces the excerpts of the agent frameworks:
 cut for tests, they hold more messages per megabyte than real logs). JSON documents are
 repeated one a line, text logs end to end; the coding agents' shapes are
-`coding_readers.build`'s. The OpenAI line is the synthetic tau-like log of `bench.py`, cut to
+`coding_readers.build`'s. The OpenAI line is the synthetic tau-like log of `synthetic.py`, cut to
 the same size.
 
 Each file is decoded (framing alone), read (framing, detection, the reader: records to
@@ -269,10 +269,10 @@ def _origin(shape: str, path: Path) -> str:
 
 
 if __name__ == "__main__":
-    import bench
+    from synthetic import generate
 
     chat = OUT / "synthetic-v3-30mb.jsonl"
     if not chat.exists():
         OUT.mkdir(exist_ok=True)
-        bench.generate(chat, 30)
+        generate(chat, 30)
     main(chat)

@@ -9,8 +9,8 @@ process tree, Dask's worker processes included):
   `dask worker --nthreads 1 --nworkers 2` on this machine, the profiler off); its start-up
   is not counted, its processes' memory is (sampled with the client's).
 
-Needs the `dask` extra. BENCH_MB (default 60) sizes the synthetic log (made by bench.py's
-generator, cached in bench/out/). Figures are printed, never asserted.
+Needs the `dask` extra. BENCH_MB (default 60) sizes the synthetic log (made by synthetic.py,
+cached in bench/out/). Figures are printed, never asserted.
 """
 
 from __future__ import annotations
@@ -24,7 +24,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench import OUT, RUNS, audit_run, generate  # a sibling script
+from synthetic import generate
+
+from bench import OUT, RUNS, audit_run  # sibling scripts
 
 ROOT = Path(__file__).resolve().parent.parent
 REALDATA = ROOT.parent / "shared" / "realdata"

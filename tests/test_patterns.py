@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from auditor.patterns import lazy, one_of
+from auditor.patterns import Folded, folded, lazy, one_of
 
 _WORDS = st.lists(st.text(alphabet="abAé -", min_size=1, max_size=5), min_size=1, max_size=8)
 
@@ -36,3 +37,67 @@ def test_lazy_compiles_on_first_use() -> None:
     assert "search" not in vars(pattern)
     assert pattern.search("ab 12")[0] == "12"  # type: ignore[index]
     assert "search" in vars(pattern)
+
+
+def _folded_patterns() -> list[Folded]:
+    from auditor.reading import values, written
+    from auditor.replay.approvals import replies
+
+    found = [values._PAYMENT_TEXT, values._QUANTITY, written.MONTH_NAMED, replies._ASKS]
+    return found + [p for p in written.DATES if isinstance(p, Folded)]
+
+
+_PIECES = st.sampled_from(
+    [
+        "May",
+        "MAY",
+        "may ",
+        "20th",
+        "the ",
+        "Twenty-First",
+        " of ",
+        "Juli",
+        "3. ",
+        "März",
+        "Visa ",
+        "ending in ",
+        "7447",
+        "GIFT card",
+        "2 ",
+        "Extra ",
+        "Bags",
+        "three ",
+        "checked ",
+        "Would you like me to ",
+        "proceed",
+        "Shall I ",
+        "WE",
+        "?",
+        ". ",
+        "Yes or No",
+        "Sound good?",
+        "Kelvin \u212a",
+        "\u017f",
+        "İ",
+        "2024",
+        ", ",
+        "\n",
+    ]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_PIECES, max_size=14).map("".join))
+def test_a_folded_pattern_matches_where_re_i_matches(text: str) -> None:
+    for pattern in _folded_patterns():
+        folding = re.compile(pattern.pattern, re.I)
+        assert [m.span() for m in pattern.finditer(text)] == [
+            m.span() for m in folding.finditer(text)
+        ]
+        assert (pattern.search(text) is None) == (folding.search(text) is None)
+
+
+def test_a_folded_pattern_is_written_in_lowercase() -> None:
+    with pytest.raises(ValueError, match="lowercase: 'I'"):
+        folded(r"\b(?:shall|should) (?:I|we)\b")
+    assert folded(r"(?P<n>\d+)\W\S").pattern  # escapes and group names are not literals

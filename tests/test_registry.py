@@ -27,13 +27,14 @@ def test_every_rule_module_is_registered():
     assert _modules(auditor.rules) == registered
 
 
-def test_the_registry_says_what_each_rule_module_says():
-    """The registry lists each rule's code, name, severity and preview so that selecting rules
-    imports none; its module is the truth."""
+def test_a_rule_identity_is_written_once_in_the_registry():
+    """The registry holds each rule's code, name, severity and preview (so that selecting rules
+    imports none); a module that said them again could drift from it."""
     for rule in RULES:
         module = importlib.import_module("auditor.rules." + rule.name.replace("-", "_"))
-        said = (module.CODE, module.NAME, module.SEVERITY, getattr(module, "PREVIEW", False))
-        assert (rule.code, rule.name, rule.severity, rule.preview) == said
+        said = [n for n in ("CODE", "NAME", "SEVERITY", "PREVIEW") if hasattr(module, n)]
+        assert said == [], f"{module.__name__} says {said}: the registry holds them"
+        assert module.__doc__, f"{module.__name__} documents {rule.code}"
 
 
 def test_rule_codes_and_names_are_unique_and_well_formed():
@@ -71,8 +72,8 @@ def test_every_reporter_module_is_registered_and_loads():
 
 
 def test_every_list_of_output_formats_is_read_from_the_reporter_registry():
-    from auditor import statistics
     from auditor.cli.options import FormatOption
+    from auditor.commands import statistics
 
     (option,) = FormatOption.__metadata__
     assert option.callback(list(REPORTERS)) == list(REPORTERS)  # the choices -f accepts

@@ -8,7 +8,8 @@ import re
 import orjson
 import pytest
 
-from auditor import config, engine, sources, toolsfile
+from auditor import config, engine, sources
+from auditor.config import toolsfile
 from auditor.errors import ConfigError
 from auditor.sources import spans
 from tests.helpers import FIXTURES, ROOT, audit_process

@@ -159,7 +159,7 @@ def audit(
     options = dict(locals())
 
     def act() -> int:
-        from auditor import info, run
+        from auditor.commands import info, run
 
         if version:
             print(VERSION)

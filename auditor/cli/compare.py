@@ -109,8 +109,8 @@ def compare(
     (matched by id) that gained or lost findings."""
 
     def act() -> int:
-        from auditor import run
-        from auditor.run import Invocation, Output
+        from auditor.commands import run
+        from auditor.commands.run import Invocation, Output
 
         invocation = Invocation(
             paths=(base, new),

@@ -15,7 +15,7 @@ from auditor.errors import AuditorError, Terminated
 
 def exit_with(act: Callable[[], int], debug: bool) -> NoReturn:
     """Run a command and exit with its status; an error is one line on stderr (exit 2)."""
-    from auditor import run
+    from auditor.commands import run
 
     signal.signal(signal.SIGTERM, _terminated)
     try:

@@ -159,8 +159,8 @@ def run(argv: list[str]) -> None:
     options = read(argv)
     if options is None:
         return
-    from auditor import run as audit_run
     from auditor.cli.exits import exit_with
     from auditor.cli.values import invocation
+    from auditor.commands import run as audit_run
 
     exit_with(lambda: audit_run.main(invocation(options)), options["debug"])

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from auditor.errors import AuditorError
 
 if TYPE_CHECKING:
-    from auditor.run import Invocation, Output
+    from auditor.commands.run import Invocation, Output
 
 
 class FailOn(StrEnum):
@@ -49,7 +49,7 @@ def parse_outputs(formats: list[str] | None, output: str | None) -> tuple[Output
     A `-f` without a file goes to `-o FILE`, else to stdout; there can be one such. Without
     any `-f`, the one output is in the default format (to `-o FILE`, if given).
     """
-    from auditor.run import Output
+    from auditor.commands.run import Output
 
     outputs: list[Output] = []
     bare: list[str] = []
@@ -89,7 +89,7 @@ def parse_jobs(value: str) -> int:
 def invocation(o: dict[str, Any]) -> Invocation:
     """The parsed command line (the `audit` command's parameters by name) as the run's typed
     Invocation."""
-    from auditor.run import Invocation
+    from auditor.commands.run import Invocation
 
     return Invocation(
         paths=tuple(o["paths"] or ()),

@@ -2,9 +2,11 @@
 
 `files` finds and reads the configuration file (`[tool.auditor]` of the nearest pyproject.toml,
 or the file `--config` names); `options` types the per-family option tables
-(`[tool.auditor.loops]`, `[tool.auditor.approvals]`) by each rule's `Options`. The command line
-wins: `--select` starts the rule selection over (the file's `select` and `ignore` no longer
-apply), `--ignore` adds to the file's `ignore`, `--fail-on` replaces `fail-on`.
+(`[tool.auditor.loops]`, `[tool.auditor.approvals]`) by each rule's `Options`; `suppress` reads
+`[[tool.auditor.suppress]]`; `toolsfile` reads the tool declarations `--tools FILE` (or
+`tools`) names. The command line wins: `--select` starts the rule selection over (the file's
+`select` and `ignore` no longer apply), `--ignore` adds to the file's `ignore`, `--fail-on`
+replaces `fail-on`.
 """
 
 from __future__ import annotations
@@ -273,7 +275,7 @@ def _tools(
     relative to the configuration file), and the file they came from; (None, None) when no
     file names any."""
     if given:
-        from auditor import toolsfile  # here, and below: most runs read no tools file
+        from auditor.config import toolsfile  # here, and below: most runs read no tools file
 
         return toolsfile.read(given), given
     if file is None or "tools" not in values:
@@ -281,7 +283,7 @@ def _tools(
     path = values["tools"]
     if not isinstance(path, str) or not path:
         raise file.error(f"tools must be the path of a file, got {shown_value(path)}")
-    from auditor import toolsfile
+    from auditor.config import toolsfile
 
     named = file.path.parent / path
     real, folder = os.path.realpath(named), os.path.realpath(file.path.parent)

@@ -1,9 +1,9 @@
 """read -> normalise -> replay -> rules -> sorted findings; a rule that crashes is reported.
 
-The run loop (`audit_plan`) over the package's stages: `plan` (what to audit), `runners` (where
-each source is audited: here, in worker processes, on Dask), `source` (the audit of one
-source), `checker` (the rules on each conversation), `merge` (the results reduced in input
-order), `results` (what crosses them).
+The run loop (`audit_plan`: plan -> runner -> merge) over the package's stages: `plan` (what
+to audit), `runners` (where each source is audited: here, in worker processes, on Dask),
+`source` (the audit of one source), `checker` (the rules on each conversation), `merge` (the
+results reduced in input order into the report: `RunMerge`), `results` (what crosses them).
 
 Tool sets: a conversation's own declarations win; else the tools of `--tools` (`Settings.tools`);
 else its tools are inferred from its input file: every tool some conversation of the file
@@ -14,7 +14,7 @@ calls one, another domain). Those sets are known only once every file was read,
 which with `--jobs` happens in several worker processes, so a rule that needs them (FB003)
 yields its findings with `deferred` data instead of deciding them; each source reports its
 tools and those findings (keyed by fingerprint, as lines are resolved and unread records
-regrouped in place), and `audit_plan` decides them (`Rule.resolve`) after merging every source
+regrouped in place), and the merge decides them (`Rule.resolve`) once every source is merged
 in input order. The report is thus the same with any number of jobs, memory holds sets of
 tool names and the few undecided findings, and rules stay functions of one replayed
 conversation.
@@ -23,30 +23,23 @@ conversation.
 from __future__ import annotations
 
 import contextlib
-from collections import Counter, defaultdict
 from collections.abc import Iterable
-from dataclasses import replace
-from typing import TYPE_CHECKING
 
-from auditor import sources
 from auditor.config import Settings
 from auditor.engine.checker import ConversationChecker, conversation_key
-from auditor.engine.merge import FileMerge, decide, gaps, shown, summarise
+from auditor.engine.merge import RunMerge
 from auditor.engine.plan import Planned, cut_for_jobs, plan, spans
 from auditor.engine.results import UNREAD_SHOWN, Progress, SourceResult
 from auditor.engine.runners import Runner, local, workers_for
 from auditor.engine.source import audit_source
-from auditor.findings import Finding, occurrence
-from auditor.report import Counts, FileSummary, Report, RunError, Unread
-
-if TYPE_CHECKING:
-    from auditor import timeline
+from auditor.report import Report
 
 __all__ = [
     "UNREAD_SHOWN",
     "ConversationChecker",
     "Planned",
     "Progress",
+    "RunMerge",
     "Runner",
     "SourceResult",
     "audit",
@@ -56,17 +49,6 @@ __all__ = [
     "plan",
     "spans",
 ]
-
-
-def unique(findings: list[Finding]) -> None:
-    """Findings alike in one log (a conversation without an id logged twice) told apart, in
-    place: the n-th of a fingerprint gets `occurrence(fingerprint, n)`, in the sorted order."""
-    seen: Counter[str] = Counter()
-    for i, f in enumerate(findings):
-        n = seen[f.fingerprint]
-        seen[f.fingerprint] += 1
-        if n:
-            findings[i] = replace(f, fingerprint=occurrence(f.fingerprint, n))
 
 
 def audit(
@@ -97,14 +79,6 @@ def audit_plan(
     With `fitted` (`--jobs auto`), no more local workers start than the plan keeps busy
     (`runners.workers_for`): none for a small input.
     """
-    findings: list[Finding] = []
-    counts = Counts()
-    skipped: dict[tuple[str, str], int] = defaultdict(int)
-    errors: list[RunError] = []
-    unread: list[Unread] = []
-    files: list[FileSummary] = []
-    timelines: list[timeline.Timeline] = []
-    tooled: dict[str, SourceResult] = {}  # input file -> its inferred tools and undecided findings
     if runner is None:
         if fitted and jobs > 1:
             planned = list(planned)
@@ -112,65 +86,12 @@ def audit_plan(
         runner = local(jobs)
     if runner.jobs > 1:
         planned = cut_for_jobs(planned, settings, runner.jobs)
-    file = FileMerge(settings, None)
-
-    def take(source: sources.Source, result: SourceResult, continued: bool) -> None:
-        nonlocal counts
-        if not result.unread:
-            summarise(files, source, result, continued)
-        merged = tooled.setdefault(source.path, SourceResult())
-        for fmt, names in result.tools.items():
-            merged.tools.setdefault(fmt, set()).update(names)
-        for fmt, n in result.untooled.items():
-            merged.untooled[fmt] = merged.untooled.get(fmt, 0) + n
-        merged.undecided.update(result.undecided)
-        findings.extend(result.findings)
-        counts += result.counts
-        for key, n in result.skipped.items():
-            skipped[key] += n
-        errors.extend(result.errors)
-        unread.extend(result.unread)
-        timelines.extend(result.timelines)
-
-    def close(file: FileMerge) -> None:
-        rest = file.finish()
-        if rest is not None and file.source is not None:
-            take(file.source, rest, True)
-
+    merge = RunMerge(settings)
     # Closed however the loop ends, so a runner's workers end with it (`runners.ProcessPool`).
     with contextlib.closing(runner.results(iter(planned), settings, progress)) as results:
         for item in results:
-            if isinstance(item, RunError):
-                errors.append(item)
-                continue
-            if isinstance(item, Counts):
-                counts += item
-                continue
-            if isinstance(item, Unread):
-                unread.append(item)
-                continue
-            source, result = item
-            if source.path != file.path or source.span is None or source.span.start == 0:
-                close(file)
-                file = FileMerge(settings, source)
-            if progress is not None:
+            if progress is not None and isinstance(item, tuple):
+                source, result = item
                 progress.finished(source, result.counts.conversations, len(result.findings))
-            file.add(result)
-            take(source, result, source.span is not None and source.span.start > 0)
-    close(file)
-    findings = decide(findings, tooled, skipped, settings)
-    findings.sort(key=Finding.sort_key)
-    unique(findings)
-    if timelines:
-        timelines = shown(timelines, findings)
-    return Report(
-        tuple(findings),
-        counts,
-        settings.rules,
-        gaps(skipped),
-        tuple(errors),
-        severity=dict(settings.severity),
-        unread=tuple(unread),
-        files=tuple(files),
-        timelines=tuple(timelines),
-    )
+            merge.add(item)
+    return merge.report()

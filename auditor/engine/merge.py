@@ -1,28 +1,160 @@
 """The reduce half of the engine: what each source returns, merged in input order into one
-report's parts, so that the report is the same for any number of jobs and any runner.
+report, so that the report is the same for any number of jobs and any runner.
 
+`RunMerge` takes every item a runner hands back, in plan order, and owns what they add up to:
+the findings, counts, coverage gaps, errors, unread files, `-v` summaries and timelines.
 Within a file (`FileMerge`): unread-record groups are joined across the spans a file was cut
-into, and the lines spans deferred are read at the file's end. Across files (`decide`): the
-tools inferred from every file are gathered, and the findings a rule left undecided until they
-were known are decided.
+into, and the lines spans deferred are read at the file's end. Across files (`RunMerge.decide`):
+the tools inferred from every file are gathered, and the findings a rule left undecided until
+they were known (FB003's) are decided.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from auditor import sources
 from auditor.config import Settings
-from auditor.engine.results import SourceResult, UnreadGroup
+from auditor.engine.results import Item, SourceResult, UnreadGroup
 from auditor.engine.source import audit_source
-from auditor.findings import Finding
-from auditor.report import Counts, FileSummary, Gap
+from auditor.findings import Finding, occurrence
+from auditor.report import Counts, FileSummary, Gap, Report, RunError, Unread
 from auditor.rules import BY_CODE, UNTOOLED
 
 if TYPE_CHECKING:
     from auditor import timeline
+
+
+class RunMerge:
+    """Every item of a run, added in plan order (`add`), reduced into one sorted report
+    (`report`).
+
+    A file's results, whole or in spans, go through its `FileMerge`. The tools each input file
+    inferred and the findings a rule left undecided until they are known (`Violation.deferred`,
+    FB003's) are kept per file over its spans, and decided once every file is merged, so that
+    memory holds sets of tool names and the few undecided findings.
+    """
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.findings: list[Finding] = []
+        self.counts = Counts()
+        self.skipped: dict[tuple[str, str], int] = defaultdict(int)
+        self.errors: list[RunError] = []
+        self.unread: list[Unread] = []
+        self.files: list[FileSummary] = []
+        self.timelines: list[timeline.Timeline] = []
+        self.tooled: dict[str, SourceResult] = {}
+        """Input file -> its inferred tools and undecided findings, over its spans."""
+        self.file = FileMerge(settings, None)
+
+    def add(self, item: Item) -> None:
+        if isinstance(item, RunError):
+            self.errors.append(item)
+        elif isinstance(item, Counts):
+            self.counts += item
+        elif isinstance(item, Unread):
+            self.unread.append(item)
+        else:
+            source, result = item
+            continued = source.span is not None and source.span.start > 0
+            if source.path != self.file.path or not continued:
+                self.close_file()
+                self.file = FileMerge(self.settings, source)
+            self.file.add(result)
+            self.take(source, result, continued)
+
+    def close_file(self) -> None:
+        """What the file being merged still holds (its deferred lines, its groups), taken."""
+        rest = self.file.finish()
+        if rest is not None and self.file.source is not None:
+            self.take(self.file.source, rest, True)
+
+    def take(self, source: sources.Source, result: SourceResult, continued: bool) -> None:
+        if not result.unread:
+            summarise(self.files, source, result, continued)
+        merged = self.tooled.setdefault(source.path, SourceResult())
+        for fmt, names in result.tools.items():
+            merged.tools.setdefault(fmt, set()).update(names)
+        for fmt, n in result.untooled.items():
+            merged.untooled[fmt] = merged.untooled.get(fmt, 0) + n
+        merged.undecided.update(result.undecided)
+        self.findings.extend(result.findings)
+        self.counts += result.counts
+        for key, n in result.skipped.items():
+            self.skipped[key] += n
+        self.errors.extend(result.errors)
+        self.unread.extend(result.unread)
+        self.timelines.extend(result.timelines)
+
+    def report(self) -> Report:
+        """The sorted report, once every item was added: the last file closed, the undecided
+        findings decided, findings alike told apart, the timelines of those left."""
+        self.close_file()
+        findings = self.decide()
+        findings.sort(key=Finding.sort_key)
+        unique(findings)
+        timelines = shown(self.timelines, findings) if self.timelines else []
+        return Report(
+            tuple(findings),
+            self.counts,
+            self.settings.rules,
+            gaps(self.skipped),
+            tuple(self.errors),
+            severity=dict(self.settings.severity),
+            unread=tuple(self.unread),
+            files=tuple(self.files),
+            timelines=tuple(timelines),
+        )
+
+    def decide(self) -> list[Finding]:
+        """The findings with each undecided one decided by its rule, given the inferred tools;
+        the conversations a rule could not examine for want of any tool, counted as skipped."""
+        run: dict[str, set[str]] = defaultdict(set)  # log format -> tools, over every file
+        files: dict[tuple[str, str], int] = defaultdict(int)  # (format, tool) -> files calling it
+        undecided: dict[str, tuple[frozenset[str], frozenset[str], str, Any]] = {}
+        for merged in self.tooled.values():
+            for fmt, names in merged.tools.items():
+                run[fmt] |= names
+                for name in names:
+                    files[(fmt, name)] += 1
+        for merged in self.tooled.values():
+            for key, (fmt, data) in merged.undecided.items():
+                own = frozenset(merged.tools.get(fmt, ()))
+                # The other logs lend their tools to a file that shares one with them, or calls
+                # none: a file whose every tool no other log called works with another tool set
+                # (a course's domains, one a file), of which the others' tools say nothing.
+                kin = own
+                if not own or any(files[(fmt, name)] > 1 for name in own):
+                    kin = frozenset(run[fmt])
+                undecided[key] = (own, kin, fmt, data)
+            for fmt, n in merged.untooled.items():
+                if n and not run[fmt]:
+                    for rule in self.settings.rules:
+                        if rule.resolve is not None:
+                            self.skipped[(rule.code, UNTOOLED)] += n
+        if not undecided:
+            return self.findings
+        kept = []
+        for finding in self.findings:
+            entry = undecided.get(finding.fingerprint)
+            resolve = BY_CODE[finding.code].resolve
+            if entry is None or resolve is None:
+                kept.append(finding)
+                continue
+            own, kin, fmt, data = entry
+            # the tools of its file first; then those of the run's other logs of its format (one
+            # benchmark run spread over files) that share a tool with its file, never another
+            # format's (SWE-agent's `create` says nothing of a multi-agent chat)
+            outcome = resolve(data, own, "this file")
+            if outcome is None and kin != own:
+                outcome = resolve(data, kin, f"another {fmt} log of this run")
+            if outcome is not None:
+                message, tool = outcome
+                kept.append(replace(finding, message=message, tool=tool))
+        return kept
 
 
 class FileMerge:
@@ -95,58 +227,6 @@ def summarise(
     files.append(FileSummary(source.name, tuple(formats.items()), c.records, c.conversations))
 
 
-def decide(
-    findings: list[Finding],
-    tooled: dict[str, SourceResult],
-    skipped: dict[tuple[str, str], int],
-    settings: Settings,
-) -> list[Finding]:
-    """The findings with each undecided one decided by its rule, given the inferred tools."""
-    run: dict[str, set[str]] = defaultdict(set)  # log format -> tools, over every file
-    files: dict[tuple[str, str], int] = defaultdict(int)  # (format, tool) -> files that called it
-    undecided: dict[str, tuple[frozenset[str], frozenset[str], str, Any]] = {}
-    for merged in tooled.values():
-        for fmt, names in merged.tools.items():
-            run[fmt] |= names
-            for name in names:
-                files[(fmt, name)] += 1
-    for merged in tooled.values():
-        for key, (fmt, data) in merged.undecided.items():
-            own = frozenset(merged.tools.get(fmt, ()))
-            # The other logs lend their tools to a file that shares one with them, or calls
-            # none: a file whose every tool no other log called works with another tool set
-            # (a course's domains, one a file), of which the others' tools say nothing.
-            kin = own
-            if not own or any(files[(fmt, name)] > 1 for name in own):
-                kin = frozenset(run[fmt])
-            undecided[key] = (own, kin, fmt, data)
-        for fmt, n in merged.untooled.items():
-            if n and not run[fmt]:
-                for rule in settings.rules:
-                    if rule.resolve is not None:
-                        skipped[(rule.code, UNTOOLED)] += n
-    if not undecided:
-        return findings
-    kept = []
-    for finding in findings:
-        entry = undecided.get(finding.fingerprint)
-        resolve = BY_CODE[finding.code].resolve
-        if entry is None or resolve is None:
-            kept.append(finding)
-            continue
-        own, kin, fmt, data = entry
-        # the tools of its file first; then those of the run's other logs of its format (one
-        # benchmark run spread over files) that share a tool with its file, never another
-        # format's (SWE-agent's `create` says nothing of a multi-agent chat)
-        outcome = resolve(data, own, "this file")
-        if outcome is None and kin != own:
-            outcome = resolve(data, kin, f"another {fmt} log of this run")
-        if outcome is not None:
-            message, tool = outcome
-            kept.append(replace(finding, message=message, tool=tool))
-    return kept
-
-
 def gaps(skipped: dict[tuple[str, str], int]) -> tuple[Gap, ...]:
     grouped: dict[tuple[str, str, int], list[str]] = defaultdict(list)
     for (code, reason), n in sorted(skipped.items()):
@@ -155,3 +235,14 @@ def gaps(skipped: dict[tuple[str, str], int]) -> tuple[Gap, ...]:
         Gap(family, reason, tuple(codes), n)
         for (family, reason, n), codes in sorted(grouped.items())
     )
+
+
+def unique(findings: list[Finding]) -> None:
+    """Findings alike in one log (a conversation without an id logged twice) told apart, in
+    place: the n-th of a fingerprint gets `occurrence(fingerprint, n)`, in the sorted order."""
+    seen: Counter[str] = Counter()
+    for i, f in enumerate(findings):
+        n = seen[f.fingerprint]
+        seen[f.fingerprint] += 1
+        if n:
+            findings[i] = replace(f, fingerprint=occurrence(f.fingerprint, n))

@@ -62,6 +62,11 @@ class SourceResult:
     """With `Settings.timelines`: one per conversation that got findings."""
 
 
+Item = RunError | Counts | Unread | tuple[Source, SourceResult]
+"""What a runner hands back, in plan order: each planned item, and each source with what
+auditing it returned."""
+
+
 UNREAD_SHOWN = 20
 """IN findings of one kind listed one by one per file; the rest are counted in one finding."""
 UNREAD_SAMPLE = 5

@@ -16,14 +16,13 @@ from typing import TYPE_CHECKING, Protocol
 from auditor import sources
 from auditor.config import Settings
 from auditor.engine.plan import Planned
-from auditor.engine.results import Progress, SourceResult
+from auditor.engine.results import Item, Progress, SourceResult
 from auditor.engine.source import audit_source
-from auditor.report import Counts, RunError, Unread
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
 
-Results = Generator[RunError | Counts | Unread | tuple[sources.Source, SourceResult], None, None]
+Results = Generator[Item, None, None]
 """Each planned item, and each source with what `audit_source` returns for it, in plan order;
 closed by the engine however the run ends."""
 

@@ -121,6 +121,11 @@ LEXICON = Lexicon(
     r"|(?:einfach|direkt)\s+(?:machen|durchführen)",
     gap=8,
     assumes=r"angenommen|nehme\s+ich\s+an|ich\s+nehme\s+an|hypothetisch\w*|fiktiv\w*|erfunden\w*",
+    made_up=r"(?:simuliert|fiktiv|erfunden|hypothetisch|synthetisch|gefälscht)e[nrs]?\s+(?:\w+\s+)?(?:daten|werte|zahlen|preise|datensätze)|(?:beispiel|schein|dummy|fake)(?:daten|werte|zahlen)|(?:simulier|erfind)(?:e|en)\s+(?:ich\s+|wir\s+)?(?:die\s+|einige\s+)?(?:\w+\s+)?(?:daten|werte|zahlen|preise)",
+    invented=r"simuliert\w*|fiktiv\w*|erfunden\w*|hypothetisch\w*|synthetisch\w*|beispieldaten|nicht\s+real\w*|nicht\s+echt\w*",
+    results=r"ergebnis\w*|gesamt\w*|summe|antwort|wahrscheinlichkeit|anteil|durchschnitt\w*|mittelwert|preis|kosten|differenz|rate",
+    never=r"nicht|nie|niemals|ohne|statt|anstatt|kein\w*|vermeiden",
+    real=r"(?:echt|real|tatsächlich|offiziell)e[nrs]?\s+(?:\w+\s+)?(?:daten|werte|zahlen|preise)",
     money_words="betrag preis summe gesamtbetrag kosten gebuehr gebühr saldo",
     months=(
         "januar jänner|februar|märz maerz|april|mai|juni|"

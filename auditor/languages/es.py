@@ -155,6 +155,11 @@ LEXICON = Lexicon(
     r"(?:consult|pregunt|confirm)|sin\s+(?:preguntar|consultar|confirmar)(?:me)?"
     r"|(?:hágalo|hazlo)\s+directamente",
     assumes=r"asum[oi]\w*|asumamos|supongo|suponiendo|supongamos|hipot[ée]tic\w*|fictici\w*|inventad\w*",
+    made_up=r"(?:datos|valores|cifras|precios|registros|números)\s+(?:\w+\s+)?(?:simulad[oa]s|fictici[oa]s|inventad[oa]s|hipotétic[oa]s|sintétic[oa]s|fals[oa]s|de\s+ejemplo|de\s+muestra)|(?:simul|invent)(?:ar|aré|aremos|emos|o|amos)\s+(?:los\s+|unos\s+|algunos\s+)?(?:\w+\s+)?(?:datos|valores|cifras|precios)",
+    invented=r"simulad[oa]s?|fictici[oa]s?|inventad[oa]s?|hipotétic[oa]s?|sintétic[oa]s?|de\s+ejemplo|no\s+(?:son\s+)?reales",
+    results=r"resultado|total|respuesta|probabilidad|porcentaje|promedio|media|suma|precio|costo|coste|diferencia|tasa",
+    never=r"no|nunca|jamás|sin|en\s+lugar\s+de|en\s+vez\s+de|evitar",
+    real=r"(?:datos|valores|cifras|precios|registros)\s+(?:\w+\s+)?(?:reales|oficiales|verdaderos)",
     money_words="importe monto precio costo coste tarifa saldo cargo",
     months=(
         "enero|febrero|marzo|abril|mayo|junio|"

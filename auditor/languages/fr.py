@@ -118,6 +118,11 @@ LEXICON = Lexicon(
     waives=r"pas\s+besoin\s+de\s+(?:me\s+)?(?:demander|confirmer|vérifier)"
     r"|sans\s+(?:me\s+)?(?:demander|confirmation)|inutile\s+de\s+(?:me\s+)?(?:demander|confirmer)",
     assumes=r"suppos(?:e|ons|ant|é|ée|és|ées)|hypoth[ée]tique\w*|fictif|fictive\w*|fictifs|invent[ée]e?s?",
+    made_up=r"(?:données|valeurs|chiffres|prix|enregistrements)\s+(?:\w+\s+)?(?:simulées|simulés|fictives|fictifs|inventées|inventés|hypothétiques|synthétiques|factices|d'exemple)|(?:simul|invent)(?:er|erai|erons|ons|e)\s+(?:les\s+|des\s+|quelques\s+)?(?:\w+\s+)?(?:données|valeurs|chiffres|prix)",
+    invented=r"simulée?s?|fictive?s?|fictifs?|inventée?s?|hypothétiques?|synthétiques?|factices?|d'exemple|(?:ne\s+sont\s+)?pas\s+réel(?:le)?s",
+    results=r"résultat|total|réponse|probabilité|pourcentage|moyenne|somme|prix|coût|différence|taux",
+    never=r"ne|pas|jamais|sans|au\s+lieu\s+de|plutôt\s+que|éviter",
+    real=r"(?:données|valeurs|chiffres|prix)\s+(?:\w+\s+)?(?:réelles|réels|officielles|officiels|véritables)",
     money_words="montant prix cout coût frais solde tarif",
     months=(
         "janvier|février fevrier|mars|avril|mai|juin|"

@@ -117,6 +117,11 @@ LEXICON = Lexicon(
     waives=r"non\s+(?:c['’]è\s+)?(?:bisogno|serve)\s+(?:di\s+)?(?:chiedermi|chiedere|confermare)"
     r"|senza\s+(?:chiedere|conferma)",
     assumes=r"suppon\w*|supponiamo|presumo|ipotetic\w*|fittizi\w*|inventat\w*",
+    made_up=r"(?:dati|valori|numeri|prezzi|record)\s+(?:\w+\s+)?(?:simulati|fittizi|inventati|ipotetici|sintetici|falsi|di\s+esempio)|(?:simul|invent)(?:are|erò|eremo|iamo|o)\s+(?:i\s+|dei\s+|alcuni\s+)?(?:\w+\s+)?(?:dati|valori|numeri|prezzi)",
+    invented=r"simulat[oiae]|fittizi[oae]?|inventat[oiae]|ipotetic[oiah]e?|sintetic[oiah]e?|di\s+esempio|non\s+(?:sono\s+)?reali",
+    results=r"risultato|totale|risposta|probabilità|percentuale|media|somma|prezzo|costo|differenza|tasso",
+    never=r"non|mai|senza|invece\s+di|anziché|evitare",
+    real=r"(?:dati|valori|numeri|prezzi)\s+(?:\w+\s+)?(?:reali|ufficiali|veri)",
     money_words="importo prezzo totale costo tariffa saldo somma",
     months=(
         "gennaio|febbraio|marzo|aprile|maggio|giugno|"

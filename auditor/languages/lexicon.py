@@ -86,6 +86,20 @@ class Lexicon:
     assumes: str = r"(?!)"
     """Words that say a value is assumed, hypothetical or made up ("asumo", "supongamos",
     "ficticio"): a fact in their sentence is no fact the answer states (FB008)."""
+    made_up: str = r"(?!)"
+    """An announcement that the agent will work with data it made up ("datos simulados",
+    "simularé los datos", "Beispieldaten", "des données fictives") (FB006)."""
+    invented: str = r"(?!)"
+    """Words that say a reported result rests on made-up or unreal data ("simulados", "no son
+    reales", "fiktiv"): a report holding one is caveated (FB006)."""
+    results: str = r"(?!)"
+    """Words a result is reported after ("resultado", "total", "Wahrscheinlichkeit"): a figure
+    soon after one states a result (FB006)."""
+    never: str = r"(?!)"
+    """Words that negate or decline what follows ("no", "nunca", "sin", "ohne", "au lieu de"):
+    before an announcement, the agent says it will not invent data (FB006)."""
+    real: str = r"(?!)"
+    """Words that call data real or actual ("reales", "echten", "réelles") (FB006)."""
     gap: int = 0
     """How many words may stand between auxiliary and participle beyond `adverbs`: German
     puts the object between them ("ich habe die E-Mail gesendet")."""

@@ -145,6 +145,11 @@ LEXICON = Lexicon(
     waives=r"não\s+(?:é\s+)?(?:precisa|necessário)\s+(?:me\s+)?(?:perguntar|confirmar|consultar)"
     r"|sem\s+(?:me\s+)?(?:perguntar|confirmar|confirmação)",
     assumes=r"assumo|assumindo|suponho|supondo|suponhamos|hipot[ée]tic\w*|fict[íi]ci\w*|inventad\w*",
+    made_up=r"(?:dados|valores|números|preços|registros|registos)\s+(?:\w+\s+)?(?:simulad[oa]s|fictíci[oa]s|inventad[oa]s|hipotétic[oa]s|sintétic[oa]s|fals[oa]s|de\s+exemplo|de\s+amostra)|(?:simul|invent)(?:ar|arei|aremos|o|amos)\s+(?:os\s+|uns\s+|alguns\s+)?(?:\w+\s+)?(?:dados|valores|números|preços)",
+    invented=r"simulad[oa]s?|fictíci[oa]s?|inventad[oa]s?|hipotétic[oa]s?|sintétic[oa]s?|de\s+exemplo|não\s+(?:são\s+)?reais",
+    results=r"resultado|total|resposta|probabilidade|percentagem|porcentagem|média|soma|preço|custo|diferença|taxa",
+    never=r"não|nunca|jamais|sem|em\s+vez\s+de|ao\s+invés\s+de|evitar",
+    real=r"(?:dados|valores|números|preços|registros)\s+(?:\w+\s+)?(?:reais|oficiais|verdadeiros)",
     money_words="valor preco preço montante custo tarifa saldo",
     months=(
         "janeiro|fevereiro|março marco|abril|maio|junho|"

@@ -21,9 +21,10 @@ from functools import lru_cache
 from typing import Any
 
 from auditor.languages import LEXICONS
-from auditor.patterns import lazy
+from auditor.patterns import folded, lazy
 from auditor.reading.written import DATES as _DATES
 from auditor.reading.written import DATES_IN_DIGITS as _DATES_IN_DIGITS
+from auditor.reading.written import ISO_DATE as _ISO_DATE
 from auditor.reading.written import MONEY as _MONEY
 from auditor.reading.written import MONTH_NAMED as _MONTH_NAMED
 from auditor.reading.written import MONTHS, NUMBERS, decimal_key
@@ -42,7 +43,7 @@ _PAYMENT_ID = lazy(
     re.I,
 )
 _CARD_WORDS = r"(?:visa|master\s?card|amex|american express|discover|credit card|debit card|card)"
-_PAYMENT_TEXT = lazy(
+_PAYMENT_TEXT = folded(
     r"\b(?P<kind>" + _CARD_WORDS + r"|gift card|(?:travel )?certificate)s?\s{1,3}"
     r"(?:(?:number|no\.?|#|id|ending in|ending with|ending|that ends in|last four digits"
     r"|last 4 digits|last four|last 4|with)\s{1,3}){0,2}[#:(]?\s?(?:[x*]{2,4}[-\s]?)?"
@@ -51,8 +52,7 @@ _PAYMENT_TEXT = lazy(
     r"|\b(?P<bare>gift cards?|(?:travel )?certificates?|credit cards?|debit cards?|paypal"
     r"|visa|master\s?card|original (?:payment|form of payment)|same (?:payment|card)"
     r"|(?:card|payment method|payment)(?: information| details)? (?:on file|saved|stored"
-    r"|in (?:my|your|the) profile))\b",
-    re.I,
+    r"|in (?:my|your|the) profile))\b"
 )
 _PAYMENT_HINTS = (
     "card",
@@ -72,10 +72,9 @@ _CODE = lazy(r"#?\b(?=[A-Z0-9]{5,12}\b)(?=[A-Z0-9]{0,11}\d)(?=[A-Z0-9]{0,11}[A-Z
 _DIGIT = lazy(r"\d")
 _NUMBER_ID = lazy(r"(?<![\d.,$€£])\b\d{6,16}\b(?![.,]\d)")
 _PREFIXED = lazy(r"\b[a-z]{2,20}(?:_[a-z]{2,20}){0,3}_\d{3,12}\b")
-_QUANTITY = lazy(
+_QUANTITY = folded(
     r"\b(?P<n>\d{1,3}|" + "|".join(NUMBERS) + r")\s(?:(?:extra|more|additional|checked|new|"
-    r"non-?free|free|of)\s){0,2}(?:[a-z]{3,20}\s)?(?P<noun>[a-z]{2,20})\b",
-    re.I,
+    r"non-?free|free|of)\s){0,2}(?:[a-z]{3,20}\s)?(?P<noun>[a-z]{2,20})\b"
 )
 _MONEY_KEY_WORDS = "amount price total cost fee fees refund balance charge sum subtotal paid"
 _MONEY_WORDS = frozenset(
@@ -140,7 +139,8 @@ def _in_text(text: str) -> list[Value]:
             n = m["n"].lower()
             count = NUMBERS.get(n)
             number = count if count is not None else int(n)
-            found.append(Value("quantity", f"{_noun(m['noun'])}:{number}", m.group()))
+            said = text[m.start() : m.end()]
+            found.append(Value("quantity", f"{_noun(m['noun'])}:{number}", said))
     return found
 
 
@@ -207,7 +207,7 @@ def _dates_in(text: str, digits: bool = True) -> Iterator[Value]:
         for m in pattern.finditer(text):
             before = text[max(0, m.start() - 30) : m.start()].lower()
             birth = any(w in before for w in _BIRTH_WORDS)
-            for v in _date(m):
+            for v in _date(m, text):
                 yield Value("birthdate", v.key, v.text) if birth or _old(v.key) else v
 
 
@@ -219,7 +219,8 @@ def _old(key: str) -> bool:
     return len(key) == 10 and key < "2000"
 
 
-def _date(m: re.Match[str]) -> Iterator[Value]:
+def _date(m: re.Match[str], text: str) -> Iterator[Value]:
+    """The dates match `m` of `text` reads (of the lowered text, for a folded pattern)."""
     groups = m.groupdict()
     year = groups.get("year")
     if "a" in groups and groups["a"] is not None:
@@ -236,7 +237,7 @@ def _date(m: re.Match[str]) -> Iterator[Value]:
     for month_number, day in readings:
         if 1 <= month_number <= 12 and 1 <= day <= 31:
             key = f"{month_number:02d}-{day:02d}"
-            yield Value("date", f"{year}-{key}" if year else key, m.group())
+            yield Value("date", f"{year}-{key}" if year else key, text[m.start() : m.end()])
 
 
 def _day(written: str) -> int | None:
@@ -260,15 +261,16 @@ def _payments(text: str) -> Iterator[Value]:
     for m in _PAYMENT_ID.finditer(text):
         yield Value("payment", f"{_payment_kind(m['kind'])}:{int(m['n'])}", m.group())
     for m in _PAYMENT_TEXT.finditer(text):
+        said = text[m.start() : m.end()]
         if m["bare"]:
-            yield Value("payment", _payment_kind(m["bare"]), m.group())
+            yield Value("payment", _payment_kind(m["bare"]), said)
             continue
         kind = _payment_kind(m["kind"] or m["kind2"])
         number = m["n"] or m["n2"]
         if kind == "credit_card" or len(number) == 4:
-            yield Value("payment", f"{kind}:last4:{number[-4:]}", m.group())
+            yield Value("payment", f"{kind}:last4:{number[-4:]}", said)
         else:
-            yield Value("payment", f"{kind}:{int(number)}", m.group())
+            yield Value("payment", f"{kind}:{int(number)}", said)
 
 
 def payment_id(text: str) -> Value | None:
@@ -371,7 +373,7 @@ def _argument(path: str, key: str, leaf: Any) -> Argument | None:
     text = leaf.strip()
     if payment := payment_id(text):
         return Argument(path, payment)
-    if m := _DATES[0].fullmatch(text[:10]):
+    if m := _ISO_DATE.fullmatch(text[:10]):
         month, day = int(m["month"]), int(m["day"])
         key_ = f"{m['year']}-{month:02d}-{day:02d}"
         birth = any(w in key.lower() for w in _BIRTH_WORDS) or _old(key_)

@@ -12,7 +12,7 @@ import re
 from decimal import Decimal, InvalidOperation
 
 from auditor.languages import LEXICONS
-from auditor.patterns import lazy, one_of
+from auditor.patterns import Finds, folded, lazy, one_of
 
 MONTHS = {
     name: i + 1
@@ -59,16 +59,18 @@ _FOREIGN_MONTH = r"(?P<month>" + one_of(m for m in MONTHS if m not in _ENGLISH_M
 _DAY_WORD = one_of(ORDINALS)
 _DAY = r"(?P<day>\d{1,2}(?:st|nd|rd|th)?|" + _DAY_WORD + r")"
 _YEAR = r"(?:,?\s+(?:de\s+|del\s+)?(?P<year>\d{4}))?"
-DATES = [
-    lazy(r"\b(?P<year>\d{4})-(?P<month>\d{1,2})-(?P<day>\d{1,2})\b"),
-    lazy(r"\b" + _MONTH + r"\s+(?:the\s+)?" + _DAY + r"\b" + _YEAR, re.I),
-    lazy(r"\b(?:the\s+)?" + _DAY + r"\s+(?:of\s+|de\s+|del\s+)?" + _MONTH + r"\b" + _YEAR, re.I),
-    lazy(r"\b(?P<a>\d{1,2})/(?P<b>\d{1,2})(?:/(?P<year>\d{4}))?\b"),
+ISO_DATE = lazy(r"\b(?P<year>\d{4})-(?P<month>\d{1,2})-(?P<day>\d{1,2})\b")
+_SLASHED = lazy(r"\b(?P<a>\d{1,2})/(?P<b>\d{1,2})(?:/(?P<year>\d{4}))?\b")
+DATES: tuple[Finds, ...] = (
+    ISO_DATE,
+    folded(r"\b" + _MONTH + r"\s+(?:the\s+)?" + _DAY + r"\b" + _YEAR),
+    folded(r"\b(?:the\s+)?" + _DAY + r"\s+(?:of\s+|de\s+|del\s+)?" + _MONTH + r"\b" + _YEAR),
+    _SLASHED,
     # German's `3. März 2024`: the day's full stop, before a month no English text names
-    lazy(r"\b(?P<day>\d{1,2})\.\s+" + _FOREIGN_MONTH + r"\b" + _YEAR, re.I),
-]
-DATES_IN_DIGITS = (DATES[0], DATES[3])
-MONTH_NAMED = lazy(r"\b" + one_of(MONTHS) + r"\b", re.I)
+    folded(r"\b(?P<day>\d{1,2})\.\s+" + _FOREIGN_MONTH + r"\b" + _YEAR),
+)
+DATES_IN_DIGITS: tuple[Finds, ...] = (ISO_DATE, _SLASHED)
+MONTH_NAMED = folded(r"\b" + one_of(MONTHS) + r"\b")
 """A month's name as a word: what every pattern of `DATES` but those of digits holds (before
 `.`, white space or a word's end). A text holding none is spared them (the slowest: day
 words)."""

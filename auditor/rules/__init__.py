@@ -2,11 +2,13 @@
 and preview, so that selecting rules imports none of them; a rule's module is imported the
 first time its check, screen, options or docs are asked for.
 
-A rule module holds `CODE`, `NAME`, `SEVERITY`, optionally `REQUIRES` (what a conversation
-must have for the rule to examine it) and `Options` (a frozen dataclass of its settings), a
-`check(replay, options)` generator of Violations, and a docstring under fixed headings that is
-its documentation everywhere: `--explain`, the README rule table and SARIF `rules[]`. The IN
-rules have no `check`: the engine reports them while reading. A rule whose findings depend on
+A rule's identity (code, name, default severity, preview) is written here and nowhere else;
+its module is found by its name (`-` written `_`). The module holds the rest: optionally
+`REQUIRES` (what a conversation must have for the rule to examine it) and `Options` (a frozen
+dataclass of its settings), a `check(replay, options)` generator of Violations, and a
+docstring under fixed headings that is its documentation everywhere: `--explain`, the README
+rule table and SARIF `rules[]`. The IN rules have no `check`: the engine reports them while
+reading, and their modules hold their documentation only. A rule whose findings depend on
 the tools inferred from a whole input file also has `resolve(deferred, tools, where)`: its
 Violations carry `deferred`, and the engine decides them (a message, or None to drop) after
 the run.
@@ -20,9 +22,9 @@ cannot drift apart; a rule without a screen is checked on every conversation it 
 `tests/rules/test_screens.py` holds them to it: every fixture audited with and without screens gives
 the same report, and on generated conversations a screen that says no means no finding.
 
-A rule with `PREVIEW = True` is in preview, as in ruff: `ALL`, the default selection and code
-prefixes leave it out; only its own code or name selects it. A rule stays there until the
-ecosystem check (which audits with every preview rule selected) has judged enough of its
+A rule registered with preview True is in preview, as in ruff: `ALL`, the default selection
+and code prefixes leave it out; only its own code or name selects it. A rule stays there until
+the ecosystem check (which audits with every preview rule selected) has judged enough of its
 findings on real logs to show it is precise.
 """
 
@@ -51,9 +53,8 @@ if TYPE_CHECKING:
 ERROR, WARNING = Severity.ERROR, Severity.WARNING
 
 # Each rule's code, name (its module's, `-` written `_`), default severity and whether it is in
-# preview, as its module says (`tests/test_registry.py` holds the two together): enough to
-# select rules, validate a configuration and list them, so a run imports a rule's module only
-# when it checks a conversation or documents the rule.
+# preview, written once: enough to select rules, validate a configuration and list them, so a
+# run imports a rule's module only when it checks a conversation or documents the rule.
 _REGISTERED: tuple[tuple[str, str, Severity, bool], ...] = (
     ("IN001", "invalid-record", ERROR, False),
     ("IN002", "unrecognized-record", WARNING, False),
@@ -155,10 +156,10 @@ class Rule:
     screen: Callable[[Replay, Any], bool] | None = None
     """False when `check` certainly yields nothing on the replay; None: always checked."""
     preview: bool = False
+    """Selected only by its own code or name, not by `ALL`, the default or a prefix."""
     changes: str = ""
     """When a finding of the rule takes another severity than `severity`, in words (`error
     from 5 repeats`): the module's `SEVERITY_CHANGES`. Shown in the rule table and page."""
-    """Selected only by its own code or name, not by `ALL`, the default or a prefix."""
 
     @property
     def family(self) -> str:
@@ -182,7 +183,7 @@ _FROM_MODULE = (
 
 
 def _read(module: ModuleType) -> dict[str, Any]:
-    """What a rule's module says beyond its code, name and severity."""
+    """What a rule's module says: all but its identity, which the registry holds."""
     summary, _, doc = (module.__doc__ or "").strip().partition("\n")
     doc = doc.strip()
     return {
@@ -194,7 +195,6 @@ def _read(module: ModuleType) -> dict[str, Any]:
         "sections": _sections(doc),
         "resolve": getattr(module, "resolve", None),
         "screen": getattr(module, "screen", None),
-        "preview": getattr(module, "PREVIEW", False),
         "changes": getattr(module, "SEVERITY_CHANGES", ""),
     }
 

@@ -114,27 +114,43 @@ def may_claim(replay: Replay) -> bool:
 def check(replay: Replay) -> Iterator[Violation]:
     """A finding for each assistant turn that claims to have read a resource no call read."""
     messages = replay.conversation.messages
-    read_hosts: set[str] = set()  # hosts the agent's calls named, up to the message read
+    read = _Read()  # hosts the agent's calls named, up to the message read
     given = _Given()  # hosts the conversation gave, up to the message read
     calls = {turn.message.index: turn.exchanges for turn in replay.turns}
     for message in messages:
         if message.role == "assistant":
             own = calls.get(message.index, ())
-            found = _claims(message.text, None, given, read_hosts, None)
+            found = _claims(message.text, None, given, read, None)
             location = message.location
+            checked = 0
             for exchange in own if found is None else ():
-                found = _in_call(exchange, given, read_hosts)
+                found = _in_call(exchange, given, read)
                 if found is not None:
                     location = exchange.call.location or location
                     break
-                read_hosts.update(_hosts_named(exchange))
+                read.calls.append(exchange)
+                checked += 1
             if found is not None:
                 text, tool, evidence = found
                 yield Violation(text, message.index, location, tool=tool, evidence=evidence)
-            for exchange in own:
-                read_hosts.update(_hosts_named(exchange))
+            read.calls.extend(own[checked:])
         elif message.role != "approval":
             given.texts.append(message.text)
+
+
+class _Read:
+    """The hosts the agent's calls named, read from the calls only when a claim names a
+    resource (most conversations claim no visit: their calls are never scanned for hosts)."""
+
+    def __init__(self) -> None:
+        self.calls: list[Exchange] = []
+        self.hosts: set[str] = set()
+
+    def __contains__(self, host: str) -> bool:
+        for exchange in self.calls:
+            self.hosts.update(_hosts_named(exchange))
+        self.calls.clear()
+        return host in self.hosts
 
 
 class _Given:
@@ -156,7 +172,7 @@ Said = tuple[str, str | None, str]
 """A claim's finding: its message, the tool whose text holds it, and the evidence."""
 
 
-def _in_call(exchange: Exchange, given: _Given, read: set[str]) -> Said | None:
+def _in_call(exchange: Exchange, given: _Given, read: _Read) -> Said | None:
     call = exchange.call
     if exchange.caller != "assistant" or not isinstance(call.arguments, dict):
         return None
@@ -176,9 +192,7 @@ def _in_call(exchange: Exchange, given: _Given, read: set[str]) -> Said | None:
     return None
 
 
-def _claims(
-    text: str, to: str | None, given: _Given, read: set[str], tool: str | None
-) -> Said | None:
+def _claims(text: str, to: str | None, given: _Given, read: _Read, tool: str | None) -> Said | None:
     for m in _CLAIM.finditer(text[:20_000]):
         start = max(text.rfind(".", 0, m.start()), text.rfind("\n", 0, m.start())) + 1
         end = min(

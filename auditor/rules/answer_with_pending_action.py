@@ -40,12 +40,8 @@ prompt: a turn either calls a tool or gives the `Final Answer:`, never both.
 from collections.abc import Iterator
 
 from auditor.dialects import marked_turns, read_turns
-from auditor.findings import Severity, Violation, excerpt
+from auditor.findings import Violation, excerpt
 from auditor.replay import Replay
-
-CODE = "FB002"
-NAME = "answer-with-pending-action"
-SEVERITY = Severity.ERROR
 
 
 def screen(replay: Replay, options: None) -> bool:

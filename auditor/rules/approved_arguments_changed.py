@@ -71,14 +71,11 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from auditor import canonical
-from auditor.findings import Severity, Violation, on_call
+from auditor.findings import Violation, on_call
 from auditor.reading.actions import words
 from auditor.replay import Approval, ApprovalOptions, Replay
 from auditor.replay.approvals import drift
 
-CODE = "CF001"
-NAME = "approved-arguments-changed"
-SEVERITY = Severity.ERROR
 REQUIRES = ("approvals",)
 Options = ApprovalOptions
 

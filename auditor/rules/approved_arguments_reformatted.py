@@ -42,12 +42,9 @@ from typing import Any
 import orjson
 
 from auditor import canonical
-from auditor.findings import Severity, Violation, on_call
+from auditor.findings import Violation, on_call
 from auditor.replay import ApprovalOptions, Replay
 
-CODE = "CF002"
-NAME = "approved-arguments-reformatted"
-SEVERITY = Severity.WARNING
 REQUIRES = ("approvals",)
 Options = ApprovalOptions
 

@@ -49,13 +49,10 @@ from typing import Any
 import orjson
 
 from auditor import canonical
-from auditor.findings import Severity, Violation, on_call
+from auditor.findings import Violation, on_call
 from auditor.replay import Exchange, Replay
 from auditor.rules._quickschema import checker
 
-CODE = "EX007"
-NAME = "argument-schema-violation"
-SEVERITY = Severity.ERROR
 REQUIRES = ("tools", "calls", "jsonschema")
 
 _SHOWN = 5  # problems listed in one message
@@ -64,7 +61,7 @@ _JSON_TYPES = {dict: "object", list: "array", str: "string", bool: "boolean", in
 
 def screen(replay: Replay, options: None) -> bool:
     """Some call's arguments are not certainly valid by the quick pre-screen."""
-    return bool(replay.shared(CODE, _doubtful))
+    return bool(replay.shared("schema.doubtful", _doubtful))
 
 
 def _doubtful(replay: Replay) -> list[tuple[Exchange, dict]]:
@@ -88,7 +85,7 @@ def _doubtful(replay: Replay) -> list[tuple[Exchange, dict]]:
 
 def check(replay: Replay, options: None) -> Iterator[Violation]:
     validators: dict[str, Any] = {}  # one validator per tool, for this conversation
-    for exchange, schema in replay.shared(CODE, _doubtful):
+    for exchange, schema in replay.shared("schema.doubtful", _doubtful):
         call = exchange.call
         if call.name not in validators:
             validators[call.name] = validator = _validator(schema)

@@ -59,7 +59,7 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
-from auditor.findings import Severity, Violation, excerpt
+from auditor.findings import Violation, excerpt
 from auditor.reading.actions import FAMILY, tools_for, words
 from auditor.reading.values import Argument, Value, card_profiles, in_text, leaves, same
 from auditor.replay import Exchange, Replay
@@ -67,9 +67,6 @@ from auditor.replay.approvals.drift import explained
 from auditor.rules._claims import Claim, may_claim, own_tools, quoted, requests, said_done
 from auditor.rules._stated import sent, stated
 
-CODE = "FB007"
-NAME = "claim-contradicts-call"
-SEVERITY = Severity.ERROR
 REQUIRES = ("lexicon", "calls")
 _KIN = {"code": ("flight", "id")}
 """Kinds of sent values a stated value is compared with, where not its own kind."""

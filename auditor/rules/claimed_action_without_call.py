@@ -96,7 +96,7 @@ FILE` so the claim is judged against the real ones.
 from collections.abc import Iterator
 
 from auditor.dialects import marked_turns, read_turns
-from auditor.findings import Severity, Violation, excerpt
+from auditor.findings import Violation, excerpt
 from auditor.model import Message
 from auditor.reading.actions import tools_for
 from auditor.replay import Exchange, Replay
@@ -104,9 +104,6 @@ from auditor.rules import _visits as visits
 from auditor.rules._claims import Claim, may_claim, own_tools, quoted, requests, said_done
 from auditor.structs import dataclass
 
-CODE = "FB003"
-NAME = "claimed-action-without-call"
-SEVERITY = Severity.WARNING
 REQUIRES = ("lexicon",)
 
 

@@ -39,13 +39,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from auditor import canonical
-from auditor.findings import Severity, Violation, excerpt
+from auditor.findings import Violation, excerpt
 from auditor.model import Message
 from auditor.replay import ApprovalOptions, Replay
 
-CODE = "CF004"
-NAME = "confirmation-loop"
-SEVERITY = Severity.WARNING
 REQUIRES = ("approvals",)
 Options = ApprovalOptions
 

@@ -51,7 +51,7 @@ after the second pass.
 
 from collections.abc import Iterator
 
-from auditor.findings import Severity, Violation
+from auditor.findings import Violation
 from auditor.replay import Exchange, Replay
 from auditor.rules._blind import blind_cycles, blind_stretches
 from auditor.rules._loops import (
@@ -63,9 +63,6 @@ from auditor.rules._loops import (
     turns,
 )
 
-CODE = "LP003"
-NAME = "cyclic-tool-calls"
-SEVERITY = Severity.WARNING
 REQUIRES = ("calls",)
 
 

@@ -67,15 +67,11 @@ from auditor.dialects import (
     read_turns,
     records,
 )
-from auditor.findings import Severity, Violation, excerpt
+from auditor.findings import Violation, excerpt
 from auditor.model import Message
 from auditor.patterns import lazy
 from auditor.replay import Replay
 from auditor.rules.tool_call_in_text import RESULT_OPENINGS
-
-CODE = "FB001"
-NAME = "fabricated-observation"
-SEVERITY = Severity.ERROR
 
 _MADE_UP = "no tool ran, the result is made up"
 

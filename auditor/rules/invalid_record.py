@@ -34,9 +34,3 @@ JSON Lines (it is read line by line).
 {"messages": [{"role": "user", "content": "hello"}]}
 ```
 """
-
-from auditor.findings import Severity
-
-CODE = "IN001"
-NAME = "invalid-record"
-SEVERITY = Severity.ERROR

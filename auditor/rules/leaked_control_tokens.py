@@ -47,13 +47,9 @@ import bisect
 from collections.abc import Iterator
 
 from auditor.dialects import marked_turns, read, read_turns
-from auditor.findings import Severity, Violation, excerpt
+from auditor.findings import Violation, excerpt
 from auditor.model import Message
 from auditor.replay import Replay
-
-CODE = "EX004"
-NAME = "leaked-control-tokens"
-SEVERITY = Severity.ERROR
 
 
 def screen(replay: Replay, options: None) -> bool:

@@ -42,13 +42,10 @@ from typing import Any
 import orjson
 
 from auditor import canonical
-from auditor.findings import Severity, Violation, on_call
+from auditor.findings import Violation, on_call
 from auditor.model import ToolCall
 from auditor.replay import Replay
 
-CODE = "EX006"
-NAME = "malformed-arguments"
-SEVERITY = Severity.ERROR
 REQUIRES = ("calls",)
 
 # json-repair is only asked to show what could be recovered, and only on bounded input: its

@@ -37,12 +37,8 @@ the model saw the right history and only the log is wrong, fix the logger.
 
 from collections.abc import Iterator
 
-from auditor.findings import Severity, Violation, excerpt
+from auditor.findings import Violation, excerpt
 from auditor.replay import Replay
-
-CODE = "EX002"
-NAME = "orphan-tool-result"
-SEVERITY = Severity.WARNING
 
 
 def screen(replay: Replay, options: None) -> bool:

@@ -77,7 +77,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from functools import lru_cache
 
-from auditor.findings import Severity, Violation, excerpt, on_call
+from auditor.findings import Violation, excerpt, on_call
 from auditor.model import Message
 from auditor.reading.arguments import (
     FILE_CONTENT_KEYS,
@@ -92,9 +92,6 @@ from auditor.replay import Exchange, Replay
 from auditor.rules import _placeholders
 from auditor.rules._toolnames import ends_run, words
 
-CODE = "FB005"
-NAME = "placeholder-argument"
-SEVERITY = Severity.ERROR
 REQUIRES = ("calls",)
 
 

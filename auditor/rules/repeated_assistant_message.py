@@ -61,7 +61,7 @@ from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterator, Sequence
 
-from auditor.findings import Severity, Violation, excerpt
+from auditor.findings import Violation, excerpt
 from auditor.model import Message
 from auditor.patterns import lazy
 from auditor.replay import Replay
@@ -69,9 +69,6 @@ from auditor.rules._agents import private
 from auditor.rules._loops import Options, breaks, calls, quote, turns
 from auditor.rules._rewordings import Rewordings, has_digit, may_repeat, numbers_in, words_of
 
-CODE = "LP004"
-NAME = "repeated-assistant-message"
-SEVERITY = Severity.WARNING
 MIN_WORDS = 5
 """Shorter replies ("OK", "Done.", "Thank you!") repeat for good reasons."""
 

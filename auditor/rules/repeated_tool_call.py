@@ -112,9 +112,6 @@ from auditor.rules._loops import (
 )
 from auditor.rules._required import required_each_time
 
-CODE = "LP001"
-NAME = "repeated-tool-call"
-SEVERITY = Severity.WARNING
 REQUIRES = ("calls",)
 ERROR_AT = 5
 SEVERITY_CHANGES = f"error from {ERROR_AT} repeats"

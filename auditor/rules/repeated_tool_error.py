@@ -53,7 +53,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator
 from typing import Any
 
-from auditor.findings import Severity, Violation
+from auditor.findings import Violation
 from auditor.patterns import lazy
 from auditor.replay import Exchange, Replay
 from auditor.rules._loops import (
@@ -69,9 +69,6 @@ from auditor.rules._loops import (
     turns,
 )
 
-CODE = "LP002"
-NAME = "repeated-tool-error"
-SEVERITY = Severity.WARNING
 REQUIRES = ("calls",)
 
 

@@ -9,6 +9,11 @@ message that reports a result, a figure after "answer", "result", "total" and th
 `FINAL ANSWER`, or `TERMINATE` next to a number, when that message does not say the result
 rests on made-up data. One finding per announcement, at the report, naming both turns.
 
+Announcements, result words and caveats are read in English, and in Spanish, Portuguese,
+French, German and Italian for a conversation read in one of them (its lexicon's `made_up`,
+`results`, `invented`, `never` and `real` words: "voy a usar datos simulados", "vou simular os
+dados", "des données fictives", "simulierte Daten", "userò dati simulati").
+
 ## Why is this bad?
 When the real data is out of reach (an API without a key, a file that is not there, a page it
 cannot read), agents "demonstrate the approach" on data they generate, and the figure that
@@ -52,15 +57,16 @@ announcements in other words ("I'll estimate the prices").
 ```
 """
 
-from collections.abc import Iterator
+import re
+from collections.abc import Callable, Iterator
+from functools import cache
 
-from auditor.findings import Severity, Violation, excerpt
-from auditor.patterns import lazy
+from auditor.findings import Violation, excerpt
+from auditor.languages import lexicon as lexicon_of
+from auditor.patterns import Finds, lazy
 from auditor.replay import Replay
-
-CODE = "FB006"
-NAME = "simulated-data"
-SEVERITY = Severity.WARNING
+from auditor.rules._language import languages
+from auditor.structs import dataclass
 
 _MADE_UP = (
     r"mock(?:ed)?|simulated|synthetic|dummy|fake|hypothetical|sample|placeholder|made[- ]up"
@@ -126,73 +132,146 @@ _HINTS = (
 few substring searches, not a regex scan."""
 
 
+@dataclass(frozen=True, slots=True)
+class _Words:
+    """One language's patterns for the rule: English's below, another's from its lexicon."""
+
+    announce: Finds
+    negated: re.Pattern[str]
+    report: re.Pattern[str]
+    caveat: re.Pattern[str]
+    real: re.Pattern[str]
+    hinted: Callable[[str], bool]
+    """A cheap test every announcement passes."""
+    asked: Callable[[str], bool]
+    """A user's text asks for made-up data."""
+
+
+def _english_hinted(text: str, *more: str) -> bool:
+    lower = text.lower()
+    hints = (*_HINTS, *more) if more else _HINTS
+    return any(map(lower.__contains__, hints))  # C-level, no generator frames
+
+
+_ENGLISH = _Words(
+    _ANNOUNCE,
+    _NEGATED,
+    _REPORT,
+    _CAVEAT,
+    _REAL,
+    _english_hinted,
+    lambda text: _english_hinted(text, "example") and _ASKED.search(text) is not None,
+)
+
+
+@cache
+def _foreign(code: str) -> _Words:
+    """The rule's patterns in a lexicon's language (`Lexicon.made_up`, `invented`, ...)."""
+    lexicon = lexicon_of(code)
+    assert lexicon is not None
+    announce = re.compile(rf"(?<!\w)(?:{lexicon.made_up})(?!\w)", re.I)
+    invented = re.compile(rf"(?<!\w)(?:{lexicon.invented})(?!\w)", re.I)
+    return _Words(
+        announce,
+        re.compile(rf"(?<!\w)(?:{lexicon.never})(?!\w)[^.!?\n,;:]{{0,60}}$", re.I),
+        re.compile(
+            rf"(?<!\w)(?:{lexicon.results})(?!\w)[^.!?\n]{{0,80}}?{_FIGURE}|FINAL ANSWER"
+            r"|\bTERMINATE\b",
+            re.I,
+        ),
+        re.compile(rf"{invented.pattern}|{announce.pattern}", re.I),
+        re.compile(rf"(?<!\w)(?:{lexicon.real})(?!\w)", re.I),
+        lambda text: announce.search(text) is not None,
+        lambda text: announce.search(text) is not None or invented.search(text) is not None,
+    )
+
+
+def _languages(replay: Replay) -> tuple[_Words, ...]:
+    """The patterns of the conversation's languages: English's always (an announcement in
+    English stands out in any conversation), and a lexicon's for each other language it is read
+    in."""
+    found = [_ENGLISH]
+    for code in languages(replay):
+        lexicon = lexicon_of(code)
+        if lexicon is not None and lexicon.made_up != _NONE:
+            found.append(_foreign(code))
+    return tuple(found)
+
+
+_NONE = r"(?!)"
+
+
 def screen(replay: Replay, options: None) -> bool:
-    """Some answer holds a word every announcement of made-up data holds (`_HINTS`)."""
-    return _hinted(replay.said())
+    """Some answer holds a word every announcement of made-up data holds (`_HINTS`), in a
+    language the conversation is read in."""
+    said = replay.said()
+    return _english_hinted(said) or any(words.hinted(said) for words in _languages(replay)[1:])
 
 
 def check(replay: Replay, options: None) -> Iterator[Violation]:
+    read = _languages(replay)
     announced = None  # (turn, phrase) of the announcement not yet followed by a report
     asked: bool | None = None  # read only once something is announced: it rarely is
     for turn in replay.turns:
         message = turn.message
         text = message.text
-        if announced is not None and _reports(text):
+        if announced is not None and _reports(text, read):
             at, phrase = announced
             yield Violation(
                 f"turn {replay.at(message.index)} reports a result without saying it rests on made-up "
                 f"data, after turn {replay.at(at)} announced it would use {phrase}",
                 message.index,
                 message.location,
-                evidence=excerpt(_report_line(text)),
+                evidence=excerpt(_report_line(text, read)),
             )
             announced = None
         if announced is None:
-            said = _announcement(text)
+            said = _announcement(text, read)
             if said is not None:
                 if asked is None:
-                    asked = _user_asked(replay)
+                    asked = _user_asked(replay, read)
                 if asked:
                     return  # the user asked for made-up data
                 announced = (message.index, said)
 
 
-def _user_asked(replay: Replay) -> bool:
+def _user_asked(replay: Replay, read: tuple[_Words, ...]) -> bool:
     """A user turn asks for a hypothetical, an example, made-up data."""
     return any(
-        m.role == "user" and _hinted(m.text, "example") and _ASKED.search(m.text)
+        m.role == "user" and any(words.asked(m.text) for words in read)
         for m in replay.conversation.messages
     )
 
 
-def _announcement(text: str) -> str | None:
+def _announcement(text: str, read: tuple[_Words, ...]) -> str | None:
     """The made-up data the text says it will use, quoted; None when it says none."""
-    if not _hinted(text) or _FIXTURE.search(_prose(text)):
-        return None
-    for m in _ANNOUNCE.finditer(text):
-        before = text[max(0, m.start() - 80) : m.start()]
-        if _NEGATED.search(before) is None and "mockup" not in m.group().lower():
-            return f"`{' '.join(m.group().split())}`"
+    for words in read:
+        if not words.hinted(text) or _FIXTURE.search(_prose(text)):
+            continue
+        for m in words.announce.finditer(text):
+            before = text[max(0, m.start() - 80) : m.start()]
+            said = text[m.start() : m.end()]
+            if words.negated.search(before) is None and "mockup" not in said.lower():
+                return f"`{' '.join(said.split())}`"
     return None
 
 
-def _hinted(text: str, *more: str) -> bool:
-    lower = text.lower()
-    hints = (*_HINTS, *more) if more else _HINTS
-    return any(map(lower.__contains__, hints))  # C-level, no generator frames
-
-
-def _reports(text: str) -> bool:
+def _reports(text: str, read: tuple[_Words, ...]) -> bool:
     """A result stated as fact in prose: a figure after a result word, a final answer, a
     TERMINATE with a number; and no word in the message saying it is simulated, or that it
-    comes from the real data after all."""
+    comes from the real data after all (in any language the conversation is read in)."""
     prose = _prose(text)
-    m = _REPORT.search(prose)
-    if m is None:
-        return False
-    if m.group().upper() == "TERMINATE" and not any(c.isdigit() for c in prose):
-        return False
-    return _CAVEAT.search(text) is None and _REAL.search(prose) is None
+    found = False
+    for words in read:
+        m = words.report.search(prose)
+        if m is None:
+            continue
+        if m.group().upper() == "TERMINATE" and not any(c.isdigit() for c in prose):
+            continue
+        found = True
+    return found and not any(
+        w.caveat.search(text) is not None or w.real.search(prose) is not None for w in read
+    )
 
 
 def _prose(text: str) -> str:
@@ -200,9 +279,9 @@ def _prose(text: str) -> str:
     return "\n".join(text.split("```")[0::2]) if "```" in text else text
 
 
-def _report_line(text: str) -> str:
+def _report_line(text: str, read: tuple[_Words, ...]) -> str:
     prose = _prose(text)
-    m = _REPORT.search(prose)
+    m = next(filter(None, (words.report.search(prose) for words in read)), None)
     if m is None or m.group().upper() == "TERMINATE":
         return prose
     return prose[prose.rfind("\n", 0, m.start()) + 1 :]

@@ -92,9 +92,6 @@ from auditor.findings import Severity, Violation, describe_call, excerpt
 from auditor.model import Conversation, Message, ToolCall
 from auditor.replay import Exchange, Replay
 
-CODE = "EX003"
-NAME = "tool-call-in-text"
-SEVERITY = Severity.ERROR
 SEVERITY_CHANGES = "warning when the harness refused it"
 
 # Special tokens a server strips from `content` when its parser works: even at the end of a

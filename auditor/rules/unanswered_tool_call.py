@@ -49,13 +49,10 @@ arrive, and log a run that ends mid-call (a timeout, a crash) as having ended th
 
 from collections.abc import Iterator
 
-from auditor.findings import Severity, Violation, on_call
+from auditor.findings import Violation, on_call
 from auditor.replay import Exchange, Replay
 from auditor.rules._toolnames import ends_run
 
-CODE = "EX001"
-NAME = "unanswered-tool-call"
-SEVERITY = Severity.ERROR
 REQUIRES = ("calls",)
 
 

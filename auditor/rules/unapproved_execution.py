@@ -77,12 +77,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from auditor.findings import Severity, Violation, on_call
+from auditor.findings import Violation, on_call
 from auditor.replay import Approval, ApprovalOptions, Replay
 
-CODE = "CF003"
-NAME = "unapproved-execution"
-SEVERITY = Severity.ERROR
 REQUIRES = ("approvals",)
 Options = ApprovalOptions
 

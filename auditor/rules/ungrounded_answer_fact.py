@@ -71,7 +71,7 @@ from collections.abc import Iterator, Sequence
 from decimal import Decimal
 
 from auditor.dialects import read_turns
-from auditor.findings import Severity, Violation, excerpt
+from auditor.findings import Violation, excerpt
 from auditor.model import Message
 from auditor.patterns import lazy
 from auditor.replay import Replay
@@ -79,10 +79,6 @@ from auditor.rules import _facts, _grounding
 from auditor.rules._agents import speaker
 from auditor.rules._facts import Fact
 
-CODE = "FB008"
-NAME = "ungrounded-answer-fact"
-SEVERITY = Severity.WARNING
-PREVIEW = True
 _SHOWN = 3
 
 

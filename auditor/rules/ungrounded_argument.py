@@ -77,7 +77,7 @@ import re
 from collections.abc import Iterator
 from functools import lru_cache
 
-from auditor.findings import Severity, Violation, on_call
+from auditor.findings import Violation, on_call
 from auditor.model import ToolCall
 from auditor.patterns import lazy
 from auditor.reading import identifiers
@@ -87,9 +87,6 @@ from auditor.rules import _grounding, _placeholders
 from auditor.rules._agents import speaker
 from auditor.rules._toolnames import words
 
-CODE = "FB004"
-NAME = "ungrounded-argument"
-SEVERITY = Severity.WARNING
 REQUIRES = ("calls",)
 _FREE_TEXT = """
     subject body text message content query q search description summary note notes comment
@@ -113,7 +110,7 @@ def screen(replay: Replay, options: None) -> bool:
     """Some call of the assistant passes an identifier that no earlier system, developer or
     user turn or tool result holds as a whole token, in any case (`_grounding.GivenTexts`): only
     then can the check, which also reads every other written form, find it ungrounded."""
-    wanted = replay.shared(CODE, _wanted)
+    wanted = replay.shared("arguments.wanted", _wanted)
     if not wanted:
         return False
     given = _grounding.GivenTexts(replay.conversation.messages)
@@ -129,7 +126,7 @@ def _wanted(replay: Replay) -> list[tuple[Exchange, list[tuple[str, str, str]]]]
 
 
 def check(replay: Replay, options: None) -> Iterator[Violation]:
-    wanted = replay.shared(CODE, _wanted)
+    wanted = replay.shared("arguments.wanted", _wanted)
     if not wanted:
         return
     conversation = replay.conversation

@@ -41,15 +41,12 @@ says nothing, retry once, then report the failure.
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 
-from auditor.findings import Severity, Violation, excerpt
+from auditor.findings import Violation, excerpt
 from auditor.model import Message
 from auditor.patterns import lazy
 from auditor.replay import Exchange, Replay
 from auditor.rules._loops import QUOTED, Options, calls, quote, turns
 
-CODE = "LP005"
-NAME = "uninformative-tool-error"
-SEVERITY = Severity.WARNING
 REQUIRES = ("calls",)
 
 # Words that say only that something failed. An error made of these alone (plus the tool's

@@ -35,12 +35,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from auditor.findings import Severity, Violation, on_call
+from auditor.findings import Violation, on_call
 from auditor.replay import Exchange, Replay
 
-CODE = "EX005"
-NAME = "unknown-tool"
-SEVERITY = Severity.ERROR
 REQUIRES = ("tools", "calls")
 
 _LISTED = 5

@@ -30,9 +30,3 @@ Any shape listed in `--input-format`, including a bare list of messages.
 [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "Hello!"}]
 ```
 """
-
-from auditor.findings import Severity
-
-CODE = "IN002"
-NAME = "unrecognized-record"
-SEVERITY = Severity.WARNING

@@ -10,9 +10,9 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from auditor import run
 from auditor.cli import app, fast, values
 from auditor.cli.audit import audit
+from auditor.commands import run
 from tests.helpers import FIXTURES, ROOT
 
 

@@ -14,7 +14,8 @@ from dataclasses import replace
 import pytest
 from rich.console import Console
 
-from auditor import config, engine, progress, run
+from auditor import config, engine, progress
+from auditor.commands import run
 from auditor.findings import Finding
 from auditor.report import Context, Report, Unread
 from auditor.reporters import concise, writer

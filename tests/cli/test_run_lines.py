@@ -8,7 +8,7 @@ import re
 import shutil
 from collections import Counter
 
-from auditor import run
+from auditor.commands import run
 from tests.cli.test_ci import conversation, jsonl
 from tests.helpers import FIXTURES, LOST, REALDATA, audit_process, requires_realdata
 

@@ -27,8 +27,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from auditor.docs import precision, read_ledger
 from auditor.rules import RULES
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the checkout, run as a script
+from scripts.docs import precision, read_ledger
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent

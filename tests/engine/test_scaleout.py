@@ -120,7 +120,7 @@ def session_stream() -> str:
 
 def mixed_log(path: Path, parts: int) -> None:
     """Chat records with session-stream lines among them, none of which starts a span: spans
-    are cut and defer the stream's lines to the end of the file (`_FileMerge`)."""
+    are cut and defer the stream's lines to the end of the file (`merge.FileMerge`)."""
     lines = []
     for i in range(90):
         lines.append(demo_line(i))

@@ -196,7 +196,7 @@ def test_machine_outputs_escape_c1_bidi_and_line_separators(name):
 
 
 def test_baseline_file_escapes_them_too(tmp_path):
-    from auditor import baseline
+    from auditor.commands import baseline
 
     path = tmp_path / "b.json"
     baseline.write(str(path), invisible_report().findings)

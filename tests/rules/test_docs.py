@@ -7,8 +7,9 @@ import re
 
 import pytest
 
-from auditor import docs, ruledocs
+from auditor import ruledocs
 from auditor.rules import CLOSING_SECTIONS, RULES, SECTIONS
+from scripts import docs
 from tests.helpers import ROOT, audit, conversations
 
 FENCE = re.compile(r"^```jsonl\n(.*?)^```$", re.DOTALL | re.MULTILINE)  # a fence on its own line

@@ -211,8 +211,8 @@ def _clicks_with_state(
 def _loops(conversation: Conversation) -> list[tuple[str, int, str]]:
     rep = replay(conversation)
     return [
-        (rule.CODE, v.turn, v.message)
-        for rule in (repeated_tool_call, cyclic_tool_calls)
+        (code, v.turn, v.message)
+        for code, rule in (("LP001", repeated_tool_call), ("LP003", cyclic_tool_calls))
         for v in rule.check(rep, Options())
     ]
 

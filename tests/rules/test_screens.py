@@ -18,7 +18,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from auditor import baseline, config, engine
+from auditor import config, engine
+from auditor.commands import baseline
 from auditor.config import Settings
 from auditor.formats import openai
 from auditor.model import Conversation, Location

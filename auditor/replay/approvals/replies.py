@@ -11,21 +11,20 @@ from collections import Counter
 
 from auditor.languages import replies as foreign
 from auditor.languages.lexicon import Lexicon
-from auditor.patterns import lazy
+from auditor.patterns import folded, lazy
 from auditor.reading import sentences, values
 from auditor.reading.values import Value
 
-_ASKS = lazy(
+_ASKS = folded(
     r"\b(?:please|kindly|can you|could you|would you|do you|to) (?:please )?confirm\b"
     r"|\b(?:would|do) you (?:like|want|wish) (?:me |us )?to\b"
     r"|\bif you(?:'d| would)? (?:like|want|wish) (?:me |us )?to (?:proceed|go ahead|continue)\b"
-    r"|\b(?:shall|should) (?:I|we)\b[^.?!\n]{0,80}\?"
-    r"|\b(?:may|can) (?:I|we) (?:proceed|go ahead|continue)\b"
+    r"|\b(?:shall|should) (?:i|we)\b[^.?!\n]{0,80}\?"
+    r"|\b(?:may|can) (?:i|we) (?:proceed|go ahead|continue)\b"
     r"|\b(?:reply|respond|answer|say|saying|type)\b[^.?!\n]{0,24}\byes\b"
     r"|\byes ?(?:/|or) ?no\b"
     r"|\b(?:is|does) (?:this|that|everything|all of this) (?:look )?(?:correct|right|ok|okay)\?"
-    r"|\bsound good\?",
-    re.I,
+    r"|\bsound good\?"
 )
 # The user's yes: at the start of a sentence or clause, perhaps after a grudging word.
 _YES = lazy(

@@ -14,9 +14,9 @@ from auditor.rules import FAMILIES, RULES, Rule, did_you_mean, lookup
 from auditor.text import dumps, reflow, safe
 
 if TYPE_CHECKING:
+    from auditor.commands.run import Invocation
     from auditor.config import Settings
     from auditor.report import Unread
-    from auditor.run import Invocation
     from auditor.sources import Source
 
 
@@ -91,7 +91,7 @@ def show(
 ) -> None:
     """`--rules`, `--show-settings`, `--show-files`, `--show-reading`: what a run with these
     options would use."""
-    from auditor import run
+    from auditor.commands import run
     from auditor.reporters import REPORTERS
 
     chosen = run.settings(invocation)
@@ -108,7 +108,7 @@ def show(
     if reading:
         if not invocation.paths:
             raise ConfigError("--show-reading needs paths: `audit run.json --show-reading`")
-        from auditor.show_reading import show_reading
+        from auditor.commands.show_reading import show_reading
 
         show_reading(invocation.paths, chosen, sys.stdout)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from auditor.errors import ConfigError
@@ -16,18 +16,21 @@ from auditor.sources.files import inside
 
 if TYPE_CHECKING:
     from auditor.config import Settings
-    from auditor.run import Invocation
 
 
 def refuse_to_overwrite(
-    invocation: Invocation, planned: Sequence[object], chosen: Settings | None = None
+    planned: Sequence[object],
+    chosen: Settings | None,
+    outputs: Iterable[str | None],
+    write_baseline: str | None = None,
+    baseline: str | None = None,
 ) -> None:
-    """An output or `--write-baseline FILE` naming a log this run reads would destroy it (and
-    an output naming the baseline, the configuration or the tools file, or two outputs naming
-    one file, would lose one of them); one that is a symbolic link would write wherever the
-    link leads (a checkout under audit may hold `report.html -> ~/.bashrc`); one whose
-    directory does not exist would fail after the whole audit: stop before anything is read or
-    written."""
+    """An output (`-o`, each of `outputs` that is a file) or `--write-baseline FILE` naming a
+    log this run reads would destroy it (and an output naming the `baseline` it reads, the
+    configuration or the tools file, or two outputs naming one file, would lose one of them);
+    one that is a symbolic link would write wherever the link leads (a checkout under audit may
+    hold `report.html -> ~/.bashrc`); one whose directory does not exist would fail after the
+    whole audit: stop before anything is read or written."""
     from auditor import sources
 
     logs = {
@@ -39,19 +42,18 @@ def refuse_to_overwrite(
         for own in (chosen.config_file, chosen.tools_file):
             if own:
                 logs[identity(own)] = own
-    written = [("-o", o.path) for o in invocation.outputs if o.path is not None]
-    if invocation.write_baseline is not None:
-        written.append(("--write-baseline", invocation.write_baseline))
+    written = [("-o", path) for path in outputs if path is not None]
+    if write_baseline is not None:
+        written.append(("--write-baseline", write_baseline))
     for option, path in written:
         if identity(path) in logs:
             raise ConfigError(
                 f"{option} {path} would overwrite {logs[identity(path)]}, which this run "
                 "reads: write it somewhere else"
             )
-    accepted = invocation.baseline_file
     seen: dict[tuple[int, int] | str, str] = {}
     for option, path in written:
-        if accepted is not None and option == "-o" and identity(path) == identity(accepted):
+        if baseline is not None and option == "-o" and identity(path) == identity(baseline):
             raise ConfigError(f"-o {path} would overwrite the baseline this run reads")
         if identity(path) in seen:
             both = (
@@ -63,6 +65,13 @@ def refuse_to_overwrite(
         seen[identity(path)] = option
     for option, path in written:
         writable(option, path)
+
+
+def refuse_to_overwrite_sides(output: str | None, sides: Iterable[str]) -> None:
+    """`audit compare -o FILE` naming a side it reads (a log, or a report) would destroy it."""
+    for side in sides:
+        if output is not None and side != "-" and identity(output) == identity(side):
+            raise ConfigError(f"-o {output} would overwrite {side}, which this comparison reads")
 
 
 def identity(path: str) -> tuple[int, int] | str:
@@ -94,13 +103,13 @@ def writable(option: str, path: str) -> None:
         raise ConfigError(f"{option} {path}: no directory {os.path.dirname(path) or '.'}")
 
 
-def found_beside_the_logs(invocation: Invocation, chosen: Settings) -> str:
+def found_beside_the_logs(chosen: Settings, named: str | None) -> str:
     """A line naming the configuration file the run found, when it lies neither in the
     working directory nor above it (`logs/.auditor.toml` in a checkout under audit, where it
-    could lower the gate without a word); empty otherwise. A file named with --config is the
+    could lower the gate without a word); empty otherwise. A file `named` with --config is the
     user's own choice and needs no line."""
     found = chosen.config_file
-    if not found or invocation.config_file:
+    if not found or named:
         return ""
     folder = os.path.dirname(os.path.realpath(found))
     if inside(os.path.realpath(os.getcwd()), folder):

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, TextIO, cast
 
-from auditor import guards
+from auditor.commands import guards
 from auditor.config import Settings
 from auditor.errors import AuditorError, ConfigError
 from auditor.report import Context, Report
@@ -152,12 +152,15 @@ def audit(invocation: Invocation, chosen: Settings) -> Outcome:
         dask.require()
     accepted = None
     if invocation.baseline_file:
-        from auditor import baseline  # here, and below: most runs keep no baseline
+        from auditor.commands import baseline  # here, and below: most runs keep no baseline
 
         accepted = baseline.load(invocation.baseline_file)
     started = time.perf_counter()
     planned = list(engine.plan(invocation.paths, chosen))
-    guards.refuse_to_overwrite(invocation, planned, chosen)
+    outputs = [o.path for o in invocation.outputs]
+    guards.refuse_to_overwrite(
+        planned, chosen, outputs, invocation.write_baseline, invocation.baseline_file
+    )
     total = sum(item.size or 0 for item in planned if isinstance(item, sources.Source))
     shown = invocation.progress and not invocation.quiet
     with Bar(total, enabled=shown, color=color(invocation.color, sys.stderr)) as bar:
@@ -174,11 +177,11 @@ def audit(invocation: Invocation, chosen: Settings) -> Outcome:
         report = suppress.apply(report, chosen.suppressions)
     recorded = report.findings
     if invocation.write_baseline:
-        from auditor import baseline
+        from auditor.commands import baseline
 
         baseline.write(invocation.write_baseline, recorded)
     if accepted is not None:
-        from auditor import baseline
+        from auditor.commands import baseline
 
         report = baseline.apply(report, accepted)
     if invocation.verbose:  # after the baseline: a file's findings add up to the summary's
@@ -265,7 +268,7 @@ def write(invocation: Invocation, outcome: Outcome, output: Output, first: bool)
 
     fmt = output_format(output)
     if invocation.statistics:
-        from auditor import statistics as stats
+        from auditor.commands import statistics as stats
 
         write_to: Callable[[Report, TextIO, Context], str | None] = functools.partial(
             stats.write, output_format=REPORTERS[fmt].statistics
@@ -339,14 +342,14 @@ def main(invocation: Invocation) -> int:
     from auditor.reporters import REPORTERS
 
     chosen = settings(invocation)
-    beside = guards.found_beside_the_logs(invocation, chosen)
+    beside = guards.found_beside_the_logs(chosen, invocation.config_file)
     if beside:
         stderr(f"audit: {beside}")
     outputs = reports(invocation)
     formats = [REPORTERS[output_format(o)] for o in outputs]
     for fmt in map(output_format, outputs):
         if invocation.statistics and not REPORTERS[fmt].statistics:
-            from auditor import statistics as stats
+            from auditor.commands import statistics as stats
 
             raise ConfigError(f"--statistics prints as {', '.join(stats.FORMATS)}, not as {fmt}")
     if any(f.timelines for f in formats) and not invocation.statistics:
@@ -385,13 +388,7 @@ def compare(invocation: Invocation, limits: tuple[str, ...]) -> int:
 
     base, new = invocation.paths
     written = invocation.output
-    for side in (base, new):
-        if (
-            written is not None
-            and side != "-"
-            and guards.identity(written) == guards.identity(side)
-        ):
-            raise ConfigError(f"-o {written} would overwrite {side}, which this comparison reads")
+    guards.refuse_to_overwrite_sides(written, (base, new))
     file = config_file(invocation)
     if limits:
         chosen_limits = comparing.parse_limits(limits)

@@ -1,0 +1,1 @@
+"""Scripts of the checkout, not of the installed package: `docs.py` (`make docs`)."""
