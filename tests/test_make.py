@@ -14,9 +14,10 @@ from pathlib import Path
 
 from packaging.requirements import Requirement
 
+from auditor import DISTRIBUTION
 from tests.helpers import REALDATA, ROOT, requires_corpora
 
-PROJECT = "auditor"
+PROJECT = DISTRIBUTION  # the project as its own extras name it
 ZIP_ZSTANDARD = 93
 """The zip method Inspect writes with INSPECT_USE_ZSTD (`zipfile.ZIP_ZSTANDARD` from 3.14)."""
 ZIP_PACKAGES = {zipfile.ZIP_STORED: None, zipfile.ZIP_DEFLATED: None, ZIP_ZSTANDARD: "zstandard"}
@@ -109,7 +110,7 @@ def _imported(*folders: str) -> set[str]:
     """The top-level modules the project's modules under `folders` import, anywhere in them."""
     modules: set[str] = set()
     for folder in folders:
-        for path in (ROOT / PROJECT / folder).rglob("*.py"):
+        for path in (ROOT / "auditor" / folder).rglob("*.py"):
             for node in ast.walk(ast.parse(path.read_text())):
                 if isinstance(node, ast.Import):
                     modules.update(alias.name.partition(".")[0] for alias in node.names)

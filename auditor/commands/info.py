@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TextIO
 
+from auditor import ruledocs
 from auditor.errors import ConfigError
 from auditor.model import Location
 from auditor.rules import FAMILIES, RULES, Rule, did_you_mean, lookup
@@ -49,7 +50,7 @@ def explain(
             out.write("\n")
         out.write(f"# {rule.code} {rule.name} ({rule.severity.value})\n\n")
         out.write(reflow(rule.summary, width) + "\n\n")
-        out.write(reflow(rule.doc, width) + "\n")
+        out.write(reflow(ruledocs.markdown(rule, width=width), width) + "\n")
 
 
 def _family(selector: str, extra: tuple[Rule, ...], strict: bool = False) -> list[Rule]:

@@ -52,7 +52,7 @@ from auditor.sources import remote
 if TYPE_CHECKING:
     from distributed import Client
 
-INSTALL = "pip install 'auditor[dask]'"
+INSTALL = remote.INSTALL
 QUIET_WORKERS = {"distributed.worker.profile.enabled": False}
 """Dask's statistical profiler samples every worker thread's stack each 10 ms: on this pure Python
 audit it costs 25-40 % (measured on the real tau-bench and session logs). Off for the local cluster

@@ -20,9 +20,11 @@ from functools import cache
 from pathlib import Path
 from typing import Any, TextIO
 
-from auditor import __version__
+from auditor import __version__, ruledocs
 from auditor.findings import Finding, Severity
 from auditor.report import Context, Report
+from auditor.reporters import _markdown
+from auditor.rules import Rule
 from auditor.structs import dataclass
 from auditor.text import safe_lines
 from auditor.timeline import Entry, Timeline, find
@@ -194,6 +196,7 @@ def _view(report: Report) -> dict[str, Any]:
     ]
     codes = sorted({f.code for f in findings})
     names = {r.code: r.name for r in report.catalog()}
+    rules = [r for r in report.catalog() if r.code in set(codes) or r in report.rules]
     return {
         "report": report,
         "summary": report.summary(),
@@ -204,13 +207,22 @@ def _view(report: Report) -> dict[str, Any]:
         "codes": [(code, names.get(code, code)) for code in codes],
         "conversations": conversations,
         "problems": problems,
-        "rules": [r for r in report.catalog() if r.code in set(codes) or r in report.rules],
+        "rules": rules,
+        "rule_docs": {r.code: rule_doc(r) for r in rules},
         "notes": report.notes(),
         "errors": [e.message for e in report.errors],
         "timelines_recorded": bool(report.timelines),
         "timelines_cut": len(conversations) > MAX_TIMELINES and bool(report.timelines),
         "max_timelines": MAX_TIMELINES,
     }
+
+
+def rule_doc(rule: Rule) -> Any:
+    """A rule's documentation as HTML: its docstring's Markdown with the examples as
+    conversations (`auditor.ruledocs`), every character of it escaped (`_markdown`)."""
+    from markupsafe import Markup
+
+    return Markup(_markdown.html(ruledocs.markdown(rule)))
 
 
 def _rule_chart(report: Report) -> list[dict[str, Any]]:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, TextIO
 from urllib.parse import quote
 
-from auditor import REPOSITORY, __version__
+from auditor import REPOSITORY, __version__, ruledocs
 from auditor.findings import Finding
 from auditor.report import Context, Report, Suppressed
 from auditor.reporters._paths import below
@@ -87,7 +87,7 @@ def help_uri(code: str) -> str:
 
 
 def descriptor(rule: Rule) -> dict[str, Any]:
-    help_text = f"{rule.summary}\n\n{rule.doc}"
+    help_text = f"{rule.summary}\n\n{ruledocs.markdown(rule)}"
     own = rule.code not in BY_CODE  # a configuration's rule has no page of the project's
     return {
         "id": rule.code,

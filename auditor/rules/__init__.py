@@ -130,7 +130,7 @@ COVERAGE_HINTS: dict[str, str] = {
 }
 
 
-SECTIONS = ("What it does", "Why is this bad?", "Example")
+SECTIONS = ("What it does", "Why is this bad?", "Example", "How to fix")
 CLOSING_SECTIONS = ("Does not fire on", "Use instead")
 _HEADING = lazy(r"^## (.+)$", re.MULTILINE)
 

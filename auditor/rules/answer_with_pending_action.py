@@ -18,6 +18,12 @@ contradicts its result. Either way the user gets a guess.
 {"id": "answer-and-action", "tools": [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}], "messages": [{"role": "user", "content": "Weather in Paris?"}, {"role": "assistant", "content": "Thought: I will check.\nAction: get_weather\nAction Input: {\"city\": \"Paris\"}\nFinal Answer: It is sunny in Paris."}]}
 ```
 
+## How to fix
+Have the framework refuse a turn that holds both: run the action, drop the answer, and ask the
+model again with the observation (rather than keep the answer and never run the tool). Add
+`Observation:` to the stop sequences so that generation ends after the `Action Input:`. In the
+prompt: a turn either calls a tool or gives the `Final Answer:`, never both.
+
 ## Does not fire on
 - a `Final Answer:` inside the Action Input's JSON string (a file the agent writes, a message
   it sends);

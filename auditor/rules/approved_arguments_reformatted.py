@@ -17,6 +17,13 @@ approval all the same.
 {"id": "cf2", "messages": [{"role": "user", "content": "Delete report.txt"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "delete_file", "arguments": "{\"path\": \"report.txt\", \"force\": 1}"}}]}, {"role": "tool", "tool_call_id": "c1", "content": "confirmation_required: delete_file needs the user's approval"}, {"role": "user", "content": "Yes, delete it."}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c2", "type": "function", "function": {"name": "delete_file", "arguments": "{\"force\": 1.0, \"path\": \"report.txt\"}"}}]}, {"role": "tool", "tool_call_id": "c2", "content": "deleted"}]}
 ```
 
+## How to fix
+Key the approval on the arguments' meaning, not their text: parse them and hash a canonical
+form (sorted keys, numbers by value, strings in NFC), or key it on the call's id. Better, have
+the runtime keep the approved call and execute that very call, instead of asking the model to
+write it again. A model that writes `1.0` for `1` or reorders keys is not at fault, and no
+prompt will stop it.
+
 ## Does not fire on
 - the approved call re-emitted with exactly the same text;
 - arguments that differ in meaning (that is CF001), or that the log holds only parsed, as

@@ -16,6 +16,13 @@ the same call. The finding says which argument is wrong and what was allowed.
 {"id": "ex7", "tools": [{"type": "function", "function": {"name": "paint", "parameters": {"type": "object", "properties": {"color": {"type": "string", "enum": ["red", "blue"]}, "coats": {"type": "integer"}}, "required": ["color", "coats"]}}}], "messages": [{"role": "user", "content": "Paint it"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "paint", "arguments": "{\"color\": \"not_a_color\"}"}}]}, {"role": "tool", "tool_call_id": "c1", "content": "An error occurred while executing tool \"paint\"."}]}
 ```
 
+## How to fix
+Use strict schemas (OpenAI's `"strict": true`, or constrained decoding), so the model cannot
+send what the schema forbids. Make the schema say what the tool accepts: `enum` for fixed
+values, `required` for what it needs, descriptions with an example. Make the tool's error name
+the argument and what is allowed (the finding's text shows how), so the next call can be
+right. If the tool accepts what the schema forbids, fix the schema.
+
 ## Does not fire on
 - arguments EX006 reports (not JSON, not an object), and tools with no declared schema;
 - schema keywords beyond those four (`pattern`, `minimum`, `oneOf` …), whose failures are

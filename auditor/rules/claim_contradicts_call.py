@@ -23,6 +23,14 @@ no reason to check.
 {"id": "wrong-booking", "tools": [{"type": "function", "function": {"name": "cancel_reservation", "parameters": {"type": "object"}}}], "messages": [{"role": "user", "content": "Please cancel reservation ABC123."}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "cancel_reservation", "arguments": "{\"reservation_id\": \"XYZ789\"}"}}]}, {"role": "tool", "tool_call_id": "c1", "content": "{\"reservation_id\": \"XYZ789\", \"status\": \"cancelled\"}"}, {"role": "assistant", "content": "Your reservation ABC123 has been cancelled."}]}
 ```
 
+## How to fix
+Write the confirmation from the call, not from the conversation: after the tool returns, the
+reply should restate the values the call sent and those its result returned. When a value
+changed on the way (another card after the first was declined), the agent must tell the user
+what changed, and ask first (CF001). A harness can compare the values a reply states with the
+last successful call of that tool before the reply is sent. If the call itself was wrong (the
+user asked for another date), fix what led the agent to that value.
+
 ## Does not fire on
 - values of a kind the calls did not send: a date in a claim about a cancellation that takes
   only the reservation's id, an amount the tool computed, a count ("2 bags have been added");

@@ -18,16 +18,16 @@ the finding names it and its error.
 
 The tools are the ones the log declares, else those given with `--tools`, else the ones the
 conversation calls or writes calls of as text (EX003's: `{"action": "cancel_reservation", …}`
-that nothing ran is still a tool the agent has), else those inferred:
-every tool some conversation of the same input file (or, failing that, of the run's other logs
-of that format, when the file calls none of its own or shares one with them) called and got a
-result from that was not an error. Inferred tools only extend a conversation whose own calls
-cannot say: one that called a tool of the claim's family is judged by its own calls. The coverage report says which conversations had which. Claims are
-read in English, and in Spanish, Portuguese, French, German and Italian with their lexicons
-("el cambio se ha realizado", "foi cancelada", "a été annulée", "wurde storniert", "è stata
-annullata", "he enviado", "cancelé"); tool names in those languages tie to the same verbs
-(`anular_sic` cancels, `crear_solicitud` creates, `bestellungStornieren` cancels). A
-conversation in another language is not examined, and the coverage says so.
+that nothing ran is still a tool the agent has), else those inferred: every tool some
+conversation of the same input file (or, failing that, of the run's other logs of that format,
+when the file calls none of its own or shares one with them) called and got a result from that
+was not an error. Inferred tools only extend a conversation whose own calls cannot say: one that
+called a tool of the claim's family is judged by its own calls. The coverage report says which
+conversations had which. Claims are read in English, and in Spanish, Portuguese, French, German
+and Italian with their lexicons ("el cambio se ha realizado", "foi cancelada", "a été annulée",
+"wurde storniert", "è stata annullata", "he enviado", "cancelé"); tool names in those languages
+tie to the same verbs (`anular_sic` cancels, `crear_solicitud` creates, `bestellungStornieren`
+cancels). A conversation in another language is not examined, and the coverage says so.
 
 Reading a page is an action too: a first-person claim of having visited or read a web resource
 the claim names ("I visited www.kettle-shop.com", "I had a look at Eve's blog", or "I just
@@ -45,6 +45,15 @@ three bags have been added" after only the cabin changed), or simply instead of 
 ```jsonl
 {"id": "claimed", "tools": [{"type": "function", "function": {"name": "get_reservation", "parameters": {"type": "object"}}}, {"type": "function", "function": {"name": "cancel_reservation", "parameters": {"type": "object"}}}], "messages": [{"role": "user", "content": "Please cancel my reservation ABC123."}, {"role": "assistant", "content": null, "tool_calls": [{"id": "g1", "type": "function", "function": {"name": "get_reservation", "arguments": "{\"reservation_id\": \"ABC123\"}"}}]}, {"role": "tool", "tool_call_id": "g1", "content": "{\"reservation_id\": \"ABC123\", \"status\": \"active\"}"}, {"role": "assistant", "content": "Your reservation ABC123 has been cancelled and the refund is on its way."}]}
 ```
+
+## How to fix
+Let the agent claim only what a tool result confirms: read the last call's result before
+replying (a failed `cancel_reservation` is no cancellation), and put it in the prompt: "say an
+action is done only after the tool that does it returned success; if it failed, say so". When
+no tool does what the user asks, the agent should say so or hand over to a person, not pretend.
+A harness can hold the final answer against the calls that succeeded (this rule's check) before
+it is sent. When the tools were inferred (the coverage says so), declare them with `--tools
+FILE` so the claim is judged against the real ones.
 
 ## Does not fire on
 - a claim after a successful call of a matching tool since the user asked (a failed call

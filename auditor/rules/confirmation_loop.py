@@ -17,6 +17,13 @@ stops without a word.
 {"id": "cf4", "messages": [{"role": "user", "content": "Send the invoice to ana@example.com"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "send_email", "arguments": "{\"to\": \"ana@example.com\", \"subject\": \"Invoice\"}"}}]}, {"role": "tool", "tool_call_id": "c1", "content": "confirmation_required: send_email needs the user's approval"}, {"role": "user", "content": "Yes, send it."}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c2", "type": "function", "function": {"name": "send_email", "arguments": "{\"subject\": \"Invoice\", \"to\": \"ana@example.com\"}"}}]}, {"role": "tool", "tool_call_id": "c2", "content": "confirmation_required: send_email needs the user's approval"}]}
 ```
 
+## How to fix
+It usually has CF002's cause: the call written again no longer matches the key of its
+approval. Key approvals on the call's id or on the arguments' meaning, and execute the approved
+call instead of asking the model to emit it again. After a yes, a harness should run the call
+or say why it could not, never ask again. Log approvals with their call ids, so that a loop can
+be traced to its call.
+
 ## Does not fire on
 - a second request after the approved call ran: that is a new action;
 - a request asked again after the user said no, or for different arguments;

@@ -27,6 +27,13 @@ agent whose last six steps alternate between two action/observation pairs.
 {"id": "ab-cycle", "messages": [{"role": "user", "content": "Deploy the service."}, {"role": "assistant", "content": null, "tool_calls": [{"id": "a1", "type": "function", "function": {"name": "get_status", "arguments": "{\"service\": \"api\"}"}}]}, {"role": "tool", "tool_call_id": "a1", "content": "stopped"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "b1", "type": "function", "function": {"name": "deploy", "arguments": "{\"service\": \"api\"}"}}]}, {"role": "tool", "tool_call_id": "b1", "content": "Error: quota exceeded"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "a2", "type": "function", "function": {"name": "get_status", "arguments": "{\"service\": \"api\"}"}}]}, {"role": "tool", "tool_call_id": "a2", "content": "stopped"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "b2", "type": "function", "function": {"name": "deploy", "arguments": "{\"service\": \"api\"}"}}]}, {"role": "tool", "tool_call_id": "b2", "content": "Error: quota exceeded"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "a3", "type": "function", "function": {"name": "get_status", "arguments": "{\"service\": \"api\"}"}}]}, {"role": "tool", "tool_call_id": "a3", "content": "stopped"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "b3", "type": "function", "function": {"name": "deploy", "arguments": "{\"service\": \"api\"}"}}]}, {"role": "tool", "tool_call_id": "b3", "content": "Error: quota exceeded"}]}
 ```
 
+## How to fix
+As for one repeated call (LP001), but the harness must compare the last few steps, not only
+neighbouring calls, and interrupt a cycle that changes nothing. Usually one call of the cycle
+fails in a way that sends the agent back to check the other (a deploy fails, the status has
+not changed): make that result say what to do next, and let the agent stop with a message
+after the second pass.
+
 ## Does not fire on
 - two passes of a cycle (A B A B), or a cycle whose results change between passes (polling);
 - a cycle of six calls or more, or one broken by any other call (a pass that does something

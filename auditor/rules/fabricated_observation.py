@@ -27,6 +27,15 @@ observed, and the log reads as if the tool had said it.
 {"id": "react-fabricated", "tools": [{"type": "function", "function": {"name": "web_search", "parameters": {"type": "object", "properties": {"query": {"type": "string"}}}}}], "messages": [{"role": "user", "content": "How many people live in Oslo?"}, {"role": "assistant", "content": "Thought: I should look this up.\nAction: web_search\nAction Input: {\"query\": \"Oslo population 2024\"}\nObservation: Oslo has 1,204,515 inhabitants as of 2024.\nThought: I now know the final answer.\nFinal Answer: About 1.2 million people live in Oslo."}]}
 ```
 
+## How to fix
+In the harness: end generation at the observation (add `Observation:` to a ReAct agent's stop
+sequences, `<tool_response>` to a Hermes-style one's; serve harmony models with a parser that ends
+the turn at `<|call|>`), and when a reply still holds an observation, cut the text there and run
+the action. For calls written as text (EX003), move the agent to structured tool calls, which
+the framework executes. In the prompt: the tool's result comes in the next message; stop after
+the action. An answer that rests on a made-up observation is a failed step: retry it rather
+than show it to the user.
+
 ## Does not fire on
 - an `Observation:` in the next message, written by the framework that ran the action;
 - an `Observation:` label the model stopped at, with nothing after it;

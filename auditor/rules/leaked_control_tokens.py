@@ -24,6 +24,14 @@ parser) failed, and the user is shown scaffolding: a gpt-oss answer that starts 
 {"id": "harmony-leak", "messages": [{"role": "user", "content": "Capital of Norway?"}, {"role": "assistant", "content": "<|channel|>analysis<|message|>Simple fact.<|end|><|start|>assistant<|channel|>final<|message|>Oslo."}]}
 ```
 
+## How to fix
+Fix the serving stack, not the prompt: serve the model with its own chat template and the
+parser for its output (the reasoning and tool parsers of vLLM for gpt-oss's harmony format),
+count its end-of-turn tokens among the stop tokens, and decode with special tokens skipped. A
+gateway between the server and the client must pass on the parsed fields, not the raw
+completion. Until then, strip the tokens before the user sees the answer, and log the raw text
+beside it.
+
 ## Does not fire on
 - tokens quoted in backticks or code fences while explaining a template;
 - tokens of a call EX003 recovered (the call is the finding);

@@ -17,6 +17,14 @@ Models then retry the same broken call. Double encoding is the signature of a fr
 {"id": "ex6", "messages": [{"role": "user", "content": "Weather in Rome?"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\": \"Rome\", \"units\": \"metric\""}}]}, {"role": "tool", "tool_call_id": "c1", "content": "Error: could not parse arguments"}]}
 ```
 
+## How to fix
+Turn on strict tool arguments or constrained decoding (OpenAI's `"strict": true`, a JSON
+grammar in the serving stack): the model then cannot write arguments that do not parse. Raise
+the output token limit when arguments are cut off mid-object. Answer arguments that do not
+parse with an error that says where and why, rather than repair them silently. Arguments
+encoded twice (a JSON string holding JSON) are a framework bug: serialise them once, where
+the request is built.
+
 ## Does not fire on
 - empty arguments (`""`), which APIs send for tools without parameters;
 - arguments a format logs as an object (tau2-bench, Anthropic `input`);

@@ -13,6 +13,14 @@ a call the log lost, or a tool that ran twice. The model reads it as a fact all 
 {"id": "run-3", "messages": [{"role": "user", "content": "Cancel order 42"}, {"role": "tool", "tool_call_id": "call_9", "content": "order 42 cancelled"}, {"role": "assistant", "content": "Done."}]}
 ```
 
+## How to fix
+Look at the code that builds the history: each result must carry the id of a call made
+earlier in the same conversation. A result from another conversation comes from state shared
+between sessions (a global message list, a cache keyed wrongly); a result whose call is
+missing, from trimming the context (drop a call and its result together, never one of them);
+a second result for one call, from a retry that appended a result instead of replacing it. If
+the model saw the right history and only the log is wrong, fix the logger.
+
 ## Does not fire on
 - results whose id matches an earlier call, even when several calls are answered out of order;
 - a result logged just before its own call inside one batch of parallel calls written one

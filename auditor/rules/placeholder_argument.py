@@ -24,6 +24,15 @@ asked for the value, looked it up, or said it could not.
 {"id": "api-key", "messages": [{"role": "user", "content": "What is the weather in Oslo?"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "python", "arguments": "{\"code\": \"import requests\\nr = requests.get('https://api.openweathermap.org/data/2.5/weather', params={'q': 'Oslo', 'appid': 'YOUR_API_KEY'})\\nprint(r.json())\"}"}}]}, {"role": "tool", "tool_call_id": "c1", "content": "{'cod': 401, 'message': 'Invalid API key.'}"}]}
 ```
 
+## How to fix
+Give the agent the value or a way to get it: credentials from the harness's environment or
+secret store (never in the prompt for the model to copy), paths from a listing tool, addresses
+from the user. In the prompt: "if you lack a value, ask for it or say you cannot; never call a
+tool with an example or a placeholder". In the tool: reject the known placeholders
+(`YOUR_API_KEY`, `example.com`, `/path/to/`, `XXXXX`, `N/A` as an id) with an error naming the
+argument, so that the call fails loudly instead of succeeding against a host that answers
+anything.
+
 ## Does not fire on
 - a value the user gave or asked about ("Is example.com up?"), or one a tool result returned;
 - the word TODO inside free text, `{{…}}` in code (a template it writes), and comments in code

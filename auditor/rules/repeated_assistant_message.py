@@ -1,28 +1,35 @@
 r"""The assistant sends the user the same message three or more times, verbatim or reworded.
 
 ## What it does
-Compares the assistant's text replies (turns without a tool call). Two replies are the same
-when their text is, after collapsing whitespace, or when they are reworded: the same numbers
-in the same order, the same names (capitalised words inside a sentence), and content words
-(stop words and numbers left out) with a Jaccard similarity of 0.7 or more, measured on real
-logs. Each reply is compared with the last four distinct ones. Fires once per run of three or
-more such replies of at least five words, at the first one, listing the turns. User messages and failed tool calls in between do not end the run; a
-successful call of a tool that may change something (not `get_*`, `search_*` and other tools
-whose name says they only read) does, since the same words may then report a new state.
+Compares the assistant's text replies (turns without a tool call). Two replies are the same when
+their text is, after collapsing whitespace, or when they are reworded: the same numbers in the
+same order, the same names (capitalised words inside a sentence), and content words (stop words
+and numbers left out) with a Jaccard similarity of 0.7 or more, measured on real logs. Each
+reply is compared with the last four distinct ones. Fires once per run of three or more such
+replies of at least five words, at the first one, listing the turns. User messages and failed
+tool calls in between do not end the run; a successful call of a tool that may change something
+(not `get_*`, `search_*` and other tools whose name says they only read) does, since the same
+words may then report a new state.
 
 Options (`[tool.auditor.loops]`): `min-repeats` (3).
 
 ## Why is this bad?
-Saying the same thing again, word for word or reworded, means the agent has stopped making progress: it
-answers every user turn with the same apology or the same question while the user tries to get
-it unstuck. OpenHands stops an agent after three identical messages; Gemini CLI watches for
-repeated content in the model's output for the same reason.
+Saying the same thing again, word for word or reworded, means the agent has stopped making
+progress: it answers every user turn with the same apology or the same question while the user
+tries to get it unstuck. OpenHands stops an agent after three identical messages; Gemini CLI
+watches for repeated content in the model's output for the same reason.
 
 ## Example
 ```jsonl
 {"id": "reworded-apology", "messages": [{"role": "user", "content": "I need the same insurance as my family."}, {"role": "assistant", "content": "I'm truly sorry for the frustration this has caused, Sophia. I understand how important it is to have the same protection as your family, but insurance cannot be added after booking."}, {"role": "user", "content": "That's not fair."}, {"role": "assistant", "content": "I'm deeply sorry for the frustration this has caused, Sophia. I completely understand how important it is to have the same protection as your family, but insurance cannot be added after booking."}, {"role": "user", "content": "Please!"}, {"role": "assistant", "content": "I'm so sorry for the upset this has caused, Sophia. I understand how important it is for you to have the same protection as your family, but insurance cannot be added after booking."}]}
 {"id": "stuck-reply", "messages": [{"role": "user", "content": "Change my flight to HAT052."}, {"role": "assistant", "content": "It seems there is still an issue with the availability of flight HAT030 on May 13."}, {"role": "user", "content": "I only want the Atlanta to Las Vegas segment changed."}, {"role": "assistant", "content": "It seems there is still an issue with the availability of flight HAT030 on May 13."}, {"role": "user", "content": "Please focus on Atlanta to Las Vegas."}, {"role": "assistant", "content": "It seems there is still an issue with  the availability of flight HAT030 on May 13."}]}
 ```
+
+## How to fix
+The agent is stuck on something it cannot do or say: read what the user keeps asking for.
+Give the agent a way out (hand over to a person, or state the limit once and close the
+conversation) and a rule in the prompt: "if you have already said this, say what else you can
+do, or hand over". A harness can spot repeated replies and escalate.
 
 ## Does not fire on
 - replies carrying fenced code that changed between them (a programmer resending a whole file

@@ -45,6 +45,14 @@ and OpenCode after three identical calls, Gemini CLI after five.
 {"id": "book-loop", "messages": [{"role": "user", "content": "Book HAT023 for me."}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "book_reservation", "arguments": "{\"flight\": \"HAT023\", \"amount\": 1625}"}}]}, {"role": "tool", "tool_call_id": "c1", "content": "Error: payment amount does not add up, total price is 4875, but paid 1625"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c2", "type": "function", "function": {"name": "think", "arguments": "{\"thought\": \"try again\"}"}}]}, {"role": "tool", "tool_call_id": "c2", "content": ""}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c3", "type": "function", "function": {"name": "book_reservation", "arguments": "{\"amount\": 1625, \"flight\": \"HAT023\"}"}}]}, {"role": "tool", "tool_call_id": "c3", "content": "Error: payment amount does not add up, total price is 4875, but paid 1625"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c4", "type": "function", "function": {"name": "book_reservation", "arguments": "{\"flight\":\"HAT023\",\"amount\":1625.0}"}}]}, {"role": "tool", "tool_call_id": "c4", "content": "Error: payment amount does not add up, total price is 4875, but paid 1625"}]}
 ```
 
+## How to fix
+In the harness: count repeated calls, as OpenHands and Roo Code do, and interrupt the agent
+with a message ("you called X with these arguments 3 times and got the same result: change the
+approach or ask the user"). In the prompt: when a result does not give what is needed, change
+the arguments or the approach, and say so when giving up. In the tool: a result that says why
+nothing happened (`no results for "…": try a broader query`) gives the model something to
+change. If repeats are expected (polling a job), exempt the tool with `exempt-tools`.
+
 ## Does not fire on
 - paging with a new cursor, or polling whose result changes between calls;
 - a retry that succeeds (the outcome differs), or repeats with a successful call of another tool

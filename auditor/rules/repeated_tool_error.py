@@ -28,6 +28,13 @@ or what would be accepted, or a rule the model cannot infer from the tool's desc
 {"id": "rework", "messages": [{"role": "user", "content": "Book it with my gift cards."}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "book_reservation", "arguments": "{\"payment_id\": \"gift_card_1\", \"amount\": 833}"}}]}, {"role": "tool", "tool_call_id": "c1", "content": "Error: payment amount does not add up, total price is 1203, but paid 833"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c2", "type": "function", "function": {"name": "book_reservation", "arguments": "{\"payment_id\": \"gift_card_2\", \"amount\": 900}"}}]}, {"role": "tool", "tool_call_id": "c2", "content": "Error: payment amount does not add up, total price is 1203, but paid 900"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c3", "type": "function", "function": {"name": "book_reservation", "arguments": "{\"payment_id\": \"gift_card_2\", \"amount\": 1000}"}}]}, {"role": "tool", "tool_call_id": "c3", "content": "Error: payment amount does not add up, total price is 1203, but paid 1000"}]}
 ```
 
+## How to fix
+Make the error say what to change: the argument that is wrong, the value it got and what it
+accepts (`total price is 4875, but paid 1625: the payments must add up to the total`). Put the
+rule the model keeps breaking in the tool's description. In the harness, stop after three equal
+errors and tell the model to ask the user or give up. If the error is the same whatever the
+arguments, the tool or its backend is broken: fix that, not the agent.
+
 ## Does not fire on
 - the same failing call repeated with identical arguments, even amid other attempts: LP001;
 - a run that ends in success, or errors that differ once values are masked;

@@ -26,12 +26,12 @@ MedAgentBench's `GET`/`POST` requests) when the harness refused to run them: its
 the turn ("Please always provide EXACTLY ONE action in triple backticks, found 2 actions.",
 SWE-agent's "Your proposed edit has introduced new syntax error(s) … Your changes have NOT been
 applied", MedAgentBench's "Invalid POST request", or its run's status "agent invalid action"
-after a request written under the wrong fence or a POST payload without its `POST url` line),
-so none of them ran.
-The finding quotes the harness's reason, and is a warning, not an error: the model was told
-and could write the call again, where a call dropped without a word is one nobody will see. (This rule, not EX001, because the call exists only
-as text: EX001 reads structured calls, and a structured call the harness refuses gets the
-refusal as its result, an error the model is shown.)
+after a request written under the wrong fence or a POST payload without its `POST url` line), so
+none of them ran. The finding quotes the harness's reason, and is a warning, not an error: the
+model was told and could write the call again, where a call dropped without a word is one nobody
+will see. (This rule, not EX001, because the call exists only as text: EX001 reads structured
+calls, and a structured call the harness refuses gets the refusal as its result, an error the
+model is shown.)
 
 ## Why is this bad?
 The parser expected a structured call and got text: it drops it silently, no tool runs, and
@@ -44,6 +44,15 @@ parse the action).
 ```jsonl
 {"id": "text-call", "tools": [{"type": "function", "function": {"name": "file_write", "parameters": {"type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string"}}}}}], "messages": [{"role": "user", "content": "Create hello.py that prints hello."}, {"role": "assistant", "content": "[{\"tool\": \"file_write\", \"path\": \"hello.py\", \"content\": \"print('hello')\"}]"}, {"role": "user", "content": "Did you create it?"}, {"role": "assistant", "content": "Yes, hello.py has been created."}]}
 ```
+
+## How to fix
+Use structured tool calls: declare the tools in the request and read `tool_calls`. If the model
+writes calls as text, run the parser of its dialect (vLLM's `--enable-auto-tool-choice` with
+the `--tool-call-parser` for the model: `hermes`, `llama3_json`, `mistral`, and the harmony
+parser for gpt-oss), with a chat template that declares the tools. A framework that cannot
+parse a turn should tell the model what it expected (an error result), not take the text as the
+final answer. Where the harness refused the call (a warning), its reason says what the prompt
+should make clear: one action a reply, in the fence it asks for.
 
 ## Does not fire on
 - a turn that also has structured calls (any origin: formats that execute text actions, such

@@ -16,6 +16,13 @@ ends on a call is an agent that crashed or timed out mid-task.
 {"id": "run-1", "messages": [{"role": "user", "content": "Weather in Paris?"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\": \"Paris\"}"}}]}, {"role": "assistant", "content": "It is sunny in Paris."}]}
 ```
 
+## How to fix
+In the harness: answer every call before the model speaks again, with its result or an error
+result under the call's id (`tool_call_id`); a tool that fails, times out or is cancelled
+still returns an error result that says so. Run every call of a parallel batch, not only the
+first. Do not "repair" a history by dropping calls or inventing results. Log results as they
+arrive, and log a run that ends mid-call (a timeout, a crash) as having ended there.
+
 ## Does not fire on
 - calls answered by a result with their id, in any order, before the next assistant turn;
 - parallel calls written one assistant message per call (the later ones holding only calls),

@@ -37,6 +37,14 @@ or runs after a no, is the failure approvals exist to prevent.
 {"id": "cf3", "messages": [{"role": "user", "content": "Clean up the temp folder"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "delete_folder", "arguments": "{\"path\": \"/tmp/work\"}"}}]}, {"role": "tool", "tool_call_id": "c1", "content": "confirmation_required: delete_folder needs the user's approval"}, {"role": "user", "content": "No, keep it."}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c2", "type": "function", "function": {"name": "delete_folder", "arguments": "{\"path\": \"/tmp/work\"}"}}]}, {"role": "tool", "tool_call_id": "c2", "content": "deleted"}]}
 ```
 
+## How to fix
+Enforce approval in the harness, not in the prompt alone: a tool that changes something (book,
+cancel, pay, send) runs only behind an approval the user answers, and a no stops it. In a chat
+agent, the prompt must require a summary of the action's details and an explicit yes before
+each such call, and a new question when the details change after a failure. Where the policy
+lives outside the log, name the tools that need approval with `require-approval` in
+`[tool.auditor.approvals]`.
+
 ## Does not fire on
 - a Responses `mcp_call` that names its approval request: the API ran it on an approval sent
   in the next request, which the log need not hold;

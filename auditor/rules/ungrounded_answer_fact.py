@@ -33,14 +33,22 @@ returned nothing. Nothing in the answer says it was made up.
 {"id": "invented-number", "tools": [{"type": "function", "function": {"name": "get_hotel", "parameters": {"type": "object"}}}], "messages": [{"role": "system", "content": "You are a travel assistant."}, {"role": "user", "content": "What is the phone number of the Grand Hotel in Oslo?"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "get_hotel", "arguments": "{\"name\": \"Grand Hotel Oslo\"}"}}]}, {"role": "tool", "tool_call_id": "c1", "content": "{\"name\": \"Grand Hotel\", \"city\": \"Oslo\", \"rating\": 4.5}"}, {"role": "assistant", "content": "You can reach the Grand Hotel at +47 23 21 20 00 or book at https://grandhotel.no/rooms/book."}]}
 ```
 
+## How to fix
+Give the agent a tool for each fact users act on (a directory for phone numbers and addresses,
+the booking record for its reference, a quote for a price) and a rule in the prompt: "give a
+phone number, link, reference or price only when a tool result or the user gave it; otherwise
+say you do not have it". Check answers for unfilled template slots (`[Generated ID]`) before
+they are sent. When the fact is in a document the agent was given that the log does not keep,
+log that document (or the prompt that holds it) so the answer can be checked.
+
 ## Does not fire on
 - facts a user turn, the system prompt or policy, a tool declaration or a tool result gave,
   in any written form, and prices the given amounts make up (a total, a difference, a price
   per passenger);
-- code (inline or fenced), examples the assistant offers ("a user id like 'sara_doe_496'",
-  "e.g. ZFA04Y"), facts in a sentence that says they are assumed or made up ("I assume",
-  "Asumo un presupuesto de $100", "supposons", "angenommen"), and every fact of an answer to a user who asked for an example, a sample,
-  a template or made-up data;
+- code (inline or fenced), examples the assistant offers ("a user id like 'sara_doe_496'", "e.g.
+  ZFA04Y"), facts in a sentence that says they are assumed or made up ("I assume", "Asumo un
+  presupuesto de $100", "supposons", "angenommen"), and every fact of an answer to a user who
+  asked for an example, a sample, a template or made-up data;
 - digits inside a link or a path (`…&qid=1689009508`), which are no phone number;
 - a site's home page (`https://www.udi.no/`), ids not written as a reference (`24-hour`),
   dates, times, counts and amounts without a currency;

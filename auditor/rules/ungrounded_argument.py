@@ -5,19 +5,19 @@ Reads the string values of each call the assistant makes for identifiers: an id 
 letters and digits (`K1NW8N`, `mia_li_3668`) or is a run of five or more digits, an e-mail
 address, a phone number, a URL, a file path, and, under an argument that names an id (`id`,
 `id_item`, `productId`), two to four words joined by `_` or `-` (`gasolina_premium`): a name
-made into an id, given when its words, joined in any way, are in an earlier text. Fires when one of them appears nowhere before the
-call: not in the system prompt, a user turn, a tool result, the declared tools, the arguments
-of an earlier call that succeeded, the assistant's words the user then said yes to ("Is your
-account AC-55821-X?" "Yes."), or, where several agents talk, another agent's message (the
-orchestrator's "please open https://…"; not the calling agent's own words, nor Magentic-One's
-private `(thought)` notes). The same value written differently is the same value: case, a
-`#`, separators, a short code around a number (`ORD-20931` and `20931`, but not
-`credit_card_7334` and "ending in 7334"), a URL's scheme, `www.`, query or trailing slash (on
-either side; a page's relative link `/users/sign_in?next=1` gives `users/sign_in` as a URL
-does), a URL a search result writes as a breadcrumb (`https://site.com > a > b`, up to a
-segment cut with `...`), a path's leading directories. One finding per call, naming the argument and the value; a value is reported
-once. The conversation is indexed once as it is read, and only as far as an identifier still
-lacks a source.
+made into an id, given when its words, joined in any way, are in an earlier text. Fires when one
+of them appears nowhere before the call: not in the system prompt, a user turn, a tool result,
+the declared tools, the arguments of an earlier call that succeeded, the assistant's words the
+user then said yes to ("Is your account AC-55821-X?" "Yes."), or, where several agents talk,
+another agent's message (the orchestrator's "please open https://…"; not the calling agent's own
+words, nor Magentic-One's private `(thought)` notes). The same value written differently is the
+same value: case, a `#`, separators, a short code around a number (`ORD-20931` and `20931`, but
+not `credit_card_7334` and "ending in 7334"), a URL's scheme, `www.`, query or trailing slash
+(on either side; a page's relative link `/users/sign_in?next=1` gives `users/sign_in` as a URL
+does), a URL a search result writes as a breadcrumb (`https://site.com > a > b`, up to a segment
+cut with `...`), a path's leading directories. One finding per call, naming the argument and the
+value; a value is reported once. The conversation is indexed once as it is read, and only as far
+as an identifier still lacks a source.
 
 ## Why is this bad?
 An id the agent never saw is an id it made up: an order number guessed from the pattern of
@@ -28,6 +28,15 @@ the wrong record or fails, and in the worst case succeeds on someone else's acco
 ```jsonl
 {"id": "guessed-id", "messages": [{"role": "user", "content": "Cancel my order please, I'm Mia Li."}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "cancel_order", "arguments": "{\"order_id\": \"#W2378156\", \"reason\": \"no longer needed\"}"}}]}, {"role": "tool", "tool_call_id": "c1", "content": "Error: order not found"}]}
 ```
+
+## How to fix
+Have the agent look the identifier up before acting on it: search by what the user gave (a
+name, an e-mail address, the order described) and use the id the tool returns; ask the user
+when nothing gives it. In the prompt: "never guess or build ids, e-mail addresses, URLs or
+paths: use values the user or a tool result gave". In the tool: answer an unknown id with an
+error that says how to find the right one (`no order #W2378156; list_orders(user_id) lists the
+user's orders`). When the value came from a source the log does not keep (an attached file, a
+page the agent saw), log that source too: without it the call cannot be told from a guess.
 
 ## Does not fire on
 - values the user or a tool gave, in any written form (`#20931` after "order 20931"), and the

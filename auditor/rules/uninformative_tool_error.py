@@ -22,6 +22,13 @@ argument and the values it accepts.
 {"id": "generic", "messages": [{"role": "user", "content": "Show reservation K1NW8N."}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "get_reservation", "arguments": "{\"reservation_id\": \"k1nw8n\"}"}}]}, {"role": "tool", "tool_call_id": "c1", "content": "An error occurred while executing tool \"get_reservation\"."}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c2", "type": "function", "function": {"name": "get_reservation", "arguments": "{\"reservation_id\": \"k1nw8n\"}"}}]}, {"role": "tool", "tool_call_id": "c2", "content": "An error occurred while executing tool \"get_reservation\"."}, {"role": "assistant", "content": "Something went wrong, sorry."}]}
 ```
 
+## How to fix
+Fix the tool: return the real cause to the model (which argument, which values are allowed,
+what failed), not a generic "An error occurred". A framework that hides exception text from
+the model can still pass a message mapped from the exception; log the full error on the server
+with the call's id. In the harness, do not let the agent retry blindly: after an error that
+says nothing, retry once, then report the failure.
+
 ## Does not fire on
 - an error that names what is wrong ("Error: reservation_id must be 6 upper-case letters");
 - an uninformative error that is not retried, or whose retry succeeds (a transient failure);

@@ -14,6 +14,14 @@ call somewhere unexpected; either way the step the model planned never happened.
 {"id": "ex5", "tools": [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}], "messages": [{"role": "user", "content": "Forecast for Oslo?"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "get_forecast", "arguments": "{\"city\": \"Oslo\"}"}}]}, {"role": "tool", "tool_call_id": "c1", "content": "Error: unknown tool"}]}
 ```
 
+## How to fix
+Declare every tool the model may call, under the name the runtime routes on, in every request
+(an agent handed over from another prompt keeps calling that prompt's tools). When the finding
+names a close declared tool, the model misspelled it, or the prompt's text calls the tool by
+another name than its declaration: make the two agree. Answer an unknown tool with an error
+that lists the tools there are, so that the model can correct itself. If the log records only
+some of the tools the run had, give them all with `--tools FILE`.
+
 ## Does not fire on
 - transcripts that declare no tools (coverage reports them as not examined);
 - calls written into message text, and calls made by the simulated user of tau2-bench, whose

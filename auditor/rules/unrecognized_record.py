@@ -16,6 +16,14 @@ the shape as missing.
 {"messages": [{"role": "user", "content": "hi"}, "not a message"]}
 ```
 
+## How to fix
+If the record is a log the auditor reads, name its format with `--input-format NAME` (`audit
+--formats` lists them): the finding then says which part lacks the expected shape. A shape of
+your own can be mapped in `[tool.auditor.formats.NAME]` with JMESPath expressions (docs/formats.md)
+or read by a plugin. Records that are not transcripts (heartbeats, metrics) belong in another
+file or outside the audited paths (`exclude`). A message without a role, or a tool call that is
+not an object, is a bug of the logger that wrote it.
+
 ## Does not fire on
 Any shape listed in `--input-format`, including a bare list of messages.
 ```jsonl

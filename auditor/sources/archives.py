@@ -13,7 +13,7 @@ is not a readable zip is one invalid record; a member that cannot be read (corru
 not JSON, compressed with a method this Python lacks) is one invalid record, and the others
 are still read.
 Inspect writes Zstandard members when `INSPECT_USE_ZSTD` is set: Python 3.14's zipfile reads
-them, older ones need the optional `zstandard` package (`pip install 'auditor[zstd]'`).
+them, older ones need the optional `zstandard` package (`pip install 'transcript-auditor[zstd]'`).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from typing import IO, Any
 
 import orjson
 
+from auditor import DISTRIBUTION
 from auditor.model import Location, escape_pointer_token
 
 _ZSTD = 93
@@ -140,7 +141,7 @@ def _zstd(info: zipfile.ZipInfo, fp: IO[bytes], limit: int) -> tuple[bytes | Non
     except ImportError:
         return None, (
             "zip member compressed with Zstandard (INSPECT_USE_ZSTD): "
-            "install `zstandard` (pip install 'auditor[zstd]') or use Python 3.14+"
+            f"install `zstandard` (pip install '{DISTRIBUTION}[zstd]') or use Python 3.14+"
         )
     try:
         fp.seek(info.header_offset)

@@ -10,8 +10,8 @@ and each member fetched by range), and a JSON Lines file can be read by byte ran
 To cut a large one into spans, its newlines are counted stretch by stretch where it lies (on
 the Dask workers, `cuts`), not by reading it whole here.
 
-fsspec comes with the `dask` extra (`pip install 'auditor[dask]'`); the driver for a store
-is the user's to install (`s3fs`, `gcsfs`, `adlfs`), with its credentials from the
+fsspec comes with the `dask` extra (`pip install 'transcript-auditor[dask]'`); the driver for a
+store is the user's to install (`s3fs`, `gcsfs`, `adlfs`), with its credentials from the
 environment as that driver reads them. Nothing here runs unless a URL is named: a run over
 local paths never imports fsspec.
 
@@ -38,6 +38,7 @@ import stat
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from auditor import DISTRIBUTION
 from auditor.sources.events import EVENT_FILE
 from auditor.sources.files import in_system, inside, special
 from auditor.sources.kinds import (
@@ -56,7 +57,7 @@ from auditor.sources.kinds import (
 Exclude = Callable[[str], bool]
 """Whether a path is left out (`auditor.sources.walk.Exclude`)."""
 
-INSTALL = "pip install 'auditor[dask]'"
+INSTALL = f"pip install '{DISTRIBUTION}[dask]'"
 BLOCK = 2 * 1024 * 1024
 """Bytes fsspec fetches per request while a file is read: enough to stream faster than one
 core audits (≈10 MB/s), and little to read the first line of a span or a small member of an

@@ -1,9 +1,9 @@
-"""The CI examples, run as their consumers run them: the workflow template's audit step in bash,
-the pre-commit hook through a real `pre-commit run` in a scratch repository, offline."""
+"""The CI examples, run as their consumers run them: the pre-commit hook through a real
+`pre-commit run` in a scratch repository, offline. The workflow template's audit is the Action,
+run in tests/cli/test_action.py."""
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -12,39 +12,16 @@ import sys
 import sysconfig
 from importlib.util import find_spec
 from pathlib import Path
+from urllib.parse import urlparse
 
 import pytest
 import yaml
 
 from auditor import REPOSITORY
-from tests.helpers import FIXTURES, LOST, ORPHAN, ROOT, github_sarif_problems
+from tests.helpers import FIXTURES, LOST, ORPHAN, ROOT
 
 WORKFLOW = ROOT / ".github" / "workflows" / "audit.yml"
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-
-
-def bash(script: str, cwd: Path, **env: str) -> subprocess.CompletedProcess:
-    """A workflow step's `run:` as GitHub runs it (`bash -eo pipefail`), `audit` on the PATH."""
-    shim = cwd.parent / "bin"
-    shim.mkdir(exist_ok=True)
-    audit = shim / "audit"
-    audit.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m auditor "$@"\n')
-    audit.chmod(0o755)
-    environment = {
-        **os.environ,
-        "PATH": f"{shim}{os.pathsep}{os.environ['PATH']}",
-        "PYTHONPATH": str(ROOT),
-        "NO_COLOR": "1",
-        **env,
-    }
-    return subprocess.run(
-        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script],
-        cwd=cwd,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 # The workflow template.
@@ -56,10 +33,13 @@ def test_workflow_uses_current_actions_and_is_fork_safe():
     job = workflow["jobs"]["audit"]
     assert job["permissions"] == {"contents": "read", "security-events": "write"}
     uses = [s["uses"] for s in job["steps"] if "uses" in s]
-    # Node 24 majors; upload-sarif v3 (Node 20) is deprecated in December 2026.
+    # Node 24 majors; upload-sarif v3 (Node 20) is deprecated in December 2026. The audit is
+    # this project's Action (tests/cli/test_action.py runs it with the workflow's inputs).
+    home = urlparse(REPOSITORY).path.strip("/")
     assert uses == [
         "actions/checkout@v6",
         "actions/setup-python@v6",
+        f"{home}@main",
         "github/codeql-action/upload-sarif@v4",
     ]
     (upload,) = [s for s in job["steps"] if "upload-sarif" in s.get("uses", "")]
@@ -67,62 +47,8 @@ def test_workflow_uses_current_actions_and_is_fork_safe():
     assert "github.event.pull_request.head.repo.full_name == github.repository" in upload["if"]
     assert "!cancelled()" in upload["if"]
     assert upload["with"] == {"sarif_file": "audit.sarif", "category": "auditor"}
-    (install,) = [s["run"] for s in job["steps"] if "pip install" in s.get("run", "")]
-    assert install == 'python -m pip install "auditor @ $AUDITOR"'
-    assert workflow["env"]["AUDITOR"] == f"git+{REPOSITORY}@main"
+    assert not [s for s in job["steps"] if "pip install" in s.get("run", "")]  # the Action's
     assert "v0.1.0" not in WORKFLOW.read_text()
-
-
-def audit_step() -> str:
-    workflow = yaml.safe_load(WORKFLOW.read_text())
-    steps = workflow["jobs"]["audit"]["steps"]
-    (step,) = [s for s in steps if s.get("name") == "Audit"]
-    assert step["run"].count("audit ") == 1, "one audit writes every output"
-    return step["run"]
-
-
-def test_workflow_audit_step_first_run_without_baseline_then_with_one(tmp_path):
-    repo = tmp_path / "repo"
-    (repo / "logs").mkdir(parents=True)
-    (repo / ".git").mkdir()
-    shutil.copy(LOST, repo / "logs" / "a.jsonl")
-    env = {"LOGS": yaml.safe_load(WORKFLOW.read_text())["env"]["LOGS"]}
-    script = audit_step()
-
-    # A first run: no baseline yet. Every finding is new: annotated, and the job fails on them.
-    proc = bash(script, repo, **env)
-    assert proc.returncode == 1, proc.stderr
-    annotations = proc.stdout.splitlines()
-    assert [a.split("::")[1].split(",title=")[0] for a in annotations[:2]] == [
-        "error file=logs/a.jsonl,line=1",
-        "error file=logs/a.jsonl,line=2",
-    ]
-    assert "audit: wrote 2 findings to audit.sarif (sarif)" in proc.stderr.splitlines()
-    sarif = json.loads((repo / "audit.sarif").read_text())
-    assert github_sarif_problems(sarif) == []
-    assert [r["ruleId"] for r in sarif["runs"][0]["results"]] == ["EX001", "EX001"]
-
-    # With a baseline: nothing new, so the step passes; code scanning still sees every finding.
-    assert bash("audit logs/ --write-baseline .audit-baseline.json -q", repo).returncode == 0
-    proc = bash(script, repo, **env)
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.splitlines()[0] == (
-        "::notice title=auditor::2 findings in the baseline not shown"
-    )
-    results = json.loads((repo / "audit.sarif").read_text())["runs"][0]["results"]
-    assert [(r["ruleId"], r["baselineState"]) for r in results] == [
-        ("EX001", "unchanged"),
-        ("EX001", "unchanged"),
-    ]
-
-    # A new finding fails the step, and only it is annotated.
-    shutil.copy(ORPHAN, repo / "logs" / "b.jsonl")
-    proc = bash(script, repo, **env)
-    assert proc.returncode == 1
-    assert proc.stdout.splitlines()[0].startswith(
-        "::warning file=logs/b.jsonl,line=1,title=EX002 orphan-tool-result::"
-    )
-    assert not any(line.startswith("::error") for line in proc.stdout.splitlines())
 
 
 # The pre-commit hook, through pre-commit itself.

@@ -16,7 +16,7 @@ from tests.helpers import CLEAN, LOST, ORPHAN, ROOT, audit_process, invoke
 def test_version():
     result = invoke("--version")
     assert result.exit_code == 0
-    assert result.stdout == f"audit (auditor) {__version__}\n"
+    assert result.stdout == f"audit (transcript-auditor) {__version__}\n"
 
 
 def test_help_teaches():

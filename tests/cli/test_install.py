@@ -35,7 +35,7 @@ def test_a_wheel_built_from_a_clean_clone_installs_and_audits(tmp_path):
         check=True,
         timeout=300,
     )
-    (wheel,) = (tmp_path / "dist").glob("auditor-*.whl")
+    (wheel,) = (tmp_path / "dist").glob("transcript_auditor-*.whl")
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = venv / "bin" / "python"
@@ -46,7 +46,7 @@ def test_a_wheel_built_from_a_clean_clone_installs_and_audits(tmp_path):
     )
     audit = venv / "bin" / "audit"
     version = subprocess.run([str(audit), "--version"], capture_output=True, text=True, check=True)
-    assert version.stdout.startswith("audit (auditor) ")
+    assert version.stdout.startswith("audit (transcript-auditor) ")
     # Its dependencies from this test environment (no network here), the package from the wheel.
     env = {**os.environ, "PYTHONPATH": sysconfig.get_paths()["purelib"]}
     where = subprocess.run(

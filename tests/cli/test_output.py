@@ -371,6 +371,17 @@ def test_explain_is_wrapped_at_the_terminal_width():
     assert "- the user decided on values of a kind" in text  # list items keep their mark
 
 
+def test_explain_shows_the_example_as_a_conversation_and_how_to_fix():
+    """The terminal gets the readable form the rule's page has: a conversation, one message a
+    line within the width, not the JSON Lines the docstring keeps for the tests."""
+    text = columns("--explain", "LP004", width=72)
+    assert "\n## How to fix\nThe agent is stuck" in text
+    assert '"messages"' not in text and '{"role"' not in text
+    assert "--- reworded-apology ---\nuser: I need the same insurance as my family.\n" in text
+    assert "\nassistant: I'm truly sorry for the frustration this has caused, Sophia.\n" in text
+    assert max(map(len, text.splitlines())) <= 72
+
+
 def test_explain_a_family_lists_its_rules_then_explains_each():
     text = columns("--explain", "LP", width=100)
     assert text.startswith("# LP: loops (5 rules)\n\nLP001  repeated-tool-call ")

@@ -354,13 +354,14 @@ def test_without_the_extra():
     assert result.returncode == 2
     assert result.stderr.decode().splitlines() == [
         "audit: error: --engine dask needs dask, distributed, fsspec, which this installation "
-        "lacks: pip install 'auditor[dask]'",
+        "lacks: pip install 'transcript-auditor[dask]'",
         "loaded []",
     ]
     url = audit_in_python("s3://bucket/logs/", "--allow-empty")
     assert url.returncode == 2
     assert url.stderr.decode().splitlines()[0] == (
-        "audit: error: s3://bucket/logs/: reading URLs needs fsspec: pip install 'auditor[dask]'"
+        "audit: error: s3://bucket/logs/: reading URLs needs fsspec: "
+        "pip install 'transcript-auditor[dask]'"
     )
 
 

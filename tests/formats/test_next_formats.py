@@ -353,7 +353,7 @@ def test_zstd_members_without_zstandard_say_how_to_read_them(monkeypatch):
     report = audit([INSPECT / "approval-demo-zstd.eval"])
     assert {f.message for f in report.findings} == {
         "zip member compressed with Zstandard (INSPECT_USE_ZSTD): install `zstandard` "
-        "(pip install 'auditor[zstd]') or use Python 3.14+"
+        "(pip install 'transcript-auditor[zstd]') or use Python 3.14+"
     }
 
 

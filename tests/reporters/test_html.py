@@ -22,7 +22,7 @@ from tests.helpers import CANARY, DEMO, FIXTURES, REALDATA, Page, html_of, requi
 ALLOWED = {
     "html", "head", "meta", "title", "style", "body", "header", "main", "footer", "section",
     "article", "div", "span", "p", "b", "h1", "h2", "h3", "h4", "ul", "ol", "li", "a", "code",
-    "pre", "mark", "table", "thead", "tbody", "tr", "th", "td", "svg", "rect", "details",
+    "pre", "em", "mark", "table", "thead", "tbody", "tr", "th", "td", "svg", "rect", "details",
     "summary", "label", "select", "option", "button", "dialog", "script", "br",
 }  # fmt: skip
 
@@ -152,12 +152,20 @@ def test_filters_name_every_code_severity_and_file(demo_page):
 def test_rule_explanations_come_from_the_rule_docs(demo_page):
     from auditor.rules import BY_CODE
 
-    _, page = demo_page
+    text, page = demo_page
     shown = page.all_text()
     for code in ("FB001", "LP003", "CF001"):
         rule = BY_CODE[code]
         assert rule.summary in shown
         assert rule.sections["Why is this bad?"].splitlines()[0] in shown
+        # Rendered, not raw Markdown: headings, the example as a conversation, no JSON Lines.
+        details = text.split(f'<details class="rule" id="rule-{code}">', 1)[1]
+        details = details.split("</details>", 1)[0]
+        assert "<h4>How to fix</h4>" in details and "<h4>Does not fire on</h4>" in details
+        assert re.search(r"<pre><code>(tools|user): ", details)
+        outside = re.sub(r"<pre>.*?</pre>|<code>.*?</code>", "", details, flags=re.S)
+        assert "## " not in outside and "`" not in outside
+        assert "&quot;messages&quot;" not in details  # the JSON Lines the example comes from
 
 
 def test_quiet_stretches_fold_and_the_page_says_what_it_left_out(tmp_path):
