@@ -12,6 +12,8 @@ language's patterns are then read. Adding a language is adding a module and a li
 
 from __future__ import annotations
 
+import unicodedata
+
 from auditor.languages import de, es, fr, it, pt
 from auditor.languages.lexicon import Lexicon
 
@@ -26,6 +28,31 @@ TOOL_WORDS: dict[str, str] = {
     word: verb for lexicon in LEXICONS.values() for word, verb in lexicon.tool_words.items()
 }
 """Words of tool names in these languages, by the English verb they say (`anular` -> cancel)."""
+_GERMAN = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss"})
+
+
+def _spellings(word: str) -> set[str]:
+    """A noun as a tool name may write it: lowercased, without accents, umlauts as `ue`."""
+    lower = word.lower()
+    bare = "".join(c for c in unicodedata.normalize("NFKD", lower) if not unicodedata.combining(c))
+    return {lower, bare, lower.translate(_GERMAN)}
+
+
+def _doing() -> dict[str, dict[str, str]]:
+    found: dict[str, dict[str, str]] = {}
+    for lexicon in LEXICONS.values():
+        nouns = {s: verb for word, verb in lexicon.actions.items() for s in _spellings(word)}
+        for word in lexicon.doing.split():
+            found.setdefault(word, {}).update(nouns)
+    return found
+
+
+DOING = _doing()
+"""Verbs of tool names that say only that something is done (`realizar`, `ausfuehren`), each
+with the nouns of action of its language as tool names write them, by their English verb:
+beside one of them (`realizar_transferencia`, `ueberweisung_ausfuehren`) the noun names the
+tool's action. A noun of another language does not: `fare`, Italian's "do", beside the
+French `reservation` is an English fare."""
 
 
 def which(words: set[str], enough: int = _ENOUGH) -> tuple[str, int]:

@@ -105,6 +105,7 @@ LEXICON = Lexicon(
         archive: archivieren
         approve: genehmigen
     """),
+    doing="ausfuehren ausführen durchfuehren durchführen taetigen tätigen vornehmen veranlassen",
     yes=r"ja|jawohl|genau|richtig|korrekt|einverstanden|in\s+ordnung|okay|ok|gerne?"
     r"|bitte\s+(?:fortfahren|durchführen|machen)|machen\s+sie\s+(?:das|es|weiter)"
     r"|fahren\s+sie\s+fort|(?:ich\s+)?bestätige|bestätigt|passt|stimmt|das\s+ist\s+(?:richtig|korrekt)"

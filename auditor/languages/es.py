@@ -137,12 +137,13 @@ LEXICON = Lexicon(
         notify: notificar
         issue: emitir
     """),
+    doing="realizar ejecutar efectuar hacer procesar tramitar",
     yes=r"s[íi](?=\s*[,.!;]|\s*$|\s+(?:por\s+favor|claro|adelante|confirmo|gracias|proceda|está"
     r"|de\s+acuerdo|correcto|perfecto|es\s+correcto))|claro(?:\s+que\s+s[íi])?|por\s+supuesto"
     r"|adelante|de\s+acuerdo|vale|correcto|exacto|(?:lo\s+)?confirmo|confirmado"
     r"|proceda|procede|prosiga|hágalo|hazlo|está\s+bien|me\s+parece\s+bien"
     r"|todo\s+(?:está\s+)?(?:bien|correcto)|ok|okay|dale|autorizo",
-    no=r"no(?!\s+(?:hay\s+problema|se\s+preocupe))|espere|espera|todavía\s+no|aún\s+no|mejor\s+no"
+    no=r"no(?!\s+(?:hay\s+(?:problema|inconveniente)|pasa\s+nada|se\s+preocupe|te\s+preocupes))|espere|espera|todavía\s+no|aún\s+no|mejor\s+no"
     r"|deténgase|detente",
     asks=r"(?:desea|quiere|prefiere)\s+que\s|(?:desea|quiere)\s+(?:proceder|continuar|confirmar)"
     r"|(?:me\s+)?confirma\b|(?:podría|puede)\s+confirmar|confírme(?:me|lo|la)?\b|confirme\b"
@@ -157,7 +158,7 @@ LEXICON = Lexicon(
     assumes=r"asum[oi]\w*|asumamos|supongo|suponiendo|supongamos|hipot[ée]tic\w*|fictici\w*|inventad\w*",
     made_up=r"(?:datos|valores|cifras|precios|registros|números)\s+(?:\w+\s+)?(?:simulad[oa]s|fictici[oa]s|inventad[oa]s|hipotétic[oa]s|sintétic[oa]s|fals[oa]s|de\s+ejemplo|de\s+muestra)|(?:simul|invent)(?:ar|aré|aremos|emos|o|amos)\s+(?:los\s+|unos\s+|algunos\s+)?(?:\w+\s+)?(?:datos|valores|cifras|precios)",
     invented=r"simulad[oa]s?|fictici[oa]s?|inventad[oa]s?|hipotétic[oa]s?|sintétic[oa]s?|de\s+ejemplo|no\s+(?:son\s+)?reales",
-    results=r"resultado|total|respuesta|probabilidad|porcentaje|promedio|media|suma|precio|costo|coste|diferencia|tasa",
+    results=r"resultado|total|respuesta|probabilidad|porcentaje|promedio|media|(?<!\bpor\s)(?<!\ben\s)(?<!\ba\s)(?<!\bde\s)(?<!\bdel\s)(?<!\bal\s)(?<!\bel\s)(?<!\bun\s)(?<!oriente\s)medio|suma|precio|costo|coste|diferencia|tasa",
     never=r"no|nunca|jamás|sin|en\s+lugar\s+de|en\s+vez\s+de|evitar",
     real=r"(?:datos|valores|cifras|precios|registros)\s+(?:\w+\s+)?(?:reales|oficiales|verdaderos)",
     money_words="importe monto precio costo coste tarifa saldo cargo",

@@ -104,6 +104,7 @@ LEXICON = Lexicon(
         register: enregistrer
         submit: soumettre
     """),
+    doing="effectuer faire executer exécuter realiser réaliser traiter",
     yes=r"oui|ouais|d['’]accord|ok|okay|bien\s+sûr|exactement|c['’]est\s+(?:correct|bon"
     r"|exact|parfait|ça)|allez-y|allez\s+y|vas-y|(?:je\s+)?confirme|confirmé|absolument"
     r"|volontiers|tout\s+à\s+fait|ça\s+me\s+va|procédez|faites-le|entendu|j['’]autorise",
@@ -120,7 +121,7 @@ LEXICON = Lexicon(
     assumes=r"suppos(?:e|ons|ant|é|ée|és|ées)|hypoth[ée]tique\w*|fictif|fictive\w*|fictifs|invent[ée]e?s?",
     made_up=r"(?:données|valeurs|chiffres|prix|enregistrements)\s+(?:\w+\s+)?(?:simulées|simulés|fictives|fictifs|inventées|inventés|hypothétiques|synthétiques|factices|d'exemple)|(?:simul|invent)(?:er|erai|erons|ons|e)\s+(?:les\s+|des\s+|quelques\s+)?(?:\w+\s+)?(?:données|valeurs|chiffres|prix)",
     invented=r"simulée?s?|fictive?s?|fictifs?|inventée?s?|hypothétiques?|synthétiques?|factices?|d'exemple|(?:ne\s+sont\s+)?pas\s+réel(?:le)?s",
-    results=r"résultat|total|réponse|probabilité|pourcentage|moyenne|somme|prix|coût|différence|taux",
+    results=r"résultat|total|réponse|probabilité|pourcentage|moyenne|(?<!\bau\s)(?<!\ble\s)(?<!\bun\s)(?<!\bdu\s)(?<!\bce\s)(?<!\bà\s)moyen(?![\s-]+(?:orient|âge|terme))|somme|prix|coût|différence|taux",
     never=r"ne|pas|jamais|sans|au\s+lieu\s+de|plutôt\s+que|éviter",
     real=r"(?:données|valeurs|chiffres|prix)\s+(?:\w+\s+)?(?:réelles|réels|officielles|officiels|véritables)",
     money_words="montant prix cout coût frais solde tarif",

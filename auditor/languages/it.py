@@ -102,11 +102,12 @@ LEXICON = Lexicon(
         register: registra registrare
         approve: approva approvare
     """),
+    doing="esegui eseguire effettua effettuare fai fare",
     yes=r"s[ìi](?=\s*[,.!;]|\s*$|\s+(?:grazie|procedi|proceda|va\s+bene|confermo|certo|è\s+corretto))"
     r"|certo|certamente|va\s+bene|d['’]accordo|ok|okay|esatto|(?:lo\s+)?confermo"
     r"|confermato|procedi|proceda|prosegui|prosegua|vai\s+pure|vada\s+pure|fallo|lo\s+faccia"
     r"|assolutamente|volentieri|corretto|giusto|è\s+corretto|autorizzo",
-    no=r"no|non\s+ancora|aspetta|aspetti|fermati|si\s+fermi|stop|meglio\s+di\s+no",
+    no=r"no(?!\s+problem)|non\s+ancora|aspetta|aspetti|fermati|si\s+fermi|stop|meglio\s+di\s+no",
     asks=r"(?:vuole|desidera|vuoi)\s+che\s|(?:vuole|desidera|vuoi)\s+(?:procedere|continuare"
     r"|confermare)|(?:posso|devo)\s+procedere|procedo\s*\?|conferma\b|confermi\b"
     r"|(?:può|potrebbe|puoi)\s+confermare|è\s+(?:tutto\s+)?corretto\s*\?|va\s+bene\s*\?"
@@ -119,7 +120,7 @@ LEXICON = Lexicon(
     assumes=r"suppon\w*|supponiamo|presumo|ipotetic\w*|fittizi\w*|inventat\w*",
     made_up=r"(?:dati|valori|numeri|prezzi|record)\s+(?:\w+\s+)?(?:simulati|fittizi|inventati|ipotetici|sintetici|falsi|di\s+esempio)|(?:simul|invent)(?:are|erò|eremo|iamo|o)\s+(?:i\s+|dei\s+|alcuni\s+)?(?:\w+\s+)?(?:dati|valori|numeri|prezzi)",
     invented=r"simulat[oiae]|fittizi[oae]?|inventat[oiae]|ipotetic[oiah]e?|sintetic[oiah]e?|di\s+esempio|non\s+(?:sono\s+)?reali",
-    results=r"risultato|totale|risposta|probabilità|percentuale|media|somma|prezzo|costo|differenza|tasso",
+    results=r"risultato|totale|risposta|probabilità|percentuale|media|(?<!\bin\s)(?<!\bil\s)(?<!\bun\s)(?<!\bdi\s)(?<!\bdel\s)(?<!\bal\s)(?<!\bnel\s)(?<!\bsul\s)(?<!\bdal\s)(?<!\bper\s)medio(?!\s+(?:oriente|termine|periodo))|somma|prezzo|costo|differenza|tasso",
     never=r"non|mai|senza|invece\s+di|anziché|evitare",
     real=r"(?:dati|valori|numeri|prezzi)\s+(?:\w+\s+)?(?:reali|ufficiali|veri)",
     money_words="importo prezzo totale costo tariffa saldo somma",

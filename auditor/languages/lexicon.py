@@ -66,6 +66,10 @@ class Lexicon:
     """Question words: a request for confirmation that opens with one asks what to do."""
     waives: str = r"(?!)"
     """The user saying no confirmation is needed."""
+    doing: str = ""
+    """Verbs of tool names that only say something is done ("realizar", "ausfuehren",
+    "effectuer", "esegui"): with a noun of `actions` beside them, the tool does that noun's
+    action (`realizar_transferencia` transfers, `ueberweisung_ausfuehren` too)."""
     earlier: str = r"(?!)"
     """Words in a claim's sentence that date it in the past ("ayer", "em 10 de maio", "il y a
     trois jours"): it reports what a lookup showed, not what was just done."""

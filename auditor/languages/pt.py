@@ -130,11 +130,12 @@ LEXICON = Lexicon(
         notify: notificar
         reply: responder
     """),
+    doing="fazer realizar efetuar executar processar",
     yes=r"sim|claro|com\s+certeza|pode\s+(?:sim|prosseguir|continuar|seguir|fazer)|prossiga"
     r"|(?:está|tá)\s+(?:bem|certo|ótimo|correto)|certo|correto|exato|(?:eu\s+)?confirmo"
     r"|confirmado|isso\s+mesmo|ok|okay|de\s+acordo|beleza|pode\s+ser|vamos\s+(?:lá|em\s+frente)"
     r"|autorizo",
-    no=r"não|nao|ainda\s+não|espere|espera|aguarde|pare|melhor\s+não",
+    no=r"n[ãa]o(?!\s+(?:(?:h[áa]|tem)\s+(?:problema|inconveniente)|faz\s+mal|se\s+preocupe))|ainda\s+não|espere|espera|aguarde|pare|melhor\s+não",
     asks=r"(?:deseja|quer|gostaria)\s+que\s|(?:deseja|quer)\s+(?:prosseguir|continuar|confirmar)"
     r"|gostaria\s+de\s+(?:prosseguir|continuar|confirmar)|(?:posso|devo)\s+prosseguir"
     r"|confirma\b|(?:pode|poderia)\s+confirmar|(?:está|tudo)\s+(?:correto|certo)\s*\?"
@@ -147,7 +148,7 @@ LEXICON = Lexicon(
     assumes=r"assumo|assumindo|suponho|supondo|suponhamos|hipot[ée]tic\w*|fict[íi]ci\w*|inventad\w*",
     made_up=r"(?:dados|valores|números|preços|registros|registos)\s+(?:\w+\s+)?(?:simulad[oa]s|fictíci[oa]s|inventad[oa]s|hipotétic[oa]s|sintétic[oa]s|fals[oa]s|de\s+exemplo|de\s+amostra)|(?:simul|invent)(?:ar|arei|aremos|o|amos)\s+(?:os\s+|uns\s+|alguns\s+)?(?:\w+\s+)?(?:dados|valores|números|preços)",
     invented=r"simulad[oa]s?|fictíci[oa]s?|inventad[oa]s?|hipotétic[oa]s?|sintétic[oa]s?|de\s+exemplo|não\s+(?:são\s+)?reais",
-    results=r"resultado|total|resposta|probabilidade|percentagem|porcentagem|média|soma|preço|custo|diferença|taxa",
+    results=r"resultado|total|resposta|probabilidade|percentagem|porcentagem|média|(?<!\ba\s)(?<!\bo\s)(?<!\bum\s)(?<!\bde\s)(?<!oriente\s)(?<!ensino\s)médio|soma|preço|custo|diferença|taxa",
     never=r"não|nunca|jamais|sem|em\s+vez\s+de|ao\s+invés\s+de|evitar",
     real=r"(?:dados|valores|números|preços|registros)\s+(?:\w+\s+)?(?:reais|oficiais|verdadeiros)",
     money_words="valor preco preço montante custo tarifa saldo",

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import lru_cache
 
-from auditor.languages import TOOL_WORDS
+from auditor.languages import DOING, TOOL_WORDS
 from auditor.patterns import lazy
 
 # Participles of actions that change something, by the verb a tool's name would use.
@@ -108,23 +108,32 @@ _WORDS = lazy(r"[A-ZÀ-Ý]?[a-zß-ÿ]+|[A-ZÀ-Ý]+(?![a-zß-ÿ])|\d+")
 def words(name: str) -> tuple[str, ...]:
     """The words of a tool name, lowercased: `update_reservation_flights`, `WebFetch`. A verb
     in Spanish, Portuguese, French, German or Italian is given as its English verb
-    (`anular_sic` -> `cancel`, `sic`; `bestellungStornieren` -> `bestellung`, `cancel`)."""
-    return tuple(TOOL_WORDS.get(w, w) for w in (w.lower() for w in _WORDS.findall(name)))
+    (`anular_sic` -> `cancel`, `sic`; `bestellungStornieren` -> `bestellung`, `cancel`), and
+    so is a verb that only says something is done beside a noun of action
+    (`realizar_transferencia` -> `transfer`, `transferencia`)."""
+    return _english([w.lower() for w in _WORDS.findall(name)])[0]
 
 
-FOREIGN_VERBS = frozenset(TOOL_WORDS.values())
+def _english(raw: list[str]) -> tuple[tuple[str, ...], bool]:
+    """The words of a tool name as `words` gives them, and whether one was another
+    language's."""
+    doing = next((w for w in raw if w in DOING), "")
+    done = next((DOING[doing][w] for w in raw if w in DOING[doing]), "") if doing else ""
+    found = tuple(done if done and w == doing else TOOL_WORDS.get(w, w) for w in raw)
+    return found, bool(done) or any(w in TOOL_WORDS for w in raw)
+
+
+FOREIGN_VERBS = frozenset(TOOL_WORDS.values()) | {v for n in DOING.values() for v in n.values()}
 """The English verbs tool names in other languages are read as."""
 
 
 @lru_cache(maxsize=4096)
 def translated(name: str) -> str | None:
     """A tool name with a verb in another language, its words joined with `_` in English
-    (`anular_sic` -> `cancel_sic`, `bestellungStornieren` -> `bestellung_cancel`); None for a
-    name with none."""
-    raw = [w.lower() for w in _WORDS.findall(name)]
-    if not any(w in TOOL_WORDS for w in raw):
-        return None
-    return "_".join(TOOL_WORDS.get(w, w) for w in raw)
+    (`anular_sic` -> `cancel_sic`, `bestellungStornieren` -> `bestellung_cancel`,
+    `ueberweisung_ausfuehren` -> `ueberweisung_transfer`); None for a name with none."""
+    found, foreign = _english([w.lower() for w in _WORDS.findall(name)])
+    return "_".join(found) if foreign else None
 
 
 def tools_for(verb: str, subject: Iterable[str], tools: Iterable[str]) -> list[str]:

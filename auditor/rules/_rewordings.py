@@ -3,11 +3,13 @@
 A reply repeats an earlier one when its text is the same after collapsing whitespace, or when
 the two have the same numbers in the same order, the same names, no identifiers that tell them
 apart, and content words with a Jaccard similarity of `SIMILAR` or more (`Rewordings`); `may_repeat` is the cheap test LP004's
-screen runs first, exact while no reply has repeated.
+screen runs first, exact while no reply has repeated (until one has, every key has one
+wording, so comparing with a key's first wording finds nothing more).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from itertools import filterfalse
 
 from auditor.patterns import lazy
@@ -34,7 +36,8 @@ _STOP = """
     which who how when where why please let's let i'm i'll we'll you're it's am
 """
 STOP_WORDS = frozenset(_STOP.split())
-_NAME = lazy(r"(?<![\w'-])[A-Z][\w&'-]*")
+_NAME = lazy(r"(?<![\w'-])(?!I(?:'(?:m|ll|ve|d))?(?![\w&'-]))[A-Z][\w&'-]*")
+"""A capitalised word, not the pronoun "I" ("what I can offer" names no one)."""
 _ID_TOKEN = lazy(r"[\w./-]{4,200}")
 _ID_MARK = lazy(r"[_/]|\w\.\w")
 _LETTER = lazy(r"[A-Za-z]")
@@ -75,8 +78,27 @@ def words_of(texts: list[str]) -> tuple[list[frozenset[str]], list[list[str]]]:
         parts = lowered.translate(_LINES).split("\n")
     else:  # past its first non-ASCII character `translate` is slow: only there, text by text
         parts = [text.translate(_SPACES) for text in lowered.split("\n")]
-    tokens = list(map(str.split, parts))
+    tokens = [unclitic(part.split()) if "-" in part else part.split() for part in parts]
     return [frozenset(words) - STOP_WORDS for words in tokens], tokens
+
+
+_CLITIC_WORDS = "lhe lhes lo la los las me te se nos vos vous nous moi toi lui leur"
+_CLITICS = frozenset(_CLITIC_WORDS.split())
+"""Pronouns Portuguese and French join to a verb with a hyphen ("oferecer-lhe",
+"voulez-vous") or put before it ("o que lhe posso oferecer", "vous voulez")."""
+
+
+def unclitic(tokens: list[str]) -> list[str]:
+    """The tokens with a pronoun joined by a hyphen split from its verb: `oferecer-lhe` is
+    `oferecer`, `lhe`, as a rewording that moves the pronoun writes them."""
+    found: list[str] = []
+    for token in tokens:
+        head, hyphen, tail = token.rpartition("-")
+        if hyphen and head and tail in _CLITICS:
+            found += (head, tail)
+        else:
+            found.append(token)
+    return found
 
 
 class Rewordings:
@@ -86,9 +108,9 @@ class Rewordings:
     (capitalised words inside a sentence: `FedEx` and `DHL` make two requests, not one
     reworded), no identifiers that tell them apart (`reproduce_a.py` and `reproduce_b.py`: two
     scripts run, not one), and content words whose Jaccard similarity with one of the last
-    `WINDOW` distinct messages is at least `SIMILAR`. Each text is compared with at most
-    `WINDOW` others, so the work is linear; names and identifiers are read only for a pair that
-    passes the other two tests.
+    `WINDOW` distinct messages, in its latest or its first wording, is at least `SIMILAR`. Each
+    text is compared with at most `2 * WINDOW` others, so the work is linear; names and
+    identifiers are read only for a pair that passes the other two tests.
     """
 
     def __init__(self) -> None:
@@ -105,7 +127,7 @@ class Rewordings:
             key = text
             words, numbers = content_of(text) if content is None else content
             size = len(words)
-            for k, t, w, n in reversed(self.recent):  # Jaccard similarity, inlined: it is hot
+            for k, t, w, n in self._wordings():  # Jaccard similarity, inlined: it is hot
                 if n != numbers:
                     continue
                 other = len(w)
@@ -122,11 +144,22 @@ class Rewordings:
         self.recent = recent[-WINDOW:]
         return key
 
+    def _wordings(self) -> Iterator[tuple[str, str, frozenset[str], tuple[str, ...]]]:
+        """The recent messages, latest first, each followed by its key's first wording when it
+        rewords it: a reply drifting a little at each turn still repeats the first one."""
+        for k, t, w, n in reversed(self.recent):
+            yield k, t, w, n
+            if t != k:
+                _, first, numbers = self.exact[k]
+                yield k, k, first, numbers
+
 
 def content_of(text: str) -> tuple[frozenset[str], tuple[str, ...]]:
     """The content words of a text (no stop words, no numbers) and its numbers, in order."""
     lower = text.lower()
     tokens = lower.translate(_SPACES).split()
+    if "-" in lower:
+        tokens = unclitic(tokens)
     if not has_digit(lower):
         return frozenset(tokens) - STOP_WORDS, ()
     numbers = numbers_in(tokens)

@@ -3,13 +3,15 @@ r"""The assistant sends the user the same message three or more times, verbatim 
 ## What it does
 Compares the assistant's text replies (turns without a tool call). Two replies are the same when
 their text is, after collapsing whitespace, or when they are reworded: the same numbers in the
-same order, the same names (capitalised words inside a sentence), and content words (stop words
-and numbers left out) with a Jaccard similarity of 0.7 or more, measured on real logs. Each
-reply is compared with the last four distinct ones. Fires once per run of three or more such
-replies of at least five words, at the first one, listing the turns. User messages and failed
-tool calls in between do not end the run; a successful call of a tool that may change something
-(not `get_*`, `search_*` and other tools whose name says they only read) does, since the same
-words may then report a new state.
+same order, the same names (capitalised words inside a sentence, not "I"), and content words
+(stop words and numbers left out; a pronoun joined by a hyphen, "oferecer-lhe", "voulez-vous",
+is a word of its own) with a Jaccard similarity of 0.7 or more, measured on real logs. Each
+reply is compared with the last four distinct ones, and with the first wording of each: a reply
+reworded a little more at each turn still repeats the first. Fires once per run of three or more
+such replies of at least five words, at the first one, listing the turns. User messages and
+failed tool calls in between do not end the run; a successful call of a tool that may change
+something (not `get_*`, `search_*` and other tools whose name says they only read) does, since
+the same words may then report a new state.
 
 Options (`[tool.auditor.loops]`): `min-repeats` (3).
 

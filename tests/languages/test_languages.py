@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from auditor.languages import LEXICONS
@@ -178,11 +180,32 @@ def test_every_claimed_verb_is_one_the_rules_know():
         ("bestellung-stornieren", "cancel", "bestellung_cancel"),
         ("annulla_prenotazione", "cancel", "cancel_prenotazione"),
         ("supprimerFichier", "delete", "delete_fichier"),
+        # a verb that only says something is done, beside a noun of action of its language
+        ("realizar_transferencia", "transfer", "transfer_transferencia"),
+        ("fazerTransferencia", "transfer", "transfer_transferencia"),
+        ("effectuer_virement", "transfer", "transfer_virement"),
+        ("ueberweisung_ausfuehren", "transfer", "ueberweisung_transfer"),
+        ("esegui-bonifico", "transfer", "transfer_bonifico"),
+        ("procesar_pago", "pay", "pay_pago"),
     ],
 )
 def test_tool_names_in_other_languages_say_their_english_verb(tool, verb, english):
     assert of_family(verb, tool)
     assert translated(tool) == english
+
+
+@pytest.mark.parametrize(
+    ("tool", "read"),
+    [
+        ("consultar_transferencia", ("consultar", "transferencia")),  # a lookup of a transfer
+        ("realizar_consulta", ("realizar", "consulta")),  # "do" beside no noun of action
+        ("ueberweisung_anzeigen", ("ueberweisung", "anzeigen")),
+        ("get_fare_reservation", ("get", "fare", "reservation")),  # Italian "fare", French noun
+    ],
+)
+def test_a_verb_of_doing_says_nothing_without_a_noun_of_action_of_its_language(tool, read):
+    assert words(tool) == read
+    assert translated(tool) is None
 
 
 def test_english_tool_names_are_read_as_before():
@@ -215,6 +238,25 @@ def test_english_tool_names_are_read_as_before():
         ("fr", "Pas de problème.", None),
         ("de", "Kein Problem.", None),
         ("it", "Nessun problema.", None),
+        # "no problem" and its kin before a yes are that yes; a no before "there is a problem"
+        # stays a no
+        ("es", "No hay problema, adelante.", True),
+        ("es", "No pasa nada, adelante.", True),
+        ("es", "No, hay un problema.", False),
+        ("pt", "Não há problema, pode prosseguir.", True),
+        ("pt", "Não tem problema.", None),
+        ("pt", "Não, há um problema.", False),
+        ("fr", "Pas de problème, allez-y.", True),
+        ("de", "Kein Problem, machen Sie das.", True),
+        ("it", "No problem, procedi.", True),
+        ("it", "Nessun problema, proceda pure.", True),
+        ("it", "No, c'è un problema.", False),
+        # a question that merely holds the word for yes
+        ("es", "Si le digo que sí, ¿el dinero le llega hoy?", None),
+        ("pt", "Se eu disser que sim, o dinheiro chega para ele hoje?", None),
+        ("fr", "Si je dis oui, l'argent lui arrive aujourd'hui ?", None),
+        ("de", "Wenn ich ja sage, kommt das Geld heute noch bei ihm an?", None),
+        ("it", "Se dico di sì, i soldi gli arrivano oggi?", None),
     ],
 )
 def test_a_reply_is_read_in_its_language(code, reply, said):
@@ -341,3 +383,49 @@ def test_placeholders_are_read_in_each_lexicons_language(text, found):
     from auditor.rules._placeholders import find
 
     assert list(find(text)) == found
+
+
+_ANNOUNCED = {
+    "es": "No puedo acceder a la base de datos, así que voy a usar datos simulados para el "
+    "cálculo.",
+    "pt": "Não consigo aceder à base de dados, por isso vou usar dados simulados para o cálculo.",
+    "fr": "Je n'ai pas accès à la base, donc je vais utiliser des données simulées pour le calcul.",
+    "it": "Non riesco ad accedere al database delle vendite, quindi per questo calcolo userò "
+    "dati simulati.",
+}
+
+
+@pytest.mark.parametrize(
+    ("code", "report", "fires"),
+    [
+        ("es", "El precio medio es de 12,5 euros, según el análisis.", True),
+        ("es", "Le enviaré el informe por medio del portal en 2 días.", False),
+        ("es", "Las ventas en Oriente Medio crecerán a medio plazo, en 2 años.", False),
+        ("pt", "O preço médio é de 12,5 euros, segundo a análise.", True),
+        ("pt", "As vendas no Oriente Médio crescem a médio prazo, em 2 anos.", False),
+        ("fr", "Le prix moyen est de 12,5 euros, d'après l'analyse.", True),
+        ("fr", "Je vous enverrai le rapport au moyen du portail dans 2 jours.", False),
+        ("fr", "Les ventes au Moyen-Orient vont croître à moyen terme, en 2 ans.", False),
+        ("it", "Il prezzo medio è di 12,5 euro, secondo l'analisi.", True),
+        (
+            "it",
+            "Le vendite della società nel Medio Oriente cresceranno nel medio termine, tra 2 anni.",
+            False,
+        ),
+    ],
+)
+def test_an_average_said_as_an_adjective_reports_a_result(tmp_path, code, report, fires):
+    """FB006 reads "el precio medio", "le prix moyen" as a result, as English's "average"; not
+    "por medio de", "au moyen de", "a médio prazo", "Medio Oriente"."""
+    from auditor import config, engine
+
+    messages = [
+        {"role": "user", "content": "?"},
+        {"role": "assistant", "content": _ANNOUNCED[code]},
+        {"role": "assistant", "content": report},
+    ]
+    assert code in languages_of(" ".join(m["content"] for m in messages))
+    log = tmp_path / "log.jsonl"
+    log.write_text(json.dumps({"id": code, "messages": messages}, ensure_ascii=False) + "\n")
+    found = engine.audit([str(log)], config.build(select=["FB006"])).findings
+    assert bool(found) is fires

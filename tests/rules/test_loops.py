@@ -251,3 +251,31 @@ def test_always_when_in_the_policy_exempts_only_the_tool_it_names():
     assert not asked("Always check the hotel info when the user asks about breakfast.")
     assert not asked("Use `get_hotel_info` when the user asks about breakfast.")  # no "always"
     assert not asked("Always be polite. Call get_hotel_info when asked about breakfast.")
+
+
+def test_the_pronoun_i_is_no_name_that_tells_replies_apart():
+    from auditor.rules._rewordings import names_in
+
+    said = "I'm sorry, Daniel, but what I can offer is a voucher; I'll send it to IBM in Italy."
+    assert names_in(said) == {"Daniel", "IBM", "Italy"}
+
+
+def test_a_reply_drifting_at_each_turn_still_repeats_the_first_wording():
+    from auditor.rules._rewordings import Rewordings
+
+    keys = Rewordings()
+    first = "alpha bravo charlie delta echo foxtrot golf hotel india juliet"
+    drifted = "alpha bravo charlie delta echo foxtrot golf hotel india kilo"  # 0.82 to the first
+    further = "alpha bravo charlie delta echo foxtrot golf hotel lima juliet"  # 0.67 to the last
+    other = "alpha bravo charlie delta mike november oscar papa quebec romeo"  # 0.25 to both
+    assert [keys.key(t) for t in (first, drifted, further, other)] == [first, first, first, other]
+
+
+def test_a_pronoun_joined_by_a_hyphen_is_a_word_of_its_own():
+    from auditor.rules._rewordings import content_of, unclitic
+
+    assert unclitic(["posso", "oferecer-lhe", "voulez-vous", "two-hour", "add-on", "e-mail"]) == [
+        "posso", "oferecer", "lhe", "voulez", "vous", "two-hour", "add-on", "e-mail",
+    ]  # fmt: skip
+    enclitic, proclitic = "posso oferecer-lhe um vale", "o que lhe posso oferecer é um vale"
+    assert content_of(enclitic)[0] <= content_of(proclitic)[0]
