@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from auditor.canonical import Change, changes, key, missing, same_meaning, show
+from tests.helpers import examples
 
 
 def test_key_order_whitespace_and_number_form_do_not_matter():
@@ -39,6 +40,7 @@ json_values = st.recursive(
 )
 
 
+@settings(max_examples=examples(100))
 @given(json_values)
 def test_key_is_stable_under_reordering(value):
     def reorder(v):

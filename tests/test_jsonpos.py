@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from auditor.jsonpos import pointer_lines, split_pointer
 from auditor.model import escape_pointer_token
+from tests.helpers import examples
 
 DOC = b"""{
   "a": [
@@ -79,6 +80,7 @@ def _replaced(value, tokens, sentinel):
     return copy
 
 
+@settings(max_examples=examples(100))
 @given(json_values)
 def test_every_pointer_of_a_document_is_found_on_its_line(value):
     text = json.dumps(value, indent=1)
@@ -93,6 +95,7 @@ def test_every_pointer_of_a_document_is_found_on_its_line(value):
         assert line == expected, pointer
 
 
+@settings(max_examples=examples(100))
 @given(json_values, st.data())
 def test_some_pointers_are_found_on_the_lines_all_are(value, data):
     """Asked for a few pointers, the scan skips the values around them: the same lines."""

@@ -9,11 +9,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from auditor.patterns import Folded, folded, lazy, one_of
+from tests.helpers import examples
 
 _WORDS = st.lists(st.text(alphabet="abAé -", min_size=1, max_size=5), min_size=1, max_size=8)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(_WORDS, st.text(alphabet="abAÉé -x", max_size=30), st.booleans())
 def test_a_trie_matches_what_the_alternation_longest_first_matches(words, text, fold):
     if fold:  # under re.I, words are given in one case (`one_of`)
@@ -86,7 +87,7 @@ _PIECES = st.sampled_from(
 )
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.lists(_PIECES, max_size=14).map("".join))
 def test_a_folded_pattern_matches_where_re_i_matches(text: str) -> None:
     for pattern in _folded_patterns():

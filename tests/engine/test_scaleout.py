@@ -25,7 +25,7 @@ from auditor.errors import AuditorError
 from auditor.report import Context
 from auditor.reporters import REPORTERS, writer
 from auditor.sources import remote, spans
-from tests.helpers import FIXTURES, FUZZ, REALDATA, ROOT, audit_process, requires_realdata
+from tests.helpers import FIXTURES, REALDATA, ROOT, audit_process, examples, requires_realdata
 
 distributed = pytest.importorskip("distributed")
 fsspec = pytest.importorskip("fsspec")
@@ -189,7 +189,7 @@ def test_local_files_give_the_same_report(logs, client, monkeypatch):
     assert stream, "the session stream's conversations are audited whole, with findings"
 
 
-@settings(max_examples=200 * FUZZ, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     data=st.binary(max_size=400).map(lambda b: b.replace(b"\r", b"\n")),
     parts=st.integers(2, 12),

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from auditor import formats
 from auditor.formats import Problem
 from auditor.model import Conversation, Location
-from tests.helpers import FORMAT_DIR, FUZZ, SNAPSHOTS, UPDATE, audit, normalise
+from tests.helpers import FORMAT_DIR, SNAPSHOTS, UPDATE, audit, examples, normalise
 
 CASES = sorted(
     p
@@ -564,7 +564,7 @@ _MESSAGES = st.one_of(
 )
 
 
-@settings(max_examples=200 * FUZZ, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(_MESSAGES, max_size=6),
     st.one_of(st.none(), _TEXTS, st.just([{"type": "text", "text": "be brief"}])),

@@ -6,8 +6,8 @@ hundreds deep, by text full of chat-template markers and terminal controls; a ke
 item duplicated. The mutant is read, replayed and audited with every rule. The promise held:
 nothing raises, no rule crashes, every finding has a place, and the report can be written.
 
-`make test` runs 100 examples per fixture file, a few thousand in all; `make fuzz` runs
-`AUDITOR_FUZZ` times as many (30 by default: minutes).
+Written for 100 examples per fixture file, scaled by `AUDITOR_FUZZ` (`tests.helpers.examples`):
+`make test` runs a fifth of them, a few thousand in all; `make fuzz` thirty times them.
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from hypothesis import strategies as st
 from auditor import config, engine, sources
 from auditor.formats import FileReader
 from auditor.model import Location
-from tests.helpers import FIXTURES, FUZZ
+from tests.helpers import FIXTURES, examples
 
-EXAMPLES = 100 * FUZZ
+EXAMPLES = examples(100)
 SOURCES = sorted(
     p
     for p in (FIXTURES / "formats").rglob("*")

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from auditor.sources.kinds import BINARY_HEAD, binary
-from tests.helpers import FUZZ, audit
+from tests.helpers import audit, examples
 
 scalars = (
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8)
@@ -246,7 +246,7 @@ record = tau_and_openai | other_record | json_values
 
 
 @settings(
-    max_examples=300 * FUZZ,
+    max_examples=examples(300),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
@@ -262,7 +262,7 @@ def test_any_records_are_read_without_crash_and_counted(tmp_path, records):
 
 
 @settings(
-    max_examples=300 * FUZZ,
+    max_examples=examples(300),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
@@ -286,7 +286,7 @@ def test_any_bytes_are_read_without_crash_and_every_line_counted(tmp_path, data)
 
 
 @settings(
-    max_examples=200 * FUZZ,
+    max_examples=examples(200),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
@@ -335,7 +335,7 @@ harmony_text = st.lists(
 
 
 @settings(
-    max_examples=300 * FUZZ,
+    max_examples=examples(300),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )

@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from auditor.reading import sentences
+from tests.helpers import examples
 
 
 @pytest.mark.parametrize(
@@ -39,7 +40,7 @@ def test_a_line_end_ends_a_sentence_unless_told_not_to() -> None:
     assert sentences.ends_between("No. Fine, go ahead", 2, 18, lines=False)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.text(alphabet=st.sampled_from("ab .!?\n$2"), max_size=40))
 def test_last_end_is_the_last_of_the_ends(text: str) -> None:
     ends = [m.end() for m in sentences.END.finditer(text)]

@@ -37,7 +37,7 @@ from auditor.rules import approved_arguments_changed as cf001
 from auditor.rules import approved_arguments_reformatted as cf002
 from auditor.rules import confirmation_loop as cf004
 from auditor.rules import unapproved_execution as cf003
-from tests.helpers import FIXTURES, FUZZ
+from tests.helpers import FIXTURES, examples
 
 HERE = Location("t.jsonl", 1)
 SHORT_URL = '{"url": "https://ai-sdk.dev/", "max_clicks": 100}'
@@ -595,7 +595,7 @@ _PIECES = [
 ]
 
 
-@settings(max_examples=300 * FUZZ, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.sampled_from(_PIECES), max_size=12).map("".join))
 def test_value_prefilters_change_nothing(text):
     """The cheap tests before the value patterns skip only texts no pattern matches."""

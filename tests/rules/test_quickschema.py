@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from auditor.rules._quickschema import certainly_valid, checker
+from tests.helpers import examples
 
 SIMPLE = {
     "type": "object",
@@ -73,7 +74,7 @@ schemas = st.recursive(
 )
 
 
-@settings(max_examples=500)
+@settings(max_examples=examples(500))
 @given(schemas, json_values)
 def test_never_valid_where_jsonschema_says_invalid(schema, value):
     if certainly_valid(schema, value):
@@ -97,7 +98,7 @@ odd_schemas = schemas | st.sampled_from(
 objects = st.dictionaries(st.sampled_from(["city", "units", "days", "tags", "a", "x"]), json_values)
 
 
-@settings(max_examples=1000)
+@settings(max_examples=examples(1000))
 @given(odd_schemas, objects)
 def test_the_compiled_checker_answers_as_the_walk(schema, value):
     assert checker(schema)(value) == certainly_valid(schema, value), (schema, value)

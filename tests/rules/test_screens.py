@@ -27,7 +27,7 @@ from auditor.replay import ApprovalOptions, replay
 from auditor.report import Context
 from auditor.reporters import writer
 from auditor.sources import Record
-from tests.helpers import FIXTURES, FUZZ, REALDATA, requires_realdata
+from tests.helpers import FIXTURES, REALDATA, examples, requires_realdata
 
 REALDATA_NEXT = REALDATA.parent / "realdata-next"
 
@@ -270,7 +270,7 @@ OPTION_SETS = [
 
 
 @settings(
-    max_examples=150 * FUZZ,
+    max_examples=examples(150),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
@@ -295,7 +295,7 @@ def test_a_screen_that_says_no_means_no_finding(value, given_options):
 
 
 @settings(
-    max_examples=40 * FUZZ,
+    max_examples=examples(40),
     deadline=None,
     suppress_health_check=[
         HealthCheck.too_slow,
@@ -333,7 +333,7 @@ _WORDS = [
 ]
 
 
-@settings(max_examples=300 * FUZZ, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(
         st.lists(st.sampled_from(_WORDS), min_size=5, max_size=9).map(" ".join),
@@ -435,7 +435,7 @@ def test_fb004_screen_leaves_other_written_forms_to_the_check():
 _DECOR = ["", "#", ".", "x", "(", ")", "/", "-", "İ", "=", "..", "?", " ", "\n", "ı", "K"]
 
 
-@settings(max_examples=300 * FUZZ, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.sampled_from(
         ["W2378156", "mia_li_3668", "a.b@c.org", "/srv/app/main.py", "https://x.io/a/b2"]

@@ -19,7 +19,7 @@ from auditor.replay import replay
 from auditor.report import Context
 from auditor.reporters import REPORTERS, writer
 from auditor.rules import BY_CODE
-from tests.helpers import FIXTURES, REALDATA, audit, requires_realdata
+from tests.helpers import FIXTURES, REALDATA, audit, examples, requires_realdata
 
 TEXT_RULES = ("FB001", "FB002", "EX003", "EX004")
 
@@ -96,7 +96,7 @@ def _conversation(text: str, tool_names, follower) -> Conversation:
     return Conversation("fuzz", "openai", here, tuple(messages), specs)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(texts, tools, followers)
 def test_text_rules_never_raise_on_random_text(text, tool_names, follower):
     rep = replay(_conversation(text, tool_names, follower))
