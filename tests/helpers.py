@@ -7,6 +7,7 @@ import dataclasses
 import io
 import json
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Iterable
@@ -17,6 +18,7 @@ import pytest
 from typer.testing import CliRunner
 
 from auditor import config, engine, sources
+from auditor.__main__ import main
 from auditor.cli import app
 from auditor.findings import Finding, fingerprint, identity
 from auditor.formats import FileReader, Problem
@@ -100,6 +102,35 @@ def audit_process(*args, stdin: bytes | None = None, cwd=ROOT) -> subprocess.Com
         env=env,
         timeout=60,
     )
+
+
+def audit_main(*args, stdin: bytes | None = None, cwd=ROOT) -> subprocess.CompletedProcess:
+    """What `audit_process` gives, from the same console entry point (`auditor.__main__.main`:
+    its plain-run reader, then typer) called in this process with its own arguments, working
+    directory, standard streams (not terminals), NO_COLOR and exit status, and no start-up to
+    pay (a child process costs a quarter of a second). For what a run does; a test of the
+    process itself (signals, pipes, a hang, the installed script) wants `audit_process`."""
+    argv = [str(a) for a in args]
+    here, sigterm, saved = os.getcwd(), signal.getsignal(signal.SIGTERM), sys.argv
+    with runner.isolation(env={"NO_COLOR": "1", "COLUMNS": None}) as (out, err, _):
+        # buffered as a real stdin is (the reader peeks); the isolation puts the old one back
+        sys.stdin = io.TextIOWrapper(io.BufferedReader(io.BytesIO(stdin or b"")), "utf-8")
+        sys.argv = ["audit", *argv]
+        os.chdir(cwd)
+        try:
+            main()
+            status = 0
+        except SystemExit as end:
+            status = end.code if isinstance(end.code, int) else 0 if end.code is None else 1
+            if not isinstance(end.code, int | None):
+                print(end.code, file=sys.stderr)  # as the interpreter does on its way out
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            sys.argv = saved
+            os.chdir(here)
+            signal.signal(signal.SIGTERM, sigterm)
+        return subprocess.CompletedProcess(argv, status, out.getvalue(), err.getvalue())
 
 
 # The normalised model as plain data

@@ -12,7 +12,7 @@ from auditor import config, engine, sources
 from auditor.config import toolsfile
 from auditor.errors import ConfigError
 from auditor.sources import spans
-from tests.helpers import FIXTURES, ROOT, audit_process
+from tests.helpers import FIXTURES, ROOT, audit_main
 
 TOOLS = FIXTURES / "tools"
 AIRLINE = [
@@ -31,7 +31,7 @@ def test_the_documented_example_runs_as_shown():
     command = "audit fixtures/tools/airline-run.jsonl --tools fixtures/tools/openai-tools.json"
     assert f"$ {command} -f jsonl -q" in readme
     shown = re.findall(r'^\{"code":"(\w+)",…,"message":"(.*)",…\}$', readme, re.MULTILINE)
-    result = audit_process(*command.split()[1:], "-f", "jsonl", "-q", cwd=ROOT)
+    result = audit_main(*command.split()[1:], "-f", "jsonl", "-q", cwd=ROOT)
     assert result.returncode == 1, result.stderr
     found = [orjson.loads(line) for line in result.stdout.splitlines()]
     assert [(f["code"], f["line"], f["turn"]) for f in found] == [("EX005", 1, 3), ("FB003", 1, 5)]
@@ -81,7 +81,7 @@ def test_a_bad_tools_file_is_one_clear_error(tmp_path):
         toolsfile.read(tmp_path / "broken.json")
     with pytest.raises(ConfigError, match=r"empty.json: no tool declarations found"):
         toolsfile.read(tmp_path / "empty.json")
-    result = audit_process(TOOLS / "airline-run.jsonl", "--tools", tmp_path / "empty.json")
+    result = audit_main(TOOLS / "airline-run.jsonl", "--tools", tmp_path / "empty.json")
     assert result.returncode == 2
     assert result.stderr.count(b"\n") == 1
     assert result.stderr.startswith(b"audit: error: invalid --tools ")
@@ -285,7 +285,7 @@ def test_inferred_tools_are_the_same_whichever_span_a_conversation_lands_in(tmp_
 
 
 def test_help_names_the_tools_file_and_its_shapes():
-    out = audit_process("--help").stdout.decode()
+    out = audit_main("--help").stdout.decode()
     assert "--tools" in out and "tools/list" in out
     assert "audit runs.jsonl --tools tools.json" in out
 

@@ -1,4 +1,5 @@
-"""The command line: typer's runner for behaviour, a real subprocess for exit statuses and pipes."""
+"""The command line: typer's runner for behaviour, a real subprocess for exit statuses and pipes,
+and the in-process run most tests use (`audit_main`) held to the child process."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 
 from auditor import __version__
 from auditor.formats import FORMATS
-from tests.helpers import CLEAN, LOST, ORPHAN, ROOT, audit_process, invoke
+from tests.helpers import CLEAN, DEMO, LOST, ORPHAN, ROOT, audit_main, audit_process, invoke
 
 
 def test_version():
@@ -147,6 +148,37 @@ def test_fail_on_levels():
     assert audit_process(ORPHAN, "--fail-on", "error").returncode == 0
     assert audit_process(LOST, "--fail-on", "never").returncode == 0
     assert audit_process(ORPHAN, "--fail-on", "note").returncode == 1
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        (LOST, ORPHAN),  # a plain run, read without typer
+        (DEMO, "-f", "json", "--select", "EX,FB", "--fail-on", "error"),
+        (DEMO, "--statistics", "-f", "table"),
+        ("-", "-f", "sarif"),
+        ("runs.jsonl", "-f", "github", "-f", "html:page.html"),  # a file written, and said so
+        ("nope.jsonl", LOST, "-q"),
+        (LOST, "--bogus"),  # typer's usage error
+        ("--explain", "EX001"),
+        ("compare", "--help"),
+        ("--version",),
+    ],
+    ids=str,
+)
+def test_a_run_in_this_process_is_the_run_of_a_child_process(tmp_path, args):
+    """What most tests read through `audit_main` (no start-up to pay) is what the command does
+    in a process of its own: the same status, bytes on stdout and stderr, and files."""
+    stdin = LOST.read_bytes()
+    runs = []
+    for run, where in ((audit_process, tmp_path / "child"), (audit_main, tmp_path / "here")):
+        where.mkdir()
+        (where / "runs.jsonl").write_bytes(stdin)
+        proc = run(*args, stdin=stdin, cwd=where)
+        files = {p.name: p.read_bytes() for p in where.iterdir()}
+        out, err = (text.replace(bytes(where), b"~") for text in (proc.stdout, proc.stderr))
+        runs.append((proc.returncode, out, err, files))
+    assert runs[0] == runs[1]
 
 
 def test_missing_path_exits_2_after_auditing_the_rest():

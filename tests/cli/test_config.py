@@ -13,7 +13,7 @@ from auditor.errors import ConfigError
 from auditor.findings import Severity
 from auditor.rules import RULES, Rule
 from auditor.sources import Exclude
-from tests.helpers import FIXTURES, audit_process
+from tests.helpers import FIXTURES, audit_main, audit_process
 
 LOST = FIXTURES / "rules" / "EX001" / "bad_moved_on_without_result.jsonl"
 ORPHAN = FIXTURES / "rules" / "EX002" / "bad_unknown_call_id.jsonl"
@@ -136,9 +136,9 @@ def test_discovery_starts_from_the_audited_paths_not_the_working_directory(tmp_p
     pyproject(project, '[tool.auditor]\nignore = ["EX002"]\n')
     (tmp_path / "elsewhere").mkdir()
     # Run from a directory outside the project: its configuration still applies.
-    proc = audit_process(project / "logs", cwd=tmp_path / "elsewhere")
+    proc = audit_main(project / "logs", cwd=tmp_path / "elsewhere")
     assert (proc.returncode, proc.stdout) == (0, b"")
-    proc = audit_process("project/logs/runs.jsonl", "--show-settings", cwd=tmp_path)
+    proc = audit_main("project/logs/runs.jsonl", "--show-settings", cwd=tmp_path)
     assert proc.stdout.decode().splitlines()[0] == ("# configuration file: project/pyproject.toml")
 
 

@@ -28,7 +28,7 @@ from tests.helpers import (
     REALDATA,
     REPORT,
     ROOT,
-    audit_process,
+    audit_main,
     invoke,
     requires_realdata,
 )
@@ -40,7 +40,7 @@ DEMO = FIXTURES / "demo"
 
 
 def test_concise_lines_and_summary_on_stderr():
-    proc = audit_process(LOST, ORPHAN, "-f", "concise")
+    proc = audit_main(LOST, ORPHAN, "-f", "concise")
     assert proc.returncode == 1
     rel = "fixtures/rules/EX00{}/{}"
     lost, orphan = rel.format(1, LOST.name), rel.format(2, ORPHAN.name)
@@ -56,11 +56,11 @@ def test_concise_lines_and_summary_on_stderr():
         "audit: read 2 files, 3 conversations, 5 assistant turns, 3 tool calls: "
         "3 findings (2 errors, 1 warning)"
     )
-    assert audit_process(LOST, ORPHAN, "-f", "concise", "-q").stderr == b""
+    assert audit_main(LOST, ORPHAN, "-f", "concise", "-q").stderr == b""
 
 
 def test_concise_is_the_default_off_a_terminal_and_table_on_one(monkeypatch):
-    assert audit_process(LOST).stdout.decode().startswith(f"{LOST}:1: EX001 ")
+    assert audit_main(LOST).stdout.decode().startswith(f"{LOST}:1: EX001 ")
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True, raising=False)
     assert run.output_format(run.Output()) == "table"
     assert run.output_format(run.Output(path="out.txt")) == "concise"
@@ -68,10 +68,11 @@ def test_concise_is_the_default_off_a_terminal_and_table_on_one(monkeypatch):
 
 
 @requires_realdata
-def test_concise_on_the_real_logs_is_one_line_per_finding():
-    proc = audit_process(REALDATA, "-f", "concise", "--exit-zero")
+def test_concise_on_the_real_logs_is_one_line_per_finding(tmp_path):
+    # One audit, written twice: concise on stdout, JSON in a file.
+    proc = audit_main(REALDATA, "-f", "concise", "-f", f"json:{tmp_path / 'r.json'}", "--exit-zero")
     lines = proc.stdout.decode().splitlines()
-    doc = json.loads(audit_process(REALDATA, "-f", "json", "--exit-zero").stdout)
+    doc = json.loads((tmp_path / "r.json").read_bytes())
     assert len(lines) == doc["summary"]["findings"] > 0
     for line, f in zip(lines, doc["findings"], strict=True):
         assert line.startswith(f"{f['path']}:{f['line']}: {f['code']} ")
@@ -209,12 +210,12 @@ def test_at_60_columns_a_path_too_wide_gives_one_line_a_finding():
 
 
 def test_show_evidence_and_verbose_through_the_command():
-    plain = audit_process(LOST, "-f", "table").stdout.decode()
+    plain = audit_main(LOST, "-f", "table").stdout.decode()
     assert 'lookup({"key"' not in plain
     for flag in ("--show-evidence", "-v"):
-        shown = audit_process(LOST, "-f", "table", flag)
+        shown = audit_main(LOST, "-f", "table", flag)
         assert "get_weather(" in shown.stdout.decode(), flag
-    verbose = audit_process(LOST, DEMO, "-v", "-q").stderr.decode().splitlines()
+    verbose = audit_main(LOST, DEMO, "-v", "-q").stderr.decode().splitlines()
     assert f"audit: {DEMO}/agent-runs.jsonl: openai; 20 records, 20 conversations, 24 findings" in (
         verbose
     )
@@ -253,10 +254,10 @@ def test_color_choice(monkeypatch, when, env, tty, expected):
 
 
 def test_color_reaches_the_output_and_never_comes_from_a_log():
-    concise = audit_process(LOST, "-f", "concise", "--color", "always").stdout.decode()
+    concise = audit_main(LOST, "-f", "concise", "--color", "always").stdout.decode()
     assert "\x1b[1;31mEX001\x1b[0m" in concise
-    assert "\x1b[" not in audit_process(LOST, "-f", "concise").stdout.decode()
-    coloured = audit_process(LOST, "-f", "table", "--color", "always").stdout.decode()
+    assert "\x1b[" not in audit_main(LOST, "-f", "concise").stdout.decode()
+    coloured = audit_main(LOST, "-f", "table", "--color", "always").stdout.decode()
     assert "\x1b[" in coloured
     hostile = replace(FINDINGS[2], message=FINDINGS[2].evidence)
     text = table(Report((hostile,), REPORT.counts, REPORT.rules), color=True)
@@ -295,7 +296,7 @@ def test_no_progress_bar_off_a_terminal_or_with_no_progress(monkeypatch):
     with progress.Bar(total=10, enabled=True, color=False) as bar:  # stderr is captured
         engine.audit([str(CLEAN)], config.build(), progress=bar)
         assert bar._bar is None
-    proc = audit_process(DEMO, "-f", "json", "--no-progress")
+    proc = audit_main(DEMO, "-f", "json", "--no-progress")
     assert b"auditing" not in proc.stderr
 
 
@@ -410,7 +411,7 @@ def test_explain_a_family_lists_its_rules_then_explains_each():
     ],
 )
 def test_a_mistyped_rule_gets_a_suggestion(args, message):
-    proc = audit_process(*args)
+    proc = audit_main(*args)
     assert proc.returncode == 2
     assert proc.stderr.decode().startswith(f"audit: error: {message}")
 
@@ -424,7 +425,7 @@ def test_a_mistyped_rule_gets_a_suggestion(args, message):
     ],
 )
 def test_usage_errors_are_one_line_without_a_box(args, message):
-    proc = audit_process(*args)
+    proc = audit_main(*args)
     assert proc.returncode == 2
     (line,) = proc.stderr.decode().splitlines()
     assert line.startswith(message) and line.endswith("(audit -h for help)")
@@ -464,7 +465,7 @@ def test_show_files_names_each_file_and_its_format(tmp_path):
     (tmp_path / "logs" / "cut.jsonl").write_text('{"messages": [\n')
     (tmp_path / "logs" / "notes.md").write_text("x")
     (tmp_path / "logs" / "plot.png").write_bytes(b"\x89PNG")
-    proc = audit_process("logs", "--show-files", cwd=tmp_path)
+    proc = audit_main("logs", "--show-files", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.decode().splitlines() == [
         "logs/a.jsonl\topenai",
@@ -476,7 +477,7 @@ def test_show_files_names_each_file_and_its_format(tmp_path):
         "logs/tau2-bench-excerpt.json\ttau",
     ]
     # Named, a file is read whatever its first bytes: its records get IN002.
-    named = audit_process("logs/package.json", "--show-files", cwd=tmp_path)
+    named = audit_main("logs/package.json", "--show-files", cwd=tmp_path)
     assert named.stdout.decode().splitlines() == [
         "logs/package.json\tread, but JSON object of no known log format (keys: name)"
     ]
@@ -487,7 +488,7 @@ def test_show_settings_says_where_each_value_came_from(tmp_path):
         '[tool.auditor]\nignore = ["EX002"]\nfail-on = "error"\n[tool.auditor.loops]\n'
         "min-repeats = 4\n"
     )
-    proc = audit_process("--show-settings", "--extend-select", "EX002", cwd=tmp_path)
+    proc = audit_main("--show-settings", "--extend-select", "EX002", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.decode().splitlines()
     assert lines[0] == "# configuration file: pyproject.toml"
@@ -507,14 +508,14 @@ def test_show_settings_says_where_each_value_came_from(tmp_path):
 
 @pytest.mark.parametrize("fmt", ["json", "jsonl", "concise", "sarif", "github", "gitlab", "junit"])
 def test_stdin_has_one_stable_name_in_every_format(fmt):
-    proc = audit_process("-", "-f", fmt, stdin=LOST.read_bytes())
+    proc = audit_main("-", "-f", fmt, stdin=LOST.read_bytes())
     text = proc.stdout.decode()
     assert "<stdin>" in text or "%3Cstdin%3E" in text or "&lt;stdin&gt;" in text, text
     assert '"-"' not in text and "file=-," not in text
 
 
 def test_findings_carry_the_stdin_name():
-    proc = audit_process("-", "-f", "json", stdin=LOST.read_bytes() + b"{oops\n")
+    proc = audit_main("-", "-f", "json", stdin=LOST.read_bytes() + b"{oops\n")
     found: list[Finding] = json.loads(proc.stdout)["findings"]
     assert {f["path"] for f in found} == {"<stdin>"}
     assert [f["conversation"] for f in found] == ["moved-on", "parallel-one-lost", None]
@@ -531,7 +532,7 @@ def test_pre_existing_behaviour_runs_through_subprocess_in_a_pipe():
 
 
 def test_one_run_writes_several_outputs_and_says_so_in_one_line(tmp_path):
-    proc = audit_process(
+    proc = audit_main(
         LOST, "-f", "github", "-f", "sarif:a.sarif", "-f", "html:b.html", cwd=tmp_path
     )
     assert proc.returncode == 1
@@ -546,10 +547,10 @@ def test_one_run_writes_several_outputs_and_says_so_in_one_line(tmp_path):
 
 
 def test_a_run_that_writes_a_file_says_so(tmp_path):
-    proc = audit_process(LOST, "-f", "html", "-o", "report.html", cwd=tmp_path)
+    proc = audit_main(LOST, "-f", "html", "-o", "report.html", cwd=tmp_path)
     assert (proc.returncode, proc.stdout) == (1, b"")
     assert proc.stderr.decode() == "audit: wrote 2 findings to report.html (html)\n"
-    proc = audit_process(LOST, "-o", "out.txt", "-q", cwd=tmp_path)
+    proc = audit_main(LOST, "-o", "out.txt", "-q", cwd=tmp_path)
     assert (proc.returncode, proc.stderr) == (1, b"")
     assert (tmp_path / "out.txt").read_text().startswith(f"{LOST}:1: EX001 ")
 
@@ -581,7 +582,7 @@ def test_a_run_that_writes_a_file_says_so(tmp_path):
     ],
 )
 def test_outputs_that_cannot_be_written_as_asked_are_one_error(tmp_path, args, message):
-    proc = audit_process(LOST, *args, cwd=tmp_path)
+    proc = audit_main(LOST, *args, cwd=tmp_path)
     assert proc.returncode == 2
     assert proc.stderr.decode() == f"audit: error: {message}\n"
     assert not (tmp_path / "a").exists()
@@ -626,7 +627,7 @@ def test_coverage_in_json_counts_every_reason_a_rule_could_not_examine():
 
 
 def test_json_summary_counts_the_calls_and_results_read():
-    proc = audit_process(LOST, ORPHAN, "-f", "json")
+    proc = audit_main(LOST, ORPHAN, "-f", "json")
     summary = json.loads(proc.stdout)["summary"]
     # EX001's log: two calls, one answered; EX002's: a call answered, a result of no call.
     assert (summary["assistant_turns"], summary["tool_calls"], summary["tool_results"]) == (5, 3, 2)

@@ -12,7 +12,7 @@ from dataclasses import replace
 from auditor.cli import table
 from auditor.commands import run
 from tests.cli.test_ci import conversation, jsonl
-from tests.helpers import FIXTURES, LOST, REALDATA, audit_process, requires_realdata
+from tests.helpers import FIXTURES, LOST, REALDATA, audit_main, requires_realdata
 
 # FB003 holds back a claim in this log until the run's tools are known, then drops it: no
 # tool of its file does what the claim says. `-v` once counted it all the same.
@@ -24,7 +24,7 @@ DROPPED = FIXTURES / "rules" / "FB003" / "good_no_tool_of_the_file_does_it.jsonl
 
 def test_write_baseline_prints_one_line_and_no_finding(tmp_path):
     shutil.copy(LOST, tmp_path / "runs.jsonl")
-    proc = audit_process("runs.jsonl", "--write-baseline", "b.json", cwd=tmp_path)
+    proc = audit_main("runs.jsonl", "--write-baseline", "b.json", cwd=tmp_path)
     assert proc.returncode == 0  # today's findings are accepted: docs/ci.md
     assert proc.stdout == b""
     assert proc.stderr == b"audit: wrote 2 findings to b.json\n"
@@ -33,7 +33,7 @@ def test_write_baseline_prints_one_line_and_no_finding(tmp_path):
         ("EX001", "moved-on", 1),
         ("EX001", "parallel-one-lost", 1),
     ]
-    quiet = audit_process("runs.jsonl", "--write-baseline", "b.json", "-q", cwd=tmp_path)
+    quiet = audit_main("runs.jsonl", "--write-baseline", "b.json", "-q", cwd=tmp_path)
     assert (quiet.returncode, quiet.stdout, quiet.stderr) == (0, b"", b"")
 
 
@@ -51,13 +51,13 @@ def test_write_baseline_prints_no_table_on_a_terminal_either():
 def test_write_baseline_still_writes_the_reports_asked_for(tmp_path):
     shutil.copy(LOST, tmp_path / "runs.jsonl")
     args = ("runs.jsonl", "--write-baseline", "b.json", "-q")
-    proc = audit_process(*args, "-f", "jsonl", cwd=tmp_path)
+    proc = audit_main(*args, "-f", "jsonl", cwd=tmp_path)
     assert proc.returncode == 0
     assert [(f["code"], f["conversation"]) for f in jsonl(proc)] == [
         ("EX001", "moved-on"),
         ("EX001", "parallel-one-lost"),
     ]
-    proc = audit_process(
+    proc = audit_main(
         "runs.jsonl", "--write-baseline", "b.json", "-f", "sarif:a.sarif", cwd=tmp_path
     )
     assert (proc.returncode, proc.stdout) == (0, b"")
@@ -83,7 +83,7 @@ def verbose(proc) -> dict[str, str]:
 
 
 def test_verbose_counts_only_the_findings_the_run_reports():
-    proc = audit_process(DROPPED, LOST, "-v", "-f", "concise")
+    proc = audit_main(DROPPED, LOST, "-v", "-f", "concise")
     assert proc.returncode == 1
     assert verbose(proc) == {
         str(DROPPED): "2 records, 2 conversations, 0 findings",
@@ -96,11 +96,11 @@ def test_verbose_counts_only_the_findings_the_run_reports():
 
 def test_verbose_counts_baselined_findings_apart(tmp_path):
     (tmp_path / "runs.jsonl").write_text(conversation("alpha") + conversation("beta"))
-    assert audit_process("runs.jsonl", "--write-baseline", "b.json", cwd=tmp_path).returncode == 0
+    assert audit_main("runs.jsonl", "--write-baseline", "b.json", cwd=tmp_path).returncode == 0
     (tmp_path / "runs.jsonl").write_text(
         conversation("alpha") + conversation("beta") + conversation("gamma")
     )
-    proc = audit_process("runs.jsonl", "--baseline", "b.json", "-v", "-f", "concise", cwd=tmp_path)
+    proc = audit_main("runs.jsonl", "--baseline", "b.json", "-v", "-f", "concise", cwd=tmp_path)
     assert proc.returncode == 1
     assert verbose(proc) == {
         "runs.jsonl": "3 records, 3 conversations, 1 finding (2 in the baseline not shown)"
@@ -115,7 +115,7 @@ def test_verbose_counts_baselined_findings_apart(tmp_path):
 def test_verbose_counts_on_the_real_logs_add_up_to_the_report():
     """tau2 logs where FB003 drops claims once the run's tools are known: -v said 10 findings
     of a file the report gave 2."""
-    proc = audit_process(REALDATA, "-v", "-f", "json", "--exit-zero")
+    proc = audit_main(REALDATA, "-v", "-f", "json", "--exit-zero")
     doc = json.loads(proc.stdout)
     reported = Counter(f["path"] for f in doc["findings"])
     counted = {

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.helpers import FIXTURES, FORMAT_DIR, audit_process, invoke
+from tests.helpers import FIXTURES, FORMAT_DIR, audit_main, invoke
 
 
 def test_a_stream_is_shown_as_its_conversations_calls_and_first_messages():
@@ -55,7 +55,7 @@ def test_log_text_is_escaped_and_long_conversations_are_cut(tmp_path):
 
 
 def test_show_reading_needs_paths():
-    proc = audit_process("--show-reading", cwd=FIXTURES)
+    proc = audit_main("--show-reading", cwd=FIXTURES)
     assert proc.returncode == 2
     assert proc.stderr.decode().splitlines() == [
         "audit: error: --show-reading needs paths: `audit run.json --show-reading`"

@@ -8,7 +8,7 @@ import jsonschema
 import pytest
 
 from auditor.compare import from_document
-from tests.helpers import DATA, audit_process
+from tests.helpers import DATA, audit_main
 
 
 def conversation(cid: str, unanswered: int) -> str:
@@ -47,7 +47,7 @@ def findings(proc) -> list[dict]:
 
 
 def run(cwd, *args):
-    return audit_process("logs", "--select", "EX001", *args, cwd=cwd)
+    return audit_main("logs", "--select", "EX001", *args, cwd=cwd)
 
 
 def configure(cwd, body: str, name: str = "pyproject.toml") -> None:
@@ -149,7 +149,7 @@ def test_stale_entries_are_named_on_stderr_and_counted(logs):
         '\n[[tool.auditor.suppress]]\npath = "logs/archive/**"\nreason = "not read today"\n'
         '\n[[tool.auditor.suppress]]\nfingerprint = "0123456789abcdef0123"\nreason = "gone"\n',
     )
-    proc = audit_process("logs", "-f", "jsonl", cwd=logs)
+    proc = audit_main("logs", "-f", "jsonl", cwd=logs)
     stderr = proc.stderr.decode().splitlines()
     assert stderr[:2] == [
         'audit: suppress entry 1 (path "logs/a.jsonl", code "EX002") of pyproject.toml matched '
@@ -157,7 +157,7 @@ def test_stale_entries_are_named_on_stderr_and_counted(logs):
         'audit: suppress entry 3 (fingerprint "0123456789abcdef0123") of pyproject.toml matched '
         "no finding (fixed, or changed): remove it",
     ]
-    doc = json.loads(audit_process("logs", "-f", "json", cwd=logs).stdout)
+    doc = json.loads(audit_main("logs", "-f", "json", cwd=logs).stdout)
     # Entry 2 names files this run did not read (pre-commit names only those changed): not stale.
     assert doc["summary"]["stale_suppressions"] == 2
     assert [e["stale"] for e in doc["suppressions"]] == [True, False, True]
@@ -241,7 +241,7 @@ def test_show_settings_lists_the_entries(logs):
         '\n[[tool.auditor.suppress]]\npath = "logs/*.jsonl"\ncode = ["EX001", "LP"]\n'
         'turns = "3-3"\nreason = "known"\n',
     )
-    out = audit_process("logs", "--show-settings", cwd=logs).stdout.decode()
+    out = audit_main("logs", "--show-settings", cwd=logs).stdout.decode()
     assert out.endswith(
         "\n[[suppress]]  # entry 1, pyproject.toml\n"
         'path = "logs/*.jsonl"\nturns = 3\ncode = ["EX001", "LP"]\nreason = "known"\n'

@@ -13,7 +13,7 @@ from auditor import config, engine, sources
 from auditor.report import Context
 from auditor.reporters import REPORTERS, writer
 from auditor.sources import spans
-from tests.helpers import FIXTURES, audit_process
+from tests.helpers import FIXTURES, audit_main
 
 
 @pytest.fixture
@@ -73,11 +73,11 @@ def test_grouped_formats_are_not_cut(tmp_path, monkeypatch):
 
 
 def test_cli_jobs(tmp_path):
-    auto = audit_process("fixtures/demo", "-f", "json", "--jobs", "auto")
-    one = audit_process("fixtures/demo", "-f", "json", "--jobs", "1")
+    auto = audit_main("fixtures/demo", "-f", "json", "--jobs", "auto")
+    one = audit_main("fixtures/demo", "-f", "json", "--jobs", "1")
     assert auto.returncode == one.returncode == 1
     assert auto.stdout == one.stdout
     assert json.loads(one.stdout)["summary"]["files"] == 1
-    bad = audit_process("fixtures/demo", "--jobs", "0")
+    bad = audit_main("fixtures/demo", "--jobs", "0")
     assert bad.returncode == 2
     assert bad.stderr.decode() == "audit: error: invalid --jobs `0`: use a number >= 1 or `auto`\n"

@@ -7,7 +7,7 @@ import json
 import jsonschema
 import pytest
 
-from tests.helpers import DATA, FIXTURES, LOST, ORPHAN, audit_process
+from tests.helpers import DATA, FIXTURES, LOST, ORPHAN, audit_main
 
 DEMO = FIXTURES / "demo"
 
@@ -24,7 +24,7 @@ def test_gitlab_code_quality_report_validates_and_names_repository_paths(gitlab_
     (tmp_path / ".git").mkdir()
     (tmp_path / "logs").mkdir()
     (tmp_path / "logs" / "runs.jsonl").write_bytes(LOST.read_bytes() + ORPHAN.read_bytes())
-    proc = audit_process("runs.jsonl", "-f", "gitlab", cwd=tmp_path / "logs")
+    proc = audit_main("runs.jsonl", "-f", "gitlab", cwd=tmp_path / "logs")
     assert proc.returncode == 1
     assert not proc.stdout.startswith(b"\xef\xbb\xbf")  # GitLab's parser refuses a BOM
     issues = json.loads(proc.stdout)
@@ -44,7 +44,7 @@ def test_github_annotations_name_repository_paths_from_a_subdirectory(tmp_path):
     (tmp_path / "logs" / "a").mkdir(parents=True)
     (tmp_path / "logs" / "a" / "runs.jsonl").write_bytes(ORPHAN.read_bytes())
     for cwd, path in ((tmp_path / "logs", "a/runs.jsonl"), (tmp_path / "logs" / "a", ".")):
-        proc = audit_process(path, "-f", "github", cwd=cwd)
+        proc = audit_main(path, "-f", "github", cwd=cwd)
         assert proc.returncode == 1
         assert proc.stdout.decode().splitlines()[0] == (
             "::warning file=logs/a/runs.jsonl,line=1,title=EX002 orphan-tool-result::tool result "
@@ -58,16 +58,16 @@ def test_gitlab_fingerprints_are_unique_even_for_repeated_findings(gitlab_schema
     nameless = json.loads(line)
     del nameless["id"]
     (tmp_path / "twice.jsonl").write_text((json.dumps(nameless) + "\n") * 2)
-    issues = json.loads(audit_process("twice.jsonl", "-f", "gitlab", cwd=tmp_path).stdout)
+    issues = json.loads(audit_main("twice.jsonl", "-f", "gitlab", cwd=tmp_path).stdout)
     gitlab_schema.validate(issues)
     fingerprints = [i["fingerprint"] for i in issues]
     assert len(fingerprints) == 2 and len(set(fingerprints)) == 2
-    jsonl = audit_process("twice.jsonl", "-f", "jsonl", cwd=tmp_path).stdout.splitlines()
+    jsonl = audit_main("twice.jsonl", "-f", "jsonl", cwd=tmp_path).stdout.splitlines()
     assert fingerprints[0] == json.loads(jsonl[0])["fingerprint"]  # the first keeps its own
 
 
 def test_demo_gitlab_report_validates(gitlab_schema):
-    gitlab_schema.validate(json.loads(audit_process(DEMO, "-f", "gitlab").stdout))
+    gitlab_schema.validate(json.loads(audit_main(DEMO, "-f", "gitlab").stdout))
 
 
 def test_junit_reads_back_with_a_real_consumer(tmp_path):
@@ -78,7 +78,7 @@ def test_junit_reads_back_with_a_real_consumer(tmp_path):
         (FIXTURES / "rules" / "EX001" / "good_answered.jsonl").read_bytes()
     )
     target = tmp_path / "report.xml"
-    proc = audit_process("logs", "-f", "junit", "-o", target, cwd=tmp_path)
+    proc = audit_main("logs", "-f", "junit", "-o", target, cwd=tmp_path)
     assert proc.returncode == 1, proc.stderr
     xml = junitparser.JUnitXml.fromfile(str(target))
     suites = {suite.name: suite for suite in xml}
@@ -104,7 +104,7 @@ def test_junit_escapes_what_xml_cannot_hold(tmp_path):
     record = json.loads(LOST.read_bytes().splitlines()[0])
     record["id"] = "evil\x1b[31m\x00\ufffe]]>&<"
     (tmp_path / "a.jsonl").write_text(json.dumps(record) + "\n")
-    proc = audit_process("a.jsonl", "-f", "junit", "-o", "r.xml", cwd=tmp_path)
+    proc = audit_main("a.jsonl", "-f", "junit", "-o", "r.xml", cwd=tmp_path)
     assert proc.returncode == 1, proc.stderr
     xml = junitparser.JUnitXml.fromfile(str(tmp_path / "r.xml"))
     (case,) = list(next(iter(xml)))

@@ -22,7 +22,7 @@ from tests.helpers import (
     ORPHAN,
     REPORT,
     audit,
-    audit_process,
+    audit_main,
     github_sarif_problems,
     invoke,
 )
@@ -160,14 +160,14 @@ def test_sarif_tools_reads_results_rules_and_locations(tmp_path):
     # Relative paths, as CI runs it from the repository root.
     lost = "fixtures/rules/EX001/bad_moved_on_without_result.jsonl"
     orphan = "fixtures/rules/EX002/bad_unknown_call_id.jsonl"
-    proc = audit_process(lost, orphan, "-f", "sarif", "-o", target)
+    proc = audit_main(lost, orphan, "-f", "sarif", "-o", target)
     assert proc.returncode == 1, proc.stderr
     sarif_file = loader.load_sarif_file(str(target))
     records = [
         (r["Tool"], r["Location"], r["Line"], r["Code"], r["Severity"], r["Description"])
         for r in sarif_file.get_records()
     ]
-    jsonl = audit_process(lost, orphan, "-f", "jsonl").stdout
+    jsonl = audit_main(lost, orphan, "-f", "jsonl").stdout
     expected = [json.loads(line) for line in jsonl.splitlines()]
     assert records == [
         ("auditor", f["path"], f["line"], f["code"], f["severity"], f["message"]) for f in expected
@@ -191,7 +191,7 @@ def test_locations_are_relative_to_a_source_root_that_resolves(tmp_path, monkeyp
     shutil.copy(LOST, repo / "logs" / "a.jsonl")
     shutil.copy(LOST, tmp_path / "elsewhere" / "b.jsonl")
     monkeypatch.chdir(repo / "logs")  # run from a subdirectory of the repository
-    proc = audit_process("a.jsonl", "../../elsewhere/b.jsonl", "-f", "sarif", cwd=repo / "logs")
+    proc = audit_main("a.jsonl", "../../elsewhere/b.jsonl", "-f", "sarif", cwd=repo / "logs")
     doc = json.loads(proc.stdout)
     validator.validate(doc)
     run = doc["runs"][0]
@@ -208,9 +208,9 @@ def test_locations_are_relative_to_a_source_root_that_resolves(tmp_path, monkeyp
 
 def test_a_baselined_run_keeps_every_result_with_its_state(tmp_path, validator):
     shutil.copy(LOST, tmp_path / "runs.jsonl")
-    assert audit_process("runs.jsonl", "--write-baseline", "b.json", cwd=tmp_path).returncode == 0
+    assert audit_main("runs.jsonl", "--write-baseline", "b.json", cwd=tmp_path).returncode == 0
     (tmp_path / "runs.jsonl").write_bytes(LOST.read_bytes() + ORPHAN.read_bytes())
-    proc = audit_process("runs.jsonl", "--baseline", "b.json", "-f", "sarif", cwd=tmp_path)
+    proc = audit_main("runs.jsonl", "--baseline", "b.json", "-f", "sarif", cwd=tmp_path)
     assert proc.returncode == 1  # the new EX002 fails the run
     doc = json.loads(proc.stdout)
     validator.validate(doc)
@@ -238,29 +238,29 @@ def test_a_baselined_run_keeps_every_result_with_its_state(tmp_path, validator):
 
 def test_stale_baseline_entries_are_reported_and_write_baseline_prunes_them(tmp_path, validator):
     (tmp_path / "runs.jsonl").write_bytes(LOST.read_bytes())
-    assert audit_process("runs.jsonl", "--write-baseline", "b.json", cwd=tmp_path).returncode == 0
+    assert audit_main("runs.jsonl", "--write-baseline", "b.json", cwd=tmp_path).returncode == 0
     # One of the two findings is fixed: its conversation now has its tool result.
     fixed = (FIXTURES / "rules" / "EX001" / "good_answered.jsonl").read_bytes().splitlines()[0]
     lines = LOST.read_bytes().splitlines()
     (tmp_path / "runs.jsonl").write_bytes(fixed + b"\n" + lines[1] + b"\n")
-    proc = audit_process("runs.jsonl", "--baseline", "b.json", cwd=tmp_path)
+    proc = audit_main("runs.jsonl", "--baseline", "b.json", cwd=tmp_path)
     assert proc.returncode == 0
     assert (
         "audit: 1 baseline entry matched no finding (fixed, or changed): --write-baseline "
         "rewrites the baseline without them"
     ) in proc.stderr.decode().splitlines()
     doc = json.loads(
-        audit_process("runs.jsonl", "--baseline", "b.json", "-f", "sarif", cwd=tmp_path).stdout
+        audit_main("runs.jsonl", "--baseline", "b.json", "-f", "sarif", cwd=tmp_path).stdout
     )
     validator.validate(doc)
     (stale,) = doc["runs"][0]["properties"]["baseline"]["stale"]
     assert (stale["code"], stale["conversation"], stale["count"]) == ("EX001", "moved-on", 1)
     # Rewriting the baseline keeps only what is still found.
     args = ("runs.jsonl", "--baseline", "b.json", "--write-baseline", "b.json")
-    assert audit_process(*args, cwd=tmp_path).returncode == 0
+    assert audit_main(*args, cwd=tmp_path).returncode == 0
     entries = json.loads((tmp_path / "b.json").read_text())["findings"]
     assert [e["conversation"] for e in entries] == ["parallel-one-lost"]
-    proc = audit_process("runs.jsonl", "--baseline", "b.json", "-f", "json", cwd=tmp_path)
+    proc = audit_main("runs.jsonl", "--baseline", "b.json", "-f", "json", cwd=tmp_path)
     assert json.loads(proc.stdout)["summary"]["stale_baseline_entries"] == 0
 
 
@@ -268,11 +268,10 @@ def test_entries_of_files_this_run_did_not_read_are_not_stale(tmp_path):
     shutil.copy(LOST, tmp_path / "a.jsonl")
     shutil.copy(ORPHAN, tmp_path / "b.jsonl")
     assert (
-        audit_process("a.jsonl", "b.jsonl", "--write-baseline", "b.json", cwd=tmp_path).returncode
-        == 0
+        audit_main("a.jsonl", "b.jsonl", "--write-baseline", "b.json", cwd=tmp_path).returncode == 0
     )
     # pre-commit names only the changed file
-    proc = audit_process("b.jsonl", "--baseline", "b.json", "-f", "json", cwd=tmp_path)
+    proc = audit_main("b.jsonl", "--baseline", "b.json", "-f", "json", cwd=tmp_path)
     assert json.loads(proc.stdout)["summary"]["stale_baseline_entries"] == 0
 
 
@@ -313,7 +312,7 @@ def eval_with_findings(tmp_path):
 
 def test_findings_inside_an_eval_member_have_a_start_line_and_say_where(tmp_path, validator):
     target = eval_with_findings(tmp_path)
-    proc = audit_process(target.name, "-f", "sarif", cwd=tmp_path)
+    proc = audit_main(target.name, "-f", "sarif", cwd=tmp_path)
     doc = json.loads(proc.stdout)
     validator.validate(doc)
     assert github_sarif_problems(doc) == []
@@ -336,7 +335,7 @@ def test_findings_inside_an_eval_member_have_a_start_line_and_say_where(tmp_path
 
 def test_concise_lines_name_the_eval_member_so_no_two_findings_read_alike(tmp_path):
     eval_with_findings(tmp_path)
-    proc = audit_process("run.eval", "-f", "concise", cwd=tmp_path)
+    proc = audit_main("run.eval", "-f", "concise", cwd=tmp_path)
     bad = "not valid JSON: unexpected character, expected a string key at line 1"
     assert proc.stdout.decode().splitlines() == [
         "run.eval:/samples/1_epoch_1.json/messages/12: EX002 tool result for call `call_zz` "

@@ -12,7 +12,7 @@ import pytest
 
 from auditor import sources
 from auditor.sources import gitignore
-from tests.helpers import FIXTURES, audit_process
+from tests.helpers import FIXTURES, audit_main
 
 LOST = FIXTURES / "rules" / "EX001" / "bad_moved_on_without_result.jsonl"
 ORPHAN = FIXTURES / "rules" / "EX002" / "bad_unknown_call_id.jsonl"
@@ -166,7 +166,7 @@ def test_side_car_json_in_a_walk_is_skipped_and_named_not_in002(tmp_path):
     (tmp_path / "logs" / "notes.md").write_text("# notes")
     (tmp_path / "logs" / "plot.png").write_bytes(b"\x89PNG")
     (tmp_path / "logs" / "readme.txt").write_text("Just prose, no transcript.")
-    proc = audit_process("logs", "-f", "json", cwd=tmp_path)
+    proc = audit_main("logs", "-f", "json", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr  # no IN002: the gate passes
     doc = json.loads(proc.stdout)
     assert doc["findings"] == []
@@ -192,22 +192,22 @@ def test_side_car_json_in_a_walk_is_skipped_and_named_not_in002(tmp_path):
         "skipped 5 files: 2 JSON of no log shape (logs/package.json, logs/tools.json), "
         "2 text of no transcript (logs/notes.md, logs/readme.txt), 1 *.png"
     )
-    concise = audit_process("logs", cwd=tmp_path)
+    concise = audit_main("logs", cwd=tmp_path)
     assert f"audit: {note}" in concise.stderr.decode().splitlines()
-    table = audit_process("logs", "-f", "table", cwd=tmp_path).stdout.decode()
+    table = audit_main("logs", "-f", "table", cwd=tmp_path).stdout.decode()
     assert note[0].upper() + note[1:] in " ".join(table.split())  # wrapped at the table's width
 
 
 def test_json_named_on_the_command_line_or_unknown_records_in_a_log_stay_in002(tmp_path):
     (tmp_path / "package.json").write_text('{"name": "x"}')
-    proc = audit_process("package.json", "--allow-empty", "-f", "jsonl", cwd=tmp_path)
+    proc = audit_main("package.json", "--allow-empty", "-f", "jsonl", cwd=tmp_path)
     assert [json.loads(line)["code"] for line in proc.stdout.splitlines()] == ["IN002"]
     assert proc.returncode == 1
     # In a walk, one unknown record inside a recognised log is still reported.
     (tmp_path / "logs").mkdir()
     assert CLEAN.read_bytes().count(b"\n") == 4
     (tmp_path / "logs" / "run.jsonl").write_bytes(CLEAN.read_bytes() + b'{"event": "tick"}\n')
-    proc = audit_process("logs", "-f", "jsonl", cwd=tmp_path)
+    proc = audit_main("logs", "-f", "jsonl", cwd=tmp_path)
     found = [json.loads(line) for line in proc.stdout.splitlines()]
     assert [(f["code"], f["line"], f["message"]) for f in found] == [
         ("IN002", 5, "JSON object of no known log format (keys: event)")
@@ -218,7 +218,7 @@ def test_a_walked_file_that_does_not_parse_is_still_in001(tmp_path):
     (tmp_path / "logs").mkdir()
     shutil.copy(CLEAN, tmp_path / "logs" / "run.jsonl")
     (tmp_path / "logs" / "cut.json").write_text('{"messages": [')
-    proc = audit_process("logs", "-f", "jsonl", cwd=tmp_path)
+    proc = audit_main("logs", "-f", "jsonl", cwd=tmp_path)
     assert [json.loads(line)["code"] for line in proc.stdout.splitlines()] == ["IN001"]
 
 
@@ -230,7 +230,7 @@ def test_a_walked_file_that_does_not_parse_is_still_in001(tmp_path):
 )
 def test_an_unreadable_record_is_reported_whatever_the_selection(tmp_path, selection):
     (tmp_path / "runs.jsonl").write_bytes(LOST.read_bytes() + b'{"messages": [\n')
-    proc = audit_process("runs.jsonl", *selection, "-f", "jsonl", cwd=tmp_path)
+    proc = audit_main("runs.jsonl", *selection, "-f", "jsonl", cwd=tmp_path)
     found = [json.loads(line) for line in proc.stdout.splitlines()]
     assert ("IN001", 3) in [(f["code"], f["line"]) for f in found]
     assert proc.returncode == 1
@@ -262,26 +262,26 @@ def test_an_unreadable_record_is_reported_whatever_the_selection(tmp_path, selec
 )
 def test_reading_no_conversation_is_exit_2_with_one_line(tmp_path, setup, args, said):
     setup(tmp_path)
-    proc = audit_process(*args, "-q", cwd=tmp_path)
+    proc = audit_main(*args, "-q", cwd=tmp_path)
     assert proc.returncode == 2
     (line,) = proc.stderr.decode().splitlines()
     assert line.startswith("audit: error: no conversation found in logs: ")
     assert said in line
     assert line.endswith("Check the paths, or pass --allow-empty if that is expected")
-    assert audit_process(*args, "-q", "--allow-empty", cwd=tmp_path).returncode == 0
+    assert audit_main(*args, "-q", "--allow-empty", cwd=tmp_path).returncode == 0
 
 
 def test_a_gitignored_directory_is_named_in_the_empty_run_line(tmp_path):
     (tmp_path / ".gitignore").write_text("*.jsonl\n")
     shutil.copy(LOST, tmp_path / "a.jsonl")
-    proc = audit_process(".", "-q", cwd=tmp_path)
+    proc = audit_main(".", "-q", cwd=tmp_path)
     assert proc.returncode == 2
     assert "1 ignored by .gitignore (--no-respect-gitignore reads them)" in proc.stderr.decode()
-    proc = audit_process(".", "-q", "--no-respect-gitignore", "-f", "jsonl", cwd=tmp_path)
+    proc = audit_main(".", "-q", "--no-respect-gitignore", "-f", "jsonl", cwd=tmp_path)
     assert proc.returncode == 1
 
 
 def test_a_missing_path_alone_is_one_error_line_not_two(tmp_path):
-    proc = audit_process("nope.jsonl", "-q", cwd=tmp_path)
+    proc = audit_main("nope.jsonl", "-q", cwd=tmp_path)
     assert proc.returncode == 2
     assert proc.stderr == b"audit: error: nope.jsonl: no such file or directory\n"
