@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import pickle
+import re
+import shlex
 from pathlib import Path
 
 import pytest
@@ -156,7 +158,7 @@ def test_explain_and_rules_show_the_configurations_own_rules() -> None:
     explained = invoke("--config", str(AIRLINE), "--explain", "AIR002")
     assert explained.exit_code == 0
     assert explained.stdout.startswith("# AIR002 basic-economy-change (error)\n\n")
-    assert 'call = "update_reservation_flights"\nwhere = "cabin == \'basic_economy\'"\n```' in (
+    assert 'call = "update_reservation_flights"\nwhere = "cabin == \'basic_economy\'"\n' in (
         explained.stdout
     )
     family = invoke("--config", str(AIRLINE), "--explain", "AIR")
@@ -186,3 +188,22 @@ def test_a_rules_configuration_reads_back_as_written() -> None:
     for rule in _settings().user_rules:
         shown = rule.sections["Configuration"].removeprefix("```toml\n").removesuffix("\n```")
         assert tomllib.loads(shown)["tool"]["auditor"]["rule"][0] == rule.check.entry
+
+
+PAGE = FIXTURES.parent / "docs" / "own-rules.md"
+
+
+def test_the_documented_policies_run_as_the_page_shows(tmp_path: Path) -> None:
+    text = PAGE.read_text()
+    toml = "\n".join(re.findall(r"```toml\n(.*?)```", text, re.S))
+    assert toml == AIRLINE.read_text()  # the fixtures' configuration is the page's
+    shown = re.findall(r"```console\n\$ audit (.*?)\n(.*?)```", text, re.S)
+    assert len(shown) == 5
+    (tmp_path / "airline.toml").write_text(toml)
+    for command, output in shown:
+        args = shlex.split(
+            command.replace("fixtures/policies/airline.toml", str(tmp_path / "airline.toml"))
+        )
+        result = invoke(*args)
+        assert result.exit_code == 1, (command, result.stderr)
+        assert result.stdout == output, command
