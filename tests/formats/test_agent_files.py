@@ -17,7 +17,7 @@ import pytest
 
 from auditor import config, engine, formats, sources
 from auditor.errors import ConfigError
-from auditor.formats import FileReader
+from auditor.formats import FileReader, catalog
 from auditor.model import UNRECORDED, Conversation
 from tests.helpers import FIXTURES, ROOT, audit, audit_process
 
@@ -631,12 +631,12 @@ def entry_points(monkeypatch):
         "entry_points",
         lambda group=None: [e for e in installed if group == formats.ENTRY_POINTS],
     )
-    monkeypatch.setattr(formats, "_may_declare", lambda group: True)
+    monkeypatch.setattr(catalog, "_may_declare", lambda group: True)
     formats.plugins.cache_clear()
-    formats._builtin_and_plugins.cache_clear()
+    catalog._builtin_and_plugins.cache_clear()
     yield installed
     formats.plugins.cache_clear()
-    formats._builtin_and_plugins.cache_clear()
+    catalog._builtin_and_plugins.cache_clear()
 
 
 def test_a_plugin_reader_is_tried_before_the_built_in_ones(tmp_path, entry_points):
@@ -660,7 +660,7 @@ def test_plugins_are_looked_for_without_importlib_metadata_only_where_none_can_b
     import importlib.metadata
 
     found = bool(list(importlib.metadata.entry_points(group=formats.ENTRY_POINTS)))
-    assert formats._may_declare(formats.ENTRY_POINTS) or not found
+    assert catalog._may_declare(formats.ENTRY_POINTS) or not found
     info = tmp_path / "acme_reader-1.0.dist-info"
     info.mkdir()
     (info / "entry_points.txt").write_text("[console_scripts]\nacme = acme:main\n")
@@ -670,9 +670,9 @@ def test_plugins_are_looked_for_without_importlib_metadata_only_where_none_can_b
     # may have added a finder of distributions of its own: then importlib always decides).
     monkeypatch.setattr(sys, "path", [str(tmp_path), str(tmp_path / "absent")])
     monkeypatch.setattr(sys, "meta_path", [PathFinder])
-    assert not formats._may_declare("acme.readers")
+    assert not catalog._may_declare("acme.readers")
     (info / "entry_points.txt").write_text("[acme.readers]\nacme = acme_reader\n")
-    assert formats._may_declare("acme.readers")
+    assert catalog._may_declare("acme.readers")
 
 
 def test_a_broken_plugin_is_a_config_error(entry_points):

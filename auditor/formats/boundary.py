@@ -1,0 +1,170 @@
+"""The record boundary: `FileReader` reads the records of one file into conversations, and
+whatever a record holds, reading it never raises."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any
+
+from auditor.errors import ConfigError
+from auditor.formats import _companions
+from auditor.formats._common import Problem, unreadable
+from auditor.formats.catalog import by_name, detect, registry
+from auditor.formats.contract import Collector, Format
+from auditor.model import Conversation, Location
+from auditor.sources import Record
+
+
+class FileReader:
+    """Reads the records of one file into conversations, holding grouped formats until the end.
+
+    This is the record boundary: whatever a record holds, reading it yields Conversations and
+    Problems and never raises. A reader that breaks on a record (a `type` that is a list, values
+    nested a thousand deep) costs the part of the record it was reading, reported as a Problem
+    with its location; the next record, and the next unit of the same document
+    (`_common.read_each`), are read as usual.
+    """
+
+    def __init__(
+        self,
+        forced: str | None = None,
+        reread: Callable[[], Iterable[object]] | None = None,
+        declared: Sequence[Any] = (),
+    ) -> None:
+        """`reread` reads the file again from its start, for collectors that look ahead;
+        `declared` are the formats the configuration maps (`Settings.formats`)."""
+        self._declared = tuple(declared)
+        self._forced = by_name(forced, self._declared) if forced else None
+        self._shapes: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+        """The formats offered a JSON object, by its keys in order (`DETECT_KEYS`)."""
+        self._reread = reread
+        self._collectors: dict[str, Collector] = {}
+        self.seen: dict[str, int] = {}
+        """Records read per format name, in the order the formats first appeared (`-v`)."""
+        self._path: str | None = None
+
+    @functools.cached_property
+    def _formats(self) -> tuple[Any, ...]:
+        """The formats offered each record, in order (`registry`): looked up once per file,
+        when its first record comes."""
+        return registry(self._declared)
+
+    def format_of(self, record: Record) -> Format | None:
+        """The format that reads the record: the forced one, or the first that detects it."""
+        if self._forced is not None:
+            return self._forced
+        return detect(record, self._declared)
+
+    def feed(self, record: Record) -> Iterator[Conversation | Problem]:
+        self._path = record.location.path
+        try:
+            fmt = self._forced
+            if fmt is None:  # `detect`, inlined: it runs for every record of every file
+                value = record.value
+                offered = self._formats
+                if type(value) is dict and record.kind == "json":
+                    shape = tuple(value)
+                    offered = self._shapes.get(shape) or self._offered(shape)  # never empty
+                for fmt in offered:
+                    if fmt.detect(record):
+                        break
+                else:
+                    if _companions.header(record):
+                        self.seen[HEADER] = self.seen.get(HEADER, 0) + 1
+                    else:
+                        yield Problem(record.location, describe(record))
+                    return
+            elif not fmt.detect(record):
+                yield Problem(record.location, f"not a {fmt.NAME} record: {describe(record)}")
+                return
+        except ConfigError:
+            raise
+        except Exception as exc:
+            yield Problem(record.location, unreadable(exc))
+            return
+        name = fmt.NAME
+        seen = self.seen
+        seen[name] = seen.get(name, 0) + 1
+        collector = self._collectors.get(name)
+        if collector is None:
+            collector_type: Callable[..., Collector] | None = getattr(fmt, "Collector", None)
+            if collector_type is None:
+                yield from _guarded(fmt.parse(record), record.location)
+                return
+            rereads = getattr(collector_type, "rereads", False) and self._reread is not None
+            made = collector_type(self._reread) if rereads else collector_type()
+            collector = self._collectors[name] = made
+        try:  # `_guarded`, inlined: most records of one-message-a-line files pass here
+            yield from collector.add(record)
+        except ConfigError:
+            raise
+        except Exception as exc:
+            yield Problem(record.location, unreadable(exc))
+
+    def _offered(self, shape: tuple[Any, ...]) -> tuple[Any, ...]:
+        """The formats that may take a JSON object with these keys, in registry order; every
+        format once a file has shown more shapes than are worth keeping."""
+        if len(self._shapes) >= _SHAPES_KEPT:
+            return self._formats
+        offered = self._shapes[shape] = tuple(
+            fmt
+            for fmt in self._formats
+            if (keys := getattr(fmt, "DETECT_KEYS", None)) is None or not keys.isdisjoint(shape)
+        )
+        return offered
+
+    def finish(self) -> Iterator[Conversation | Problem]:
+        collectors, self._collectors = self._collectors, {}
+        for collector in collectors.values():
+            # Collectors guard each conversation they close; this catches what they miss.
+            where = Location(self._path or "")
+            yield from _guarded(collector.finish(), where)
+        for name, collector in collectors.items():
+            said = getattr(collector, "inferred", None)
+            if said is not None and name in self.seen:
+                # A reading by shape says how it read the file where the format's name goes.
+                self.seen = {(said() if k == name else k): n for k, n in self.seen.items()}
+
+
+HEADER = "header"
+"""What `FileReader.seen` counts a header record as (`_companions.header`): `-v` lists it
+beside the formats that read the file's other records."""
+
+_SHAPES_KEPT = 64
+"""Shapes of object remembered per file: a log's records come in a few; keys that are ids
+would make each one new."""
+
+
+def describe(record: Record) -> str:
+    """Why a record matched no format, in words that help to find it."""
+    value = record.value
+    companion = _companions.known(record)
+    if companion is not None:
+        return f"not a transcript: {companion[1]}"
+    if record.kind == "text":
+        return "text in no known transcript format"
+    if isinstance(value, dict):
+        keys = ", ".join(sorted(map(str, value))[:6]) or "no keys"
+        more = ", …" if len(value) > 6 else ""
+        return f"JSON object of no known log format (keys: {keys}{more})"
+    if isinstance(value, list):
+        return f"JSON array of no known log format ({len(value)} items)"
+    kind = _JSON_TYPES.get(type(value), type(value).__name__)
+    return f"JSON {kind} where a conversation was expected"
+
+
+_JSON_TYPES = {type(None): "null", str: "string", int: "number", float: "number", bool: "boolean"}
+
+
+def _guarded(
+    items: Iterator[Conversation | Problem], location: Location
+) -> Iterator[Conversation | Problem]:
+    """The items, then a Problem in place of the rest if reading them raised; a configuration
+    error (a declared format that matches nothing) ends the run instead."""
+    try:
+        yield from items
+    except ConfigError:
+        raise
+    except Exception as exc:
+        yield Problem(location, unreadable(exc))
