@@ -14,7 +14,7 @@ from auditor.config import Settings
 from auditor.engine.checker import ConversationChecker
 from auditor.engine.results import Progress, SourceResult
 from auditor.findings import Finding
-from auditor.formats import FileReader, claims, companion, describe
+from auditor.formats import FileReader, Format, claims, companion, describe
 from auditor.formats import detect as detect_format
 from auditor.jsonpos import pointer_lines
 from auditor.report import Counts, RunError, Unread
@@ -153,7 +153,7 @@ def _rereader(
     return lambda: sources.read(source, limit=settings.max_record_bytes)
 
 
-def format_of(reader: FileReader, record: sources.Record) -> object | None:
+def format_of(reader: FileReader, record: sources.Record) -> Format | None:
     try:
         return reader.format_of(record)
     except Exception:  # the record boundary reports it when the record is read
@@ -162,7 +162,8 @@ def format_of(reader: FileReader, record: sources.Record) -> object | None:
 
 def grouped(reader: FileReader, record: sources.Record) -> bool:
     """The record is of a format whose conversations span records (it has a Collector)."""
-    return hasattr(format_of(reader, record), "Collector")
+    fmt = format_of(reader, record)
+    return fmt is not None and fmt.Collector is not None
 
 
 def _resolve_lines(findings: list[Finding], start: int, document: bytes) -> None:

@@ -1,16 +1,19 @@
 """Log formats: one reader each, the contract they keep, and the registry that orders them.
 
-The contract (`Format`, `Collector`; vector documents its decoders the same way): the framing
-(`auditor.sources.framing`) has already cut the bytes into records (a JSON Lines line, a whole
-JSON document or a text), so a reader sees one decoded `Record` at a time and never a file.
-`detect(record)` says whether the record is in the format; it is cheap (a few key lookups) and
-never raises on any value. `parse(record)` yields the Conversations the record holds and a
-Problem (reported as IN002) for each part it could not read; it may raise, and the
-`FileReader` turns that into a Problem for the part being read. A format whose conversations
-span several records (one message per line) also defines `Collector`: the engine keeps one per
-file, `add`s its records in order and calls `finish` at the end of the file; its `parse` is
-`add` then `finish` on a fresh collector. Detection tries the formats in registry order, most
-specific first, so that adding a format means adding its module and one line here.
+The contract (`contract.Format`, `contract.Collector`; vector documents its decoders the same
+way): the framing (`auditor.sources.framing`) has already cut the bytes into records (a JSON
+Lines line, a whole JSON document or a text), so a reader sees one decoded `Record` at a time
+and never a file. Every reader states every member, defaults assigned: `KIND` (the records it
+is offered: JSON, text or both), `DETECT_KEYS`, `sniff`, `detect`, `parse`, `Collector` and
+`inferred`. `detect(record)` says whether the record is in the format; it is cheap (a few key
+lookups) and never raises on any value. `parse(record)` yields the Conversations the record
+holds and a Problem (reported as IN002) for each part it could not read; it may raise, and the
+`FileReader` (`boundary`, the record boundary) turns that into a Problem for the part being
+read. A format whose conversations span several records (one message per line) names a
+`Collector`: the engine keeps one per file, `add`s its records in order and calls `finish` at
+the end of the file; its `parse` is `add` then `finish` on a fresh collector. Detection tries
+the formats in registry order (`catalog.built_in`), most specific first, so that adding a
+format means adding its module and its line there.
 
 Outsiders add formats two ways, both tried before the built-in ones: a JSON shape mapped in
 the configuration with JMESPath (`[tool.auditor.formats.NAME]`, see `_mapped`), and a reader
@@ -71,4 +74,4 @@ def claims(head: bytes) -> bool:
     when this is false, so a repository's README.md costs its first 16 KB, not a parse."""
     if sources.opens_json(head):
         return True
-    return any(fmt.sniff(head) for fmt in registry() if hasattr(fmt, "sniff"))
+    return any(fmt.sniff(head) for fmt in registry())

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import orjson
 
@@ -22,6 +22,10 @@ from auditor.model import (
     ToolSpec,
 )
 from auditor.text import cut
+
+if TYPE_CHECKING:
+    from auditor.formats.contract import Collector
+    from auditor.sources import Record
 
 TEXT_PART_TYPES = frozenset({"text", "input_text", "output_text"})
 # Keys a record may carry its own conversation id under, most specific first.
@@ -520,7 +524,7 @@ def line_search(
     return next(line_matches(pattern, text, pos, endpos), None)
 
 
-def collected(collector: Any, record: Any) -> Iterator[Conversation | Problem]:
+def collected(collector: Collector, record: Record) -> Iterator[Conversation | Problem]:
     """What a grouped format reads from one record on its own (`parse` without a file)."""
     yield from collector.add(record)
     yield from collector.finish()

@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from auditor.formats import contract
 from auditor.formats._common import (
     MessageDraft,
     Problem,
@@ -41,6 +42,10 @@ from auditor.patterns import lazy
 from auditor.sources import Record
 
 NAME = "aider"
+KIND = contract.TEXT
+DETECT_KEYS = None
+Collector = None
+inferred = contract.no_inference
 
 _STARTED = lazy(rb"(?m)^# aider chat started at \d{4}-\d\d-\d\d")
 _SESSION = "# aider chat started at "
@@ -84,7 +89,7 @@ def sniff(head: bytes) -> bool:
 
 def detect(record: Record) -> bool:
     value = record.value
-    return record.kind == "text" and sniff(value[:16384].encode("utf-8", "replace"))
+    return sniff(value[:16384].encode("utf-8", "replace"))
 
 
 def parse(record: Record) -> Iterator[Conversation | Problem]:

@@ -4,14 +4,14 @@ whatever a record holds, reading it never raises."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from auditor.errors import ConfigError
 from auditor.formats import _companions
 from auditor.formats._common import Problem, unreadable
 from auditor.formats.catalog import by_name, detect, registry
-from auditor.formats.contract import Collector, Format
+from auditor.formats.contract import JSON, TEXT, Collector, Format, Reread
 from auditor.model import Conversation, Location
 from auditor.sources import Record
 
@@ -29,14 +29,14 @@ class FileReader:
     def __init__(
         self,
         forced: str | None = None,
-        reread: Callable[[], Iterable[object]] | None = None,
-        declared: Sequence[Any] = (),
+        reread: Reread | None = None,
+        declared: Sequence[Format] = (),
     ) -> None:
         """`reread` reads the file again from its start, for collectors that look ahead;
         `declared` are the formats the configuration maps (`Settings.formats`)."""
         self._declared = tuple(declared)
         self._forced = by_name(forced, self._declared) if forced else None
-        self._shapes: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+        self._shapes: dict[tuple[Any, ...], tuple[Format, ...]] = {}
         """The formats offered a JSON object, by its keys in order (`DETECT_KEYS`)."""
         self._reread = reread
         self._collectors: dict[str, Collector] = {}
@@ -45,10 +45,11 @@ class FileReader:
         self._path: str | None = None
 
     @functools.cached_property
-    def _formats(self) -> tuple[Any, ...]:
-        """The formats offered each record, in order (`registry`): looked up once per file,
-        when its first record comes."""
-        return registry(self._declared)
+    def _kinds(self) -> dict[str, tuple[Format, ...]]:
+        """The formats offered a record, in order (`registry`), by the record's kind (`KIND`):
+        looked up once per file, when its first record comes."""
+        formats = registry(self._declared)
+        return {kind: tuple(f for f in formats if f.KIND in (None, kind)) for kind in KINDS}
 
     def format_of(self, record: Record) -> Format | None:
         """The format that reads the record: the forced one, or the first that detects it."""
@@ -62,10 +63,11 @@ class FileReader:
             fmt = self._forced
             if fmt is None:  # `detect`, inlined: it runs for every record of every file
                 value = record.value
-                offered = self._formats
                 if type(value) is dict and record.kind == "json":
                     shape = tuple(value)
                     offered = self._shapes.get(shape) or self._offered(shape)  # never empty
+                else:
+                    offered = self._kinds[record.kind]
                 for fmt in offered:
                     if fmt.detect(record):
                         break
@@ -75,7 +77,7 @@ class FileReader:
                     else:
                         yield Problem(record.location, describe(record))
                     return
-            elif not fmt.detect(record):
+            elif fmt.KIND not in (None, record.kind) or not fmt.detect(record):
                 yield Problem(record.location, f"not a {fmt.NAME} record: {describe(record)}")
                 return
         except ConfigError:
@@ -88,13 +90,11 @@ class FileReader:
         seen[name] = seen.get(name, 0) + 1
         collector = self._collectors.get(name)
         if collector is None:
-            collector_type: Callable[..., Collector] | None = getattr(fmt, "Collector", None)
+            collector_type = fmt.Collector
             if collector_type is None:
                 yield from _guarded(fmt.parse(record), record.location)
                 return
-            rereads = getattr(collector_type, "rereads", False) and self._reread is not None
-            made = collector_type(self._reread) if rereads else collector_type()
-            collector = self._collectors[name] = made
+            collector = self._collectors[name] = collector_type(self._reread)
         try:  # `_guarded`, inlined: most records of one-message-a-line files pass here
             yield from collector.add(record)
         except ConfigError:
@@ -102,15 +102,16 @@ class FileReader:
         except Exception as exc:
             yield Problem(record.location, unreadable(exc))
 
-    def _offered(self, shape: tuple[Any, ...]) -> tuple[Any, ...]:
+    def _offered(self, shape: tuple[Any, ...]) -> tuple[Format, ...]:
         """The formats that may take a JSON object with these keys, in registry order; every
-        format once a file has shown more shapes than are worth keeping."""
+        JSON format once a file has shown more shapes than are worth keeping."""
+        formats = self._kinds[JSON]
         if len(self._shapes) >= _SHAPES_KEPT:
-            return self._formats
+            return formats
         offered = self._shapes[shape] = tuple(
             fmt
-            for fmt in self._formats
-            if (keys := getattr(fmt, "DETECT_KEYS", None)) is None or not keys.isdisjoint(shape)
+            for fmt in formats
+            if (keys := fmt.DETECT_KEYS) is None or not keys.isdisjoint(shape)
         )
         return offered
 
@@ -121,15 +122,17 @@ class FileReader:
             where = Location(self._path or "")
             yield from _guarded(collector.finish(), where)
         for name, collector in collectors.items():
-            said = getattr(collector, "inferred", None)
+            said = collector.inferred()
             if said is not None and name in self.seen:
                 # A reading by shape says how it read the file where the format's name goes.
-                self.seen = {(said() if k == name else k): n for k, n in self.seen.items()}
+                self.seen = {(said if k == name else k): n for k, n in self.seen.items()}
 
 
 HEADER = "header"
 """What `FileReader.seen` counts a header record as (`_companions.header`): `-v` lists it
 beside the formats that read the file's other records."""
+
+KINDS = (JSON, TEXT)
 
 _SHAPES_KEPT = 64
 """Shapes of object remembered per file: a log's records come in a few; keys that are ids

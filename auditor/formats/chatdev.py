@@ -30,6 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from auditor.formats import contract
 from auditor.formats._common import (
     MessageDraft,
     Problem,
@@ -44,6 +45,10 @@ from auditor.patterns import lazy
 from auditor.sources import Record
 
 NAME = "chatdev"
+KIND = contract.TEXT
+DETECT_KEYS = None
+Collector = None
+inferred = contract.no_inference
 
 _TAG_SOURCE = r"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d (?:INFO|WARNING|ERROR|DEBUG)\] "
 _TAG = lazy(_TAG_SOURCE.encode())
@@ -92,7 +97,7 @@ def sniff(head: bytes) -> bool:
 
 def detect(record: Record) -> bool:
     value = record.value
-    return record.kind == "text" and sniff(value[:4096].encode("utf-8", "replace"))
+    return sniff(value[:4096].encode("utf-8", "replace"))
 
 
 def parse(record: Record) -> Iterator[Conversation | Problem]:

@@ -17,7 +17,7 @@ import pytest
 
 from auditor import config, engine, formats, sources
 from auditor.errors import ConfigError
-from auditor.formats import FileReader, catalog
+from auditor.formats import FileReader, catalog, contract
 from auditor.model import UNRECORDED, Conversation
 from tests.helpers import FIXTURES, ROOT, audit, audit_process
 
@@ -639,11 +639,26 @@ def entry_points(monkeypatch):
     catalog._builtin_and_plugins.cache_clear()
 
 
-def test_a_plugin_reader_is_tried_before_the_built_in_ones(tmp_path, entry_points):
+def _plugin(**members) -> types.ModuleType:
+    """A plugin's reader module stating every member, the defaults `contract`'s."""
     reader = types.ModuleType("acme_reader")
-    reader.NAME = "acme-openai"
-    reader.detect = lambda record: isinstance(record.value, dict) and "acme" in record.value
-    reader.parse = lambda record: iter([Conversation("acme-1", "acme-openai", record.location, ())])
+    reader.KIND = contract.JSON
+    reader.DETECT_KEYS = None
+    reader.sniff = contract.no_sniff
+    reader.Collector = None
+    reader.inferred = contract.no_inference
+    reader.parse = lambda record: iter([])
+    for name, value in members.items():
+        setattr(reader, name, value)
+    return reader
+
+
+def test_a_plugin_reader_is_tried_before_the_built_in_ones(tmp_path, entry_points):
+    reader = _plugin(
+        NAME="acme-openai",
+        detect=lambda record: isinstance(record.value, dict) and "acme" in record.value,
+        parse=lambda record: iter([Conversation("acme-1", "acme-openai", record.location, ())]),
+    )
     entry_points.append(_EntryPoint("acme", lambda: reader))
     path = tmp_path / "a.json"
     path.write_text('{"acme": 1, "messages": [{"role": "user", "content": "hi"}]}')
@@ -682,13 +697,28 @@ def test_a_broken_plugin_is_a_config_error(entry_points):
     entry_points.append(_EntryPoint("acme", fail))
     with pytest.raises(ConfigError, match=r"plugin `acme` .* failed to load: ImportError"):
         formats.plugins()
-    entry_points[:] = [
-        _EntryPoint("clash", lambda: types.SimpleNamespace(NAME="openai", detect=len, parse=len))
-    ]
+    entry_points[:] = [_EntryPoint("clash", lambda: _plugin(NAME="openai", detect=len))]
     formats.plugins.cache_clear()
     with pytest.raises(ConfigError, match="is named `openai`, as another format is"):
         formats.plugins()
     assert sys.modules.get("acme_reader") is None
+
+
+def test_a_plugin_states_every_member_of_the_contract(entry_points):
+    # The reader's members are never looked up by name: one it lacks is named when it loads.
+    lacking = _plugin(NAME="acme", detect=len)
+    del lacking.KIND, lacking.inferred
+    entry_points.append(_EntryPoint("acme", lambda: lacking))
+    with pytest.raises(ConfigError) as raised:
+        formats.plugins()
+    assert str(raised.value) == (
+        "the `auditor.formats` plugin `acme` has no `KIND`, `inferred`: a reader states every "
+        "member of auditor.formats.contract.Format (its defaults are in that module)"
+    )
+    entry_points[:] = [_EntryPoint("acme", lambda: _plugin(NAME=b"acme", detect=len))]
+    formats.plugins.cache_clear()
+    with pytest.raises(ConfigError, match="plugin `acme` has a NAME that is not a string"):
+        formats.plugins()
 
 
 # --- records that hold no transcript inside a log that does -------------------------------
