@@ -26,7 +26,7 @@ from auditor import sources
 from auditor.formats import _companions
 from auditor.formats._common import Problem, tool_specs, unreadable
 from auditor.formats._mapped import MappedFormat, MappingMatchesNothing, declare
-from auditor.formats.boundary import HEADER, FileReader, describe
+from auditor.formats.boundary import HEADER, FileReader, Found, describe
 from auditor.formats.catalog import ENTRY_POINTS, FORMATS, by_name, detect, plugins, registry
 from auditor.formats.contract import Collector, Format
 from auditor.sources import Record
@@ -38,6 +38,7 @@ __all__ = [
     "Collector",
     "FileReader",
     "Format",
+    "Found",
     "MappedFormat",
     "MappingMatchesNothing",
     "Problem",

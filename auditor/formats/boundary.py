@@ -10,7 +10,7 @@ from typing import Any
 from auditor.errors import ConfigError
 from auditor.formats import _companions
 from auditor.formats._common import Problem, unreadable
-from auditor.formats.catalog import by_name, detect, registry
+from auditor.formats.catalog import by_name, registry
 from auditor.formats.contract import JSON, TEXT, Collector, Format, Reread
 from auditor.model import Conversation, Location
 from auditor.sources import Record
@@ -51,17 +51,19 @@ class FileReader:
         formats = registry(self._declared)
         return {kind: tuple(f for f in formats if f.KIND in (None, kind)) for kind in KINDS}
 
-    def format_of(self, record: Record) -> Format | None:
-        """The format that reads the record: the forced one, or the first that detects it."""
-        if self._forced is not None:
-            return self._forced
-        return detect(record, self._declared)
+    @property
+    def forced(self) -> Format | None:
+        """The format `--input-format` names, or None."""
+        return self._forced
 
-    def feed(self, record: Record) -> Iterator[Conversation | Problem]:
-        self._path = record.location.path
+    def format_of(self, record: Record) -> Found:
+        """What reads the record: the forced format if it takes it, else the first format of
+        the record's kind that detects it; a Problem saying why none does (or why the forced
+        one does not, or what detecting raised); None for a header, which holds no message.
+        Never raises, but for a configuration error."""
         try:
             fmt = self._forced
-            if fmt is None:  # `detect`, inlined: it runs for every record of every file
+            if fmt is None:  # `catalog.detect`, inlined: it runs for every record of every file
                 value = record.value
                 if type(value) is dict and record.kind == "json":
                     shape = tuple(value)
@@ -70,21 +72,39 @@ class FileReader:
                     offered = self._kinds[record.kind]
                 for fmt in offered:
                     if fmt.detect(record):
-                        break
-                else:
-                    if _companions.header(record):
-                        self.seen[HEADER] = self.seen.get(HEADER, 0) + 1
-                    else:
-                        yield Problem(record.location, describe(record))
-                    return
-            elif fmt.KIND not in (None, record.kind) or not fmt.detect(record):
-                yield Problem(record.location, f"not a {fmt.NAME} record: {describe(record)}")
-                return
+                        return fmt
+                if _companions.header(record):
+                    return None
+                return Problem(record.location, describe(record))
+            if fmt.KIND not in (None, record.kind) or not fmt.detect(record):
+                return Problem(record.location, f"not a {fmt.NAME} record: {describe(record)}")
+            return fmt
         except ConfigError:
             raise
         except Exception as exc:
-            yield Problem(record.location, unreadable(exc))
+            return Problem(record.location, unreadable(exc))
+
+    def grouped(self, found: Found) -> bool:
+        """A record `format_of` said this of belongs to conversations that span records: its
+        format (the forced one, whatever it said of the record) has a `Collector`."""
+        fmt = self._forced or found
+        return fmt is not None and not isinstance(fmt, Problem) and fmt.Collector is not None
+
+    def feed(self, record: Record) -> Iterator[Conversation | Problem]:
+        """What the record holds: `read` with what `format_of` says of it."""
+        return self.read(record, self.format_of(record))
+
+    def read(self, record: Record, found: Found) -> Iterator[Conversation | Problem]:
+        """What the record holds, read as `format_of` found (so that a record is detected once,
+        whoever asks first): the conversations it completes, and problems."""
+        self._path = record.location.path
+        if found is None:
+            self.seen[HEADER] = self.seen.get(HEADER, 0) + 1
             return
+        if isinstance(found, Problem):
+            yield found
+            return
+        fmt = found
         name = fmt.NAME
         seen = self.seen
         seen[name] = seen.get(name, 0) + 1
@@ -127,6 +147,10 @@ class FileReader:
                 # A reading by shape says how it read the file where the format's name goes.
                 self.seen = {(said if k == name else k): n for k, n in self.seen.items()}
 
+
+Found = Format | Problem | None
+"""What `FileReader.format_of` says of a record: its format, why none reads it, or None for a
+header."""
 
 HEADER = "header"
 """What `FileReader.seen` counts a header record as (`_companions.header`): `-v` lists it
