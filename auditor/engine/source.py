@@ -34,7 +34,7 @@ def audit_source(
 ) -> SourceResult:
     """Audit one file (or stdin), or a span of it; with `only`, just those lines of it.
 
-    A side-car file (see `_may_be_sidecar`) none of whose records has the shape of any log is
+    A side-car file (see `may_be_sidecar`) none of whose records has the shape of any log is
     not audited: it is listed as unread, with no IN002 for each of its records. A file named
     on the command line, or holding one record of a known shape, gets IN002 for the others.
     In a span (`--jobs`), records of a format whose conversations run over several lines are
