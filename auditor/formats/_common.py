@@ -524,6 +524,18 @@ def line_search(
     return next(line_matches(pattern, text, pos, endpos), None)
 
 
+def line_entries(text: str, starts: list[int]) -> Iterator[tuple[int, int, int]]:
+    """(start, end, line) of each entry of a text log: from each of `starts` (the ascending
+    offsets of the lines that open an entry) to the next or the end of the text, with the
+    1-based line it opens on, counted once through the text."""
+    line = 1
+    previous = 0
+    for start, end in zip(starts, [*starts[1:], len(text)], strict=True):
+        line += text.count("\n", previous, start)
+        previous = start
+        yield start, end, line
+
+
 def collected(collector: Collector, record: Record) -> Iterator[Conversation | Problem]:
     """What a grouped format reads from one record on its own (`parse` without a file)."""
     yield from collector.add(record)

@@ -32,6 +32,7 @@ from auditor.formats._common import (
     Problem,
     conversation,
     freeze,
+    line_entries,
     line_matches,
     line_search,
     result_draft,
@@ -101,11 +102,7 @@ def parse(record: Record) -> Iterator[Conversation | Problem]:
         at = text.find("\n" + _SESSION, at + 1)
     if not starts or "\n#### " in text[: starts[0]] or text.startswith("#### "):
         starts.insert(0, 0)
-    line = 1
-    previous = 0
-    for start, end in zip(starts, [*starts[1:], len(text)], strict=True):
-        line += text.count("\n", previous, start)
-        previous = start
+    for start, end, line in line_entries(text, starts):
         location = Location(path, line)
         drafts = _session(text[start:end], location)
         if any(d.role == "assistant" for d in drafts):  # not a session the model never answered

@@ -36,6 +36,7 @@ from auditor.formats._common import (
     Problem,
     conversation,
     freeze,
+    line_entries,
     positioned_by_line,
     result_draft,
     unrecorded_draft,
@@ -106,12 +107,8 @@ def parse(record: Record) -> Iterator[Conversation | Problem]:
     starts = [m.start() + 1 for m in _NEXT_ENTRY.finditer(text)]
     if _ENTRY.match(text):
         starts.insert(0, 0)
-    line = 1
-    previous = 0
     entries: dict[int, int] = {}  # an entry's first line -> its number, as a person counts
-    for start, end in zip(starts, [*starts[1:], len(text)], strict=True):
-        line += text.count("\n", previous, start)
-        previous = start
+    for start, end, line in line_entries(text, starts):
         entries[line] = len(entries)
         opens = text.index("] ", start, end) + 2
         if text.startswith(_NOISE, opens):
