@@ -31,9 +31,9 @@ from auditor.sources.kinds import (
     Record,
     Source,
     Span,
-    binary,
     is_url,
     os_reason,
+    why_not_a_log,
 )
 from auditor.text import cut
 
@@ -185,7 +185,7 @@ def _read_stream(
     if source.compressed or head == GZIP_MAGIC:
         fp = gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[assignment]
     try:
-        why = binary_reason(fp)
+        why = peek_why_not_a_log(fp)
     except _STREAM_ERRORS as exc:  # a .gz that breaks off before its first bytes
         yield _corrupt(source.name, 1, exc)
         return
@@ -202,9 +202,10 @@ def _read_stream(
         yield from _read_whole(source.name, fp, limit, _text)
 
 
-def binary_reason(fp: IO[bytes]) -> str | None:
-    """Why a file is no log at all, from its first bytes (`kinds.binary`), or None; raises."""
-    return binary(fp.peek(BINARY_HEAD)[:BINARY_HEAD])  # type: ignore[attr-defined]
+def peek_why_not_a_log(fp: IO[bytes]) -> str | None:
+    """Why a file is no log at all, from its first bytes (`kinds.why_not_a_log`), peeked at
+    without being read, or None; raises."""
+    return why_not_a_log(fp.peek(BINARY_HEAD)[:BINARY_HEAD])  # type: ignore[attr-defined]
 
 
 class Overlong(bytes):
