@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from auditor.canonical import Change, changes, key, missing, same_meaning, show
+from auditor.canonical import Change, changes, excerpt, key, missing, same_meaning
 
 
 def test_key_order_whitespace_and_number_form_do_not_matter():
@@ -28,7 +28,7 @@ def test_changes_name_each_path_old_and_new():
         Change("pay", "card_1", "gift_7"),
         Change("x", missing(), 1),
     ]
-    assert show(missing()) == "(missing)"
+    assert excerpt(missing()) == "(missing)"
     assert changes({"a": 1.0}, {"a": 1}) == []
 
 

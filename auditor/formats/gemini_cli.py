@@ -35,6 +35,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from auditor.formats import contract
 from auditor.formats._common import (
     MessageDraft,
     Problem,
@@ -56,7 +57,10 @@ from auditor.patterns import lazy
 from auditor.sources import Record
 
 NAME = "gemini-cli"
+KIND = contract.JSON
 DETECT_KEYS = frozenset(("sessionId", "type", "$rewindTo", "$set"))
+sniff = contract.no_sniff
+inferred = contract.no_inference
 EVENTS = frozenset(("init", "message", "tool_use", "tool_result", "error", "result"))
 _TYPES = frozenset(("user", "gemini", "info", "error", "warning"))
 _FAILED = frozenset(("error", "cancelled"))
@@ -65,7 +69,7 @@ _SESSION_KEYS = frozenset(("thread_id", "conversation_id", "sessionId", "trace_i
 
 def detect(record: Record) -> bool:
     value = record.value
-    if record.kind != "json" or not isinstance(value, dict):
+    if not isinstance(value, dict):
         return False
     kind = value.get("type")
     if isinstance(kind, str):
@@ -116,10 +120,10 @@ def parse(record: Record) -> Iterator[Conversation | Problem]:
     return collected(Collector(), record)
 
 
-class Collector:
+class Collector(contract.Collector):
     """The recordings and stream-json runs of one file."""
 
-    def __init__(self) -> None:
+    def __init__(self, reread: contract.Reread | None = None) -> None:
         self._run: _Run | None = None
         self._log: _Log | None = None
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from auditor.formats import contract
 from auditor.formats._common import (
     Problem,
     as_id,
@@ -30,7 +31,10 @@ from auditor.model import Conversation, Location, Message
 from auditor.sources import Record
 
 NAME = "smolagents"
+KIND = contract.JSON
 DETECT_KEYS = frozenset(("sender",))
+sniff = contract.no_sniff
+inferred = contract.no_inference
 """`detect` is false for a JSON object with none of these keys (`formats.FileReader`)."""
 TYPES = frozenset(
     (
@@ -49,8 +53,7 @@ _SPOKEN = frozenset(("channel_message", "private_message"))
 def detect(record: Record) -> bool:
     value = record.value
     return (
-        record.kind == "json"
-        and isinstance(value, dict)
+        isinstance(value, dict)
         and isinstance(value.get("sender"), str)
         and value.get("type") in TYPES
         and "recipients" in value
@@ -61,10 +64,10 @@ def parse(record: Record) -> Iterator[Conversation | Problem]:
     return collected(Collector(), record)
 
 
-class Collector:
+class Collector(contract.Collector):
     """The lines of one run, read as they come."""
 
-    def __init__(self) -> None:
+    def __init__(self, reread: contract.Reread | None = None) -> None:
         self._messages: list[Message] = []
         self._polls: set[str] = set()
         self._location: Location | None = None
