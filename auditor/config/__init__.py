@@ -257,13 +257,21 @@ def build(
 
 
 def _user_rules(file: FileConfig | None) -> tuple[Rule, ...]:
-    """The rules `[[tool.auditor.rule]]` entries declare (`auditor.policies`); () without any."""
+    """The rules installed plugins ship (`auditor.rules` entry points) and those
+    `[[tool.auditor.rule]]` entries declare (`auditor.policies`); () without any."""
+    from auditor import entrypoints
+
+    plugins: tuple[Rule, ...] = ()
+    if entrypoints.may_declare("auditor.rules"):
+        from auditor.policies.plugins import rules
+
+        plugins = rules()
     if file is None or "rule" not in file.values:
-        return ()
+        return plugins
     from auditor import policies  # most configurations declare none: not imported for them
 
     table = f"[[{'tool.auditor.' if file.in_pyproject else ''}rule]]"
-    return policies.read(file.values["rule"], table, file.name)
+    return (*plugins, *policies.read(file.values["rule"], table, file.name, plugins))
 
 
 def _declared(file: FileConfig | None) -> tuple[MappedFormat, ...]:

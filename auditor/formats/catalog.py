@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import functools
 import importlib
-import os
-import sys
 from collections.abc import Iterator, Mapping, Sequence
 
+from auditor import entrypoints
 from auditor.errors import ConfigError
 from auditor.formats.contract import MEMBERS, Format
 from auditor.sources import Record
@@ -175,7 +174,7 @@ def plugins() -> dict[str, Format]:
     defaults are `contract`'s). Loaded once per process. Raises ConfigError for one that fails
     to load, lacks a member, or takes a built-in format's name."""
     found: dict[str, Format] = {}
-    if not _may_declare(ENTRY_POINTS):
+    if not entrypoints.may_declare(ENTRY_POINTS):
         return found
     from importlib.metadata import entry_points
 
@@ -205,39 +204,6 @@ def plugins() -> dict[str, Format]:
 
 ENTRY_POINTS = "auditor.formats"
 """The entry point group under which packages ship readers."""
-
-
-def _may_declare(group: str) -> bool:
-    """Whether an installed package may declare entry points of `group`, looked for as
-    importlib.metadata finds them (the `entry_points.txt` of each `*.dist-info` or `*.egg-info`
-    folder on sys.path) without importing it, which costs a sixth of a run's start. A zip or an
-    egg on sys.path, or a finder of distributions besides the standard one, may: importlib
-    decides."""
-    from importlib.machinery import PathFinder
-
-    if any(
-        getattr(finder, "find_distributions", None) is not None and finder is not PathFinder
-        for finder in sys.meta_path
-    ):
-        return True
-    for entry in sys.path:
-        try:
-            names = os.listdir(entry or ".")
-        except NotADirectoryError:
-            return True  # a zip file
-        except OSError:
-            continue
-        if entry.endswith(".egg"):
-            return True
-        for name in names:
-            if name.lower().endswith((".dist-info", ".egg-info")):
-                try:
-                    with open(os.path.join(entry or ".", name, "entry_points.txt"), "rb") as f:
-                        if group.encode() in f.read():
-                            return True
-                except OSError:
-                    continue
-    return False
 
 
 def by_name(name: str, declared: Sequence[Format] = ()) -> Format:

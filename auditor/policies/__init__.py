@@ -68,9 +68,10 @@ class Policy:
         return (Policy, (self.kind, self.entry, self.template, self.ids))
 
 
-def read(entries: Any, table: str, where: str) -> tuple[Rule, ...]:
+def read(entries: Any, table: str, where: str, taken: tuple[Rule, ...] = ()) -> tuple[Rule, ...]:
     """The rules of the configuration's `[[tool.auditor.rule]]` entries (`table` is how errors
-    name the array, `where` the file)."""
+    name the array, `where` the file); `taken`: rules whose codes and names are not free (the
+    plugins')."""
     if entries is None:
         return ()
     if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
@@ -78,7 +79,7 @@ def read(entries: Any, table: str, where: str) -> tuple[Rule, ...]:
     found: list[Rule] = []
     for n, entry in enumerate(entries, 1):
         try:
-            rule = _rule(entry, found)
+            rule = _rule(entry, [*taken, *found])
         except ConfigError as exc:
             code = entry.get("code")
             named = f" ({code})" if isinstance(code, str) else ""

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from auditor import config, engine, formats, sources
+from auditor import config, engine, entrypoints, formats, sources
 from auditor.errors import ConfigError
 from auditor.formats import FileReader, catalog, contract
 from auditor.model import UNRECORDED, Conversation
@@ -631,7 +631,7 @@ def entry_points(monkeypatch):
         "entry_points",
         lambda group=None: [e for e in installed if group == formats.ENTRY_POINTS],
     )
-    monkeypatch.setattr(catalog, "_may_declare", lambda group: True)
+    monkeypatch.setattr(entrypoints, "may_declare", lambda group: True)
     formats.plugins.cache_clear()
     catalog._builtin_and_plugins.cache_clear()
     yield installed
@@ -675,7 +675,7 @@ def test_plugins_are_looked_for_without_importlib_metadata_only_where_none_can_b
     import importlib.metadata
 
     found = bool(list(importlib.metadata.entry_points(group=formats.ENTRY_POINTS)))
-    assert catalog._may_declare(formats.ENTRY_POINTS) or not found
+    assert entrypoints.may_declare(formats.ENTRY_POINTS) or not found
     info = tmp_path / "acme_reader-1.0.dist-info"
     info.mkdir()
     (info / "entry_points.txt").write_text("[console_scripts]\nacme = acme:main\n")
@@ -685,9 +685,11 @@ def test_plugins_are_looked_for_without_importlib_metadata_only_where_none_can_b
     # may have added a finder of distributions of its own: then importlib always decides).
     monkeypatch.setattr(sys, "path", [str(tmp_path), str(tmp_path / "absent")])
     monkeypatch.setattr(sys, "meta_path", [PathFinder])
-    assert not catalog._may_declare("acme.readers")
+    entrypoints._scan.cache_clear()
+    assert not entrypoints.may_declare("acme.readers")
     (info / "entry_points.txt").write_text("[acme.readers]\nacme = acme_reader\n")
-    assert catalog._may_declare("acme.readers")
+    entrypoints._scan.cache_clear()  # read once a process: installs do not change in a run
+    assert entrypoints.may_declare("acme.readers")
 
 
 def test_a_broken_plugin_is_a_config_error(entry_points):
