@@ -209,3 +209,16 @@ def test_the_documented_policies_run_as_the_page_shows(tmp_path: Path) -> None:
         result = invoke(*args)
         assert result.exit_code == 1, (command, result.stderr)
         assert result.stdout == output, command
+
+
+def test_own_findings_beside_findings_decided_at_the_end_of_the_run(tmp_path: Path) -> None:
+    # FB003 holds back the claims of a log whose tools are inferred until the whole run is
+    # read; a rule of the configuration's own is never held back, and is kept as it is.
+    held = FIXTURES / "rules" / "FB003" / "good_no_tool_of_the_file_does_it.jsonl"
+    (tmp_path / "auditor.toml").write_text(
+        '[[rule]]\ncode = "POL001"\nname = "any-answer"\ndescription = "Any answer."\n'
+        'check = "forbid-text"\npattern = "\\\\w"\n'
+    )
+    report = engine.audit([str(held)], _settings(["FB003", "POL001"], tmp_path / "auditor.toml"))
+    assert not report.errors
+    assert {f.code for f in report.findings} == {"POL001"}
