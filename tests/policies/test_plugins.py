@@ -4,6 +4,8 @@ installed offline and run, and every way a plugin can be wrong."""
 from __future__ import annotations
 
 import os
+import re
+import shlex
 import subprocess
 import sys
 import types
@@ -137,12 +139,11 @@ def test_the_example_plugin_installs_and_runs_offline(tmp_path: Path) -> None:
 
     listed = audit("--rules").stdout.splitlines()
     assert listed[-1].split()[:3] == ["ORD001", "refund-above-paid", "error"]
-    found = audit("--select", "ORD001", "-f", "concise", str(LOGS / "bad_openai.jsonl"))
-    assert found.returncode == 1
-    assert found.stdout == (
-        f"{LOGS / 'bad_openai.jsonl'}:1: ORD001 `refund_order` refunded 45.5 for order "
-        "#W2378156, above the 40.5 its lookup shows was paid [refund-above-paid turn 3]\n"
-    )
+    # as docs/own-rules.md shows it
+    page = (ROOT / "docs" / "own-rules.md").read_text()
+    command, shown = re.findall(r"\$ audit (--select ORD001 .*?)\n(.*?)```", page, re.S)[0]
+    found = audit(*shlex.split(command))
+    assert found.returncode == 1 and found.stdout == shown
     for clean in ("good_openai.jsonl", "good_anthropic.json"):
         assert audit("--select", "ORD001", str(LOGS / clean)).returncode == 0
     anthropic = audit("--select", "ORD001", "-f", "concise", str(LOGS / "bad_anthropic.json"))

@@ -222,3 +222,41 @@ def test_own_findings_beside_findings_decided_at_the_end_of_the_run(tmp_path: Pa
     report = engine.audit([str(held)], _settings(["FB003", "POL001"], tmp_path / "auditor.toml"))
     assert not report.errors
     assert {f.code for f in report.findings} == {"POL001"}
+
+
+def test_own_rules_are_suppressed_and_baselined_like_the_built_in_ones(tmp_path: Path) -> None:
+    config_file = tmp_path / "auditor.toml"
+    config_file.write_text(
+        '[[suppress]]\npath = "*/forbid_text/*"\ncode = "card-number-in-reply"\n'
+        'reason = "the test cards of the staging agent"\n\n' + AIRLINE.read_text()
+    )
+    logs = [str(POLICIES / "forbid_text" / "bad_openai.jsonl"), str(POLICIES / "max_calls")]
+    run = ("--config", str(config_file), "--select", "AIR", "-f", "json", *logs)
+    found = json.loads(invoke(*run).stdout)["findings"]
+    assert [(f["code"], "suppressed" in f) for f in found] == [
+        ("AIR005", True),
+        ("AIR003", False),
+        ("AIR003", False),
+    ]
+    baseline = tmp_path / "baseline.json"
+    assert invoke(*run, "--write-baseline", str(baseline)).exit_code == 0
+    again = invoke(*run, "--baseline", str(baseline))
+    assert again.exit_code == 0  # what is left is the suppressed one, shown as such
+    assert [(f["code"], "suppressed" in f) for f in json.loads(again.stdout)["findings"]] == [
+        ("AIR005", True)
+    ]
+
+
+def test_a_mistake_in_a_rule_is_one_line_and_nothing_is_read(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[[tool.auditor.rule]]\ncode = "POL001"\nname = "x"\ndescription = "D."\n'
+        'check = "forbid-call"\ncall = "refund_*"\nmessage = "{tool} refunded {amount}"\n'
+    )
+    result = invoke("--config", str(tmp_path / "pyproject.toml"), str(POLICIES))
+    assert result.exit_code == 2 and result.stdout == ""
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("audit: error: invalid config in ")
+    assert line.endswith(
+        "[[tool.auditor.rule]] entry 1 (POL001): message names `{amount}`, which a forbid-call "
+        "rule does not give; it gives {code}, {name}, {tool}, {turn}, {arguments}"
+    )
