@@ -320,14 +320,23 @@ def _exited(text: str) -> bool:
 
 def _answer(record: dict) -> str:
     """What the tool answered: the `functionResponse` sent to the model (its `output`, else its
-    `error`, else the whole response), else what the user was shown."""
+    `error`, else the whole response), else the text parts of `result` (a `PartListUnion`: parts,
+    strings or `{"text": …}`), else what the user was shown."""
     parts = record.get("result")
+    texts = []
     for part in parts if isinstance(parts, list) else [parts]:
+        if isinstance(part, str):
+            texts.append(part)
+            continue
         response = as_object(as_object(as_object(part).get("functionResponse")).get("response"))
         for key in ("output", "error"):
             if response.get(key) not in (None, ""):
                 return json_text(response[key])
         if response:
             return json_text(response)
+        if isinstance(as_object(part).get("text"), str):
+            texts.append(as_object(part)["text"])
+    if any(texts):
+        return "\n".join(texts)
     shown = record.get("resultDisplay")
     return shown if isinstance(shown, str) else json_text(shown or "")
