@@ -24,8 +24,7 @@ from auditor.model import (
 from auditor.text import cut
 
 if TYPE_CHECKING:
-    from auditor.formats.contract import Collector
-    from auditor.sources import Record
+    pass
 
 TEXT_PART_TYPES = frozenset({"text", "input_text", "output_text"})
 # Keys a record may carry its own conversation id under, most specific first.
@@ -534,12 +533,6 @@ def line_entries(text: str, starts: list[int]) -> Iterator[tuple[int, int, int]]
         line += text.count("\n", previous, start)
         previous = start
         yield start, end, line
-
-
-def collected(collector: Collector, record: Record) -> Iterator[Conversation | Problem]:
-    """What a grouped format reads from one record on its own (`parse` without a file)."""
-    yield from collector.add(record)
-    yield from collector.finish()
 
 
 def roled(

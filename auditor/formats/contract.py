@@ -121,3 +121,9 @@ def no_sniff(head: bytes) -> bool:
 def no_inference(record: Record) -> str | None:
     """`inferred` of a format that infers nothing: its name says how it read the record."""
     return None
+
+
+def collected(collector: Collector, record: Record) -> Iterator[Conversation | Problem]:
+    """What a grouped format reads from one record on its own (`parse` without a file)."""
+    yield from collector.add(record)
+    yield from collector.finish()

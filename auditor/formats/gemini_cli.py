@@ -42,7 +42,6 @@ from auditor.formats._common import (
     as_id,
     as_object,
     attach,
-    collected,
     fallback_id,
     freeze,
     json_text,
@@ -117,7 +116,7 @@ def _recorded(message: Any) -> bool:
 
 
 def parse(record: Record) -> Iterator[Conversation | Problem]:
-    return collected(Collector(), record)
+    return contract.collected(Collector(), record)
 
 
 class Collector(contract.Collector):

@@ -26,7 +26,6 @@ from auditor.formats._common import (
     Problem,
     as_id,
     attach,
-    collected,
     excerpt_json,
     freeze,
     positioned,
@@ -65,7 +64,7 @@ def is_sample(value: dict) -> bool:
 
 
 def parse(record: Record) -> Iterator[Conversation | Problem]:
-    return collected(Collector(), record)
+    return contract.collected(Collector(), record)
 
 
 class Collector(contract.Collector):

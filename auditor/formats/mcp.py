@@ -23,7 +23,6 @@ from auditor.formats._common import (
     Problem,
     as_id,
     attach,
-    collected,
     fallback_id,
     freeze,
     positioned_by_line,
@@ -60,7 +59,7 @@ def detect(record: Record) -> bool:
 
 
 def parse(record: Record) -> Iterator[Conversation | Problem]:
-    return collected(Collector(), record)
+    return contract.collected(Collector(), record)
 
 
 class Collector(contract.Collector):

@@ -18,7 +18,6 @@ from auditor.formats._common import (
     Problem,
     as_id,
     attach,
-    collected,
     fallback_id,
     positioned_by_line,
     read_each,
@@ -73,7 +72,7 @@ def _claimed(value: dict) -> bool:
 
 
 def parse(record: Record) -> Iterator[Conversation | Problem]:
-    return collected(Collector(), record)
+    return contract.collected(Collector(), record)
 
 
 _RESTARTING = frozenset(("system", "user"))

@@ -22,7 +22,6 @@ from auditor.formats._common import (
     Problem,
     as_id,
     attach,
-    collected,
     fallback_id,
     json_text,
     positioned_by_line,
@@ -61,7 +60,7 @@ def detect(record: Record) -> bool:
 
 
 def parse(record: Record) -> Iterator[Conversation | Problem]:
-    return collected(Collector(), record)
+    return contract.collected(Collector(), record)
 
 
 class Collector(contract.Collector):

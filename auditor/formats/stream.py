@@ -39,7 +39,6 @@ from auditor.formats._common import (
     Problem,
     as_id,
     attach,
-    collected,
     fallback_id,
     freeze,
     positioned_by_line,
@@ -84,7 +83,7 @@ def detect(record: Record) -> bool:
 
 
 def parse(record: Record) -> Iterator[Conversation | Problem]:
-    return collected(Collector(), record)
+    return contract.collected(Collector(), record)
 
 
 class Collector(contract.Collector):

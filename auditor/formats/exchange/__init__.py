@@ -33,7 +33,6 @@ from auditor.formats._common import (
     Problem,
     as_id,
     attach,
-    collected,
     excerpt_json,
     fallback_id,
     freeze,
@@ -93,7 +92,7 @@ def is_response(value: dict) -> bool:
 
 
 def parse(record: Record) -> Iterator[Conversation | Problem]:
-    return collected(Collector(), record)
+    return contract.collected(Collector(), record)
 
 
 class Collector(contract.Collector):

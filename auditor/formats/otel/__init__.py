@@ -35,7 +35,6 @@ from auditor.formats._common import (
     Problem,
     as_id,
     attach,
-    collected,
     freeze,
     result_draft,
     tool_call,
@@ -79,7 +78,7 @@ def detect(record: Record) -> bool:
 
 
 def parse(record: Record) -> Iterator[Conversation | Problem]:
-    return collected(Collector(), record)
+    return contract.collected(Collector(), record)
 
 
 class Collector(contract.Collector):
