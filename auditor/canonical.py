@@ -139,8 +139,9 @@ def changes(old: Any, new: Any, path: str = "") -> list[Change]:
     return [Change(path, old, new)]
 
 
-def show(value: Any, limit: int = 60) -> str:
-    """A value as a short JSON excerpt for a message; `(missing)` for an absent one."""
+def excerpt(value: Any, limit: int = 60) -> str:
+    """A value as a short JSON excerpt for a finding's message (as written, not canonical: keys
+    in their order), cut at `limit` characters; `(missing)` for an absent one."""
     if value is _MISSING:
         return "(missing)"
     try:

@@ -21,6 +21,8 @@ One table, from one run, with the machine's load average before and after:
   by package (`python -X importtime`), with which of typer, jsonlines, fsspec, Dask it loaded;
 - then what the language layer costs English-only logs, in process (`bench/languages.py`;
   BENCH_LANGUAGES=0 skips it);
+- then what a team's own rules cost: none configured, and ten (`bench/own_rules.py`;
+  BENCH_OWN_RULES=0 skips it);
 - then the readers of issue 26 against the OpenAI chat reader, per megabyte and on the same
   transcripts written as OpenAI chat (`bench/readers.py`; BENCH_READERS=0 skips it).
 
@@ -57,6 +59,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import coding_readers
 import languages
+import own_rules
 import readers
 import real
 import shapes
@@ -226,6 +229,8 @@ def main() -> None:
     )
     if os.environ.get("BENCH_LANGUAGES") != "0":
         languages.main(path)
+    if os.environ.get("BENCH_OWN_RULES") != "0":
+        own_rules.main(path)
     if os.environ.get("BENCH_READERS") != "0":
         readers.main(path)
     if os.environ.get("BENCH_STAGES") == "1":

@@ -20,10 +20,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from synthetic import corpora  # noqa: E402
+
 from auditor import config, engine  # noqa: E402
 
 RUNS = int(os.environ.get("BENCH_RUNS", "3"))
-TAU = ROOT.parent / "shared" / "realdata" / "tau-bench"
 
 
 @contextmanager
@@ -61,19 +62,8 @@ def measure(name: str, paths: list[str]) -> None:
 
 
 def main(synthetic: Path) -> None:
-    megabytes = int(os.environ.get("BENCH_LANG_MB", "5"))
-    cut = synthetic.with_name(f"{synthetic.stem}-first-{megabytes}mb.jsonl")
-    if not cut.exists():
-        with synthetic.open("rb") as source, cut.open("wb") as out:
-            budget = megabytes * 1_000_000
-            for line in source:
-                out.write(line)
-                budget -= len(line)
-                if budget <= 0:
-                    break
-    measure(f"synthetic tau-like log ({megabytes} MB)", [str(cut)])
-    if TAU.is_dir():
-        measure("tau-bench (realdata)", [str(TAU)])
+    for name, paths in corpora(synthetic, int(os.environ.get("BENCH_LANG_MB", "5"))):
+        measure(name, paths)
 
 
 if __name__ == "__main__":

@@ -184,3 +184,27 @@ def generate(path: Path, megabytes: int) -> int:
             written += len(line)
             n += 1
     return n
+
+
+def first(synthetic: Path, megabytes: int) -> Path:
+    """The log's first `megabytes` megabytes (whole lines), cut once beside it."""
+    cut = synthetic.with_name(f"{synthetic.stem}-first-{megabytes}mb.jsonl")
+    if not cut.exists():
+        with synthetic.open("rb") as source, cut.open("wb") as out:
+            budget = megabytes * 1_000_000
+            for line in source:
+                out.write(line)
+                budget -= len(line)
+                if budget <= 0:
+                    break
+    return cut
+
+
+def corpora(synthetic: Path, megabytes: int) -> list[tuple[str, list[str]]]:
+    """What the in-process measures read: the synthetic log's first `megabytes`, and
+    tau-bench's real logs when ../shared is beside the checkout."""
+    found = [(f"synthetic tau-like log ({megabytes} MB)", [str(first(synthetic, megabytes))])]
+    tau = Path(__file__).resolve().parent.parent.parent / "shared" / "realdata" / "tau-bench"
+    if tau.is_dir():
+        found.append(("tau-bench (realdata)", [str(tau)]))
+    return found

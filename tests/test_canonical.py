@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from auditor.canonical import Change, changes, key, missing, same_meaning, show
+from auditor.canonical import Change, changes, excerpt, key, missing, same_meaning
 from tests.helpers import examples
 
 
@@ -29,7 +29,7 @@ def test_changes_name_each_path_old_and_new():
         Change("pay", "card_1", "gift_7"),
         Change("x", missing(), 1),
     ]
-    assert show(missing()) == "(missing)"
+    assert excerpt(missing()) == "(missing)"
     assert changes({"a": 1.0}, {"a": 1}) == []
 
 

@@ -54,7 +54,8 @@ def test_rule_module_is_named_by_its_slug():
 
 def test_every_format_module_is_registered():
     # a format's module is named by the format, `-` written `_` (`swe-agent` in swe_agent.py)
-    assert _modules(auditor.formats) == {name.replace("-", "_") for name in FORMATS}
+    readers = _modules(auditor.formats) - {"boundary", "catalog", "contract"}
+    assert readers == {name.replace("-", "_") for name in FORMATS}
     for name, module in FORMATS.items():
         assert name == module.NAME
         assert module.__name__ == "auditor.formats." + name.replace("-", "_")

@@ -91,6 +91,12 @@ def audit(given: Given) -> None:
             info.formats(sys.stdout)
             return 0
         invocation = table.invocation(given)
+        if given[table.ADD_IGNORE] is not None:
+            from auditor.commands.add_ignore import add_ignore
+
+            return add_ignore(invocation, given[table.ADD_IGNORE], given[table.REASON])
+        if given[table.REASON] is not None:
+            fail("--reason goes with --add-ignore FINGERPRINT")
         listings = table.RULES, table.SHOW_SETTINGS, table.SHOW_FILES, table.SHOW_READING
         rules, settings, files, reading = (given[listing] for listing in listings)
         if rules or settings or files or reading:

@@ -2,12 +2,54 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import typer
 
 from auditor.cli import table
 from auditor.cli.exits import exit_with
 from auditor.cli.options import Command, Given, command
+from auditor.cli.values import CompareFormat, Kind, Opt
 from auditor.text import reflow
+
+# `audit compare`'s own options; the rest are the run's (`table`).
+BASE = Opt((), "base", Kind.ARGUMENT, metavar="BASE", help="The earlier run: a report or a path.")
+NEW = Opt((), "new", Kind.ARGUMENT, metavar="NEW", help="The later run: a report or a path.")
+COMPARE_FORMAT = replace(
+    table.FORMAT,
+    kind=Kind.CHOICE,
+    help="table, json or html (one self-contained page). Default: table.",
+    metavar="FORMAT",
+    default=CompareFormat.table.value,
+    choices=CompareFormat,
+    check=None,
+)
+COMPARE_QUIET = replace(table.QUIET, help="The table and limits only, no header.")
+FAIL_ON_INCREASE = Opt(
+    ("--fail-on-increase",),
+    "fail_on_increase",
+    Kind.MANY,
+    panel=table.PANEL_CI,
+    metavar="CODE=PCT",
+    help="Exit 1 when the rule's findings per 100 conversations grow by more than PCT percent "
+    "(a code, prefix, name or ALL; repeat or separate with commas). A rule that did not fire in "
+    "BASE and fires in NEW exceeds any limit.",
+)
+
+COMPARE = (
+    BASE,
+    NEW,
+    COMPARE_FORMAT,
+    table.OUTPUT,
+    COMPARE_QUIET,
+    FAIL_ON_INCREASE,
+    table.CONFIG,
+    table.JOBS,
+    table.HELP,
+    table.DEBUG,
+)
+"""The `audit compare` command's: its `-f` and `-q` are the run's flags with values of their own."""
+
 
 COMPARE_EXAMPLES = reflow(
     """\
@@ -43,7 +85,7 @@ compare_app = typer.Typer(
 
 
 @compare_app.command(epilog=COMPARE_EXAMPLES, cls=CompareCommand, add_help_option=False)
-@command(table.COMPARE)
+@command(COMPARE)
 def compare(given: Given) -> None:
     """Compare two runs: findings per 100 conversations for each rule, and the conversations
     (matched by id) that gained or lost findings."""
@@ -53,14 +95,14 @@ def compare(given: Given) -> None:
 
         invocation = table.invocation(
             {
-                table.PATHS: (given[table.BASE], given[table.NEW]),
-                table.FORMAT: (table.COMPARE_FORMAT.value(given[table.COMPARE_FORMAT]),),
+                table.PATHS: (given[BASE], given[NEW]),
+                table.FORMAT: (COMPARE_FORMAT.value(given[COMPARE_FORMAT]),),
                 table.OUTPUT: given[table.OUTPUT],
-                table.QUIET: given[table.COMPARE_QUIET],
+                table.QUIET: given[COMPARE_QUIET],
                 table.CONFIG: given[table.CONFIG],
                 table.JOBS: given[table.JOBS],
             }
         )
-        return run.compare(invocation, tuple(given[table.FAIL_ON_INCREASE] or ()))
+        return run.compare(invocation, tuple(given[FAIL_ON_INCREASE] or ()))
 
     exit_with(act, given[table.DEBUG])

@@ -7,21 +7,18 @@ commands (`cli/options.py` writes their signatures from it) and the reader of a 
 (`cli/fast.py`, which iterates it without importing typer). Each hands `invocation()` the
 values it read, keyed by the `Opt` itself, and `invocation()` makes the typed `Invocation`.
 
-`tests/cli/test_table.py` holds each flag to one string in the command line's modules: this
-table's (`--version`'s is `auditor.VERSION_FLAG`, answered by `__main__` before this is
-imported).
+`tests/cli/test_table.py` holds each flag to one string of the command line's modules, here
+(`--version`'s is `auditor.VERSION_FLAG`, which `__main__` answers before importing this).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from auditor import VERSION_FLAG
 from auditor.cli.values import (
     Color,
-    CompareFormat,
     Engine,
     FailOn,
     Kind,
@@ -272,6 +269,25 @@ WRITE_BASELINE = Opt(
     help="Record every finding of this run in FILE, to pass to --baseline later; prints one line, "
     "no report unless -f or -o asks for one; exits 0 unless something could not be audited.",
 )
+ADD_IGNORE = Opt(
+    ("--add-ignore",),
+    "add_ignore",
+    Kind.VALUE,
+    panel=PANEL_CI,
+    run=False,
+    metavar="FINGERPRINT",
+    help="Add a suppress entry for the finding of this FINGERPRINT, with --reason, to the "
+    "configuration (--config, the one found, else a new .auditor.toml here), and exit.",
+)
+REASON = Opt(
+    ("--reason",),
+    "reason",
+    Kind.VALUE,
+    panel=PANEL_CI,
+    run=False,
+    metavar="TEXT",
+    help="Why the finding --add-ignore suppresses is acceptable (required with it).",
+)
 SHOW_FILES = Opt(
     ("--show-files",),
     "show_files",
@@ -407,6 +423,8 @@ AUDIT = (
     ISOLATED,
     BASELINE,
     WRITE_BASELINE,
+    ADD_IGNORE,
+    REASON,
     SHOW_FILES,
     SHOW_READING,
     SHOW_SETTINGS,
@@ -421,43 +439,6 @@ AUDIT = (
     DEBUG,
 )
 """The `audit` command's options, in the order of its signature (and of its help's panels)."""
-
-BASE = Opt((), "base", Kind.ARGUMENT, metavar="BASE", help="The earlier run: a report or a path.")
-NEW = Opt((), "new", Kind.ARGUMENT, metavar="NEW", help="The later run: a report or a path.")
-COMPARE_FORMAT = replace(
-    FORMAT,
-    kind=Kind.CHOICE,
-    help="table, json or html (one self-contained page). Default: table.",
-    metavar="FORMAT",
-    default=CompareFormat.table.value,
-    choices=CompareFormat,
-    check=None,
-)
-COMPARE_QUIET = replace(QUIET, help="The table and limits only, no header.")
-FAIL_ON_INCREASE = Opt(
-    ("--fail-on-increase",),
-    "fail_on_increase",
-    Kind.MANY,
-    panel=PANEL_CI,
-    metavar="CODE=PCT",
-    help="Exit 1 when the rule's findings per 100 conversations grow by more than PCT percent "
-    "(a code, prefix, name or ALL; repeat or separate with commas). A rule that did not fire in "
-    "BASE and fires in NEW exceeds any limit.",
-)
-
-COMPARE = (
-    BASE,
-    NEW,
-    COMPARE_FORMAT,
-    OUTPUT,
-    COMPARE_QUIET,
-    FAIL_ON_INCREASE,
-    CONFIG,
-    JOBS,
-    HELP,
-    DEBUG,
-)
-"""The `audit compare` command's: its `-f` and `-q` are the run's flags with values of their own."""
 
 
 def invocation(given: Mapping[Opt, Any]) -> Invocation:

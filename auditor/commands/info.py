@@ -222,8 +222,7 @@ def show_files(paths: tuple[str, ...], chosen: Settings, out: TextIO) -> None:
                 fmt = detect_format(first, chosen.formats)
                 if fmt is not None:
                     # A reading by shape says what it inferred: where roles, calls and ids are.
-                    inferred = getattr(fmt, "inferred", None)
-                    what = (inferred(first) if inferred is not None else None) or fmt.NAME
+                    what = fmt.inferred(first) or fmt.NAME
                 elif walked:
                     reason, _ = unread_as(first)
                     said = describe(first)  # "not a transcript: …" says its reason itself

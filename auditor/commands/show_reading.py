@@ -47,8 +47,7 @@ def show_reading(paths: tuple[str, ...], chosen: Settings, out: TextIO) -> None:
                     continue
                 if inferred is None:
                     fmt = detect(record, chosen.formats)
-                    said = getattr(fmt, "inferred", None) if fmt is not None else None
-                    inferred = (said(record) if said is not None else None) or ""
+                    inferred = (fmt.inferred(record) if fmt is not None else None) or ""
                 _sort(reader.feed(record), found, problems)
             _sort(reader.finish(), found, problems)
         except OSError as exc:

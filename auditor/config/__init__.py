@@ -33,7 +33,7 @@ from auditor.config.options import rule_options
 from auditor.config.suppress import suppressions
 from auditor.errors import ConfigError
 from auditor.findings import DEFAULT_FAIL_ON, Severity
-from auditor.formats import FORMATS, declare, plugins
+from auditor.formats import Format, MappedFormat, catalog, declare, plugins
 from auditor.model import ToolSpec
 from auditor.rules import Rule
 from auditor.sources import MAX_RECORD_BYTES, Exclude
@@ -110,7 +110,7 @@ class Settings:
     tools_file: str | None = None
     """The file `tools` came from (`--tools FILE`, or the configuration's `tools = "FILE"`):
     no output of the run may overwrite it."""
-    formats: tuple[Any, ...] = ()
+    formats: tuple[Format, ...] = ()
     """Formats the configuration maps onto the model (`[tool.auditor.formats.NAME]`), tried
     before the built-in ones."""
     timelines: bool = False
@@ -210,11 +210,9 @@ def build(
 
     declared = _declared(file)
     forced = None if input_format in (None, "", "auto") else input_format
-    named = [*(f.NAME for f in declared), *plugins(), *FORMATS]
-    if forced is not None and forced not in named:
-        raise ConfigError(
-            f"unknown --input-format `{input_format}`: use auto or one of {', '.join(named)}"
-        )
+    if forced is not None and not catalog.known(forced, declared):
+        named = ", ".join(catalog.names(declared))
+        raise ConfigError(f"unknown --input-format `{input_format}`: use auto or one of {named}")
     origins["input-format"] = "command line" if forced else "default"
 
     gitignore = values.get("respect-gitignore", True)
@@ -259,21 +257,29 @@ def build(
 
 
 def _user_rules(file: FileConfig | None) -> tuple[Rule, ...]:
-    """The rules `[[tool.auditor.rule]]` entries declare (`auditor.policies`); () without any."""
+    """The rules installed plugins ship (`auditor.rules` entry points) and those
+    `[[tool.auditor.rule]]` entries declare (`auditor.policies`); () without any."""
+    from auditor import entrypoints
+
+    plugins: tuple[Rule, ...] = ()
+    if entrypoints.may_declare("auditor.rules"):
+        from auditor.policies.plugins import rules
+
+        plugins = rules()
     if file is None or "rule" not in file.values:
-        return ()
+        return plugins
     from auditor import policies  # most configurations declare none: not imported for them
 
     table = f"[[{'tool.auditor.' if file.in_pyproject else ''}rule]]"
-    return policies.read(file.values["rule"], table, file.name)
+    return (*plugins, *policies.read(file.values["rule"], table, file.name, plugins))
 
 
-def _declared(file: FileConfig | None) -> tuple[Any, ...]:
+def _declared(file: FileConfig | None) -> tuple[MappedFormat, ...]:
     """The formats `[tool.auditor.formats.NAME]` tables map (see `formats.declare`)."""
     if file is None or "formats" not in file.values:
         return ()
     tables = file.values["formats"]
-    taken = {*FORMATS, *plugins()}
+    taken = {*catalog.NAMES, *plugins()}
     declared = []
     for name, table in tables.items():
         where = f"invalid config in {file.name}: {file.table(f'formats.{name}')}".rstrip()

@@ -140,7 +140,8 @@ class RunMerge:
         kept = []
         for finding in self.findings:
             entry = undecided.get(finding.fingerprint)
-            resolve = BY_CODE[finding.code].resolve
+            known = BY_CODE.get(finding.code)  # None: the configuration's own, never deferred
+            resolve = known.resolve if known is not None else None
             if entry is None or resolve is None:
                 kept.append(finding)
                 continue

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator
 
 from auditor import sources
 from auditor.config import Settings
-from auditor.engine.source import format_of, grouped, may_be_sidecar
+from auditor.engine.source import is_format, may_be_sidecar
 from auditor.formats import FileReader
 from auditor.report import Counts, RunError, Unread
 
@@ -100,6 +100,7 @@ def _whole(
         return True  # reading it whole reports the error
     if not isinstance(first, sources.Record):
         return False
-    if grouped(reader, first):
+    found = reader.format_of(first)
+    if reader.grouped(found):
         return True
-    return part is source and may_be_sidecar(source, settings) and format_of(reader, first) is None
+    return part is source and may_be_sidecar(source, settings) and not is_format(found)

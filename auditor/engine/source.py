@@ -8,14 +8,14 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import replace
+from typing import TypeGuard
 
 from auditor import sources
 from auditor.config import Settings
 from auditor.engine.checker import ConversationChecker
 from auditor.engine.results import Progress, SourceResult
 from auditor.findings import Finding
-from auditor.formats import FileReader, claims, companion, describe
-from auditor.formats import detect as detect_format
+from auditor.formats import FileReader, Format, Found, Problem, claims, companion, describe
 from auditor.jsonpos import pointer_lines
 from auditor.report import Counts, RunError, Unread
 
@@ -34,7 +34,7 @@ def audit_source(
 ) -> SourceResult:
     """Audit one file (or stdin), or a span of it; with `only`, just those lines of it.
 
-    A side-car file (see `_may_be_sidecar`) none of whose records has the shape of any log is
+    A side-car file (see `may_be_sidecar`) none of whose records has the shape of any log is
     not audited: it is listed as unread, with no IN002 for each of its records. A file named
     on the command line, or holding one record of a known shape, gets IN002 for the others.
     In a span (`--jobs`), records of a format whose conversations run over several lines are
@@ -73,15 +73,16 @@ def audit_source(
                 invalid += 1
                 auditor.invalid(record)
                 continue
-            if sidecar and detect_format(record, settings.formats) is not None:
+            found = reader.format_of(record)  # once: the side-car test and the span read it
+            if sidecar and is_format(found):
                 sidecar = False
             elif sidecar and not detail:
                 kind, detail = unread_as(record)
-            if source.span is not None and grouped(reader, record):
+            if source.span is not None and reader.grouped(found):
                 result.deferred.append(record.location.line or 0)
                 continue
             start = len(result.findings)
-            auditor.feed(reader.feed(record), record)
+            auditor.feed(reader.read(record, found), record)
             if record.document is not None:
                 _resolve_lines(result.findings, start, record.document)
             auditor.route_unread(start)
@@ -153,16 +154,9 @@ def _rereader(
     return lambda: sources.read(source, limit=settings.max_record_bytes)
 
 
-def format_of(reader: FileReader, record: sources.Record) -> object | None:
-    try:
-        return reader.format_of(record)
-    except Exception:  # the record boundary reports it when the record is read
-        return None
-
-
-def grouped(reader: FileReader, record: sources.Record) -> bool:
-    """The record is of a format whose conversations span records (it has a Collector)."""
-    return hasattr(format_of(reader, record), "Collector")
+def is_format(found: Found) -> TypeGuard[Format]:
+    """What `FileReader.format_of` said of a record is a format that reads it."""
+    return found is not None and not isinstance(found, Problem)
 
 
 def _resolve_lines(findings: list[Finding], start: int, document: bytes) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import orjson
 
@@ -22,6 +22,9 @@ from auditor.model import (
     ToolSpec,
 )
 from auditor.text import cut
+
+if TYPE_CHECKING:
+    pass
 
 TEXT_PART_TYPES = frozenset({"text", "input_text", "output_text"})
 # Keys a record may carry its own conversation id under, most specific first.
@@ -520,10 +523,16 @@ def line_search(
     return next(line_matches(pattern, text, pos, endpos), None)
 
 
-def collected(collector: Any, record: Any) -> Iterator[Conversation | Problem]:
-    """What a grouped format reads from one record on its own (`parse` without a file)."""
-    yield from collector.add(record)
-    yield from collector.finish()
+def line_entries(text: str, starts: list[int]) -> Iterator[tuple[int, int, int]]:
+    """(start, end, line) of each entry of a text log: from each of `starts` (the ascending
+    offsets of the lines that open an entry) to the next or the end of the text, with the
+    1-based line it opens on, counted once through the text."""
+    line = 1
+    previous = 0
+    for start, end in zip(starts, [*starts[1:], len(text)], strict=True):
+        line += text.count("\n", previous, start)
+        previous = start
+        yield start, end, line
 
 
 def roled(

@@ -50,6 +50,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from auditor.errors import ConfigError
+from auditor.formats import contract
 from auditor.formats._common import (
     MessageDraft,
     Problem,
@@ -96,7 +97,13 @@ class MappingMatchesNothing(ConfigError):
 
 class MappedFormat:
     """A format declared in `[tool.auditor.formats.NAME]`: the FileReader reads it as it reads
-    a built-in format module (`NAME`, `detect`, `parse`)."""
+    a built-in format module, every member of `contract.Format` stated."""
+
+    KIND = contract.JSON
+    DETECT_KEYS = None
+    Collector = None
+    sniff = staticmethod(contract.no_sniff)
+    inferred = staticmethod(contract.no_inference)
 
     def __init__(self, name: str, expressions: dict[str, str], roles: dict[str, str], where: str):
         self.NAME = name
@@ -129,8 +136,6 @@ class MappedFormat:
         return compiled.search(value)
 
     def detect(self, record: Record) -> bool:
-        if record.kind != "json":
-            return False
         return bool(self._search("detect", record.value)) or bool(
             self._search("skip", record.value)
         )

@@ -26,11 +26,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from auditor.formats import contract
 from auditor.formats._common import (
     MessageDraft,
     Problem,
     conversation,
     freeze,
+    line_entries,
     line_matches,
     line_search,
     result_draft,
@@ -41,6 +43,10 @@ from auditor.patterns import lazy
 from auditor.sources import Record
 
 NAME = "aider"
+KIND = contract.TEXT
+DETECT_KEYS = None
+Collector = None
+inferred = contract.no_inference
 
 _STARTED = lazy(rb"(?m)^# aider chat started at \d{4}-\d\d-\d\d")
 _SESSION = "# aider chat started at "
@@ -84,7 +90,7 @@ def sniff(head: bytes) -> bool:
 
 def detect(record: Record) -> bool:
     value = record.value
-    return record.kind == "text" and sniff(value[:16384].encode("utf-8", "replace"))
+    return sniff(value[:16384].encode("utf-8", "replace"))
 
 
 def parse(record: Record) -> Iterator[Conversation | Problem]:
@@ -96,11 +102,7 @@ def parse(record: Record) -> Iterator[Conversation | Problem]:
         at = text.find("\n" + _SESSION, at + 1)
     if not starts or "\n#### " in text[: starts[0]] or text.startswith("#### "):
         starts.insert(0, 0)
-    line = 1
-    previous = 0
-    for start, end in zip(starts, [*starts[1:], len(text)], strict=True):
-        line += text.count("\n", previous, start)
-        previous = start
+    for start, end, line in line_entries(text, starts):
         location = Location(path, line)
         drafts = _session(text[start:end], location)
         if any(d.role == "assistant" for d in drafts):  # not a session the model never answered

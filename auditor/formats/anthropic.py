@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from auditor.formats import openai
+from auditor.formats import contract, openai
 from auditor.formats._common import (
     MessageDraft,
     Problem,
@@ -41,6 +41,11 @@ from auditor.model import ApprovalDecision, Conversation, Location, Message
 from auditor.sources import Record
 
 NAME = "anthropic"
+KIND = contract.JSON
+DETECT_KEYS = None
+sniff = contract.no_sniff
+Collector = None
+inferred = contract.no_inference
 
 CALL_BLOCKS = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
 THINKING_BLOCKS = frozenset({"thinking", "redacted_thinking"})
@@ -56,8 +61,6 @@ _SAID = "the user said:"
 
 def detect(record: Record) -> bool:
     value = record.value
-    if record.kind != "json":
-        return False
     if isinstance(value, dict):
         return isinstance(value.get("messages"), list) and is_body(value)
     return (

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from auditor.formats import contract
 from auditor.formats._common import (
     MessageDraft,
     Problem,
@@ -38,7 +39,11 @@ from auditor.model import Conversation, Location, ToolCall
 from auditor.sources import Record
 
 NAME = "autogen"
+KIND = contract.JSON
 DETECT_KEYS = frozenset(("type", "messages"))
+sniff = contract.no_sniff
+Collector = None
+inferred = contract.no_inference
 """`detect` is false for a JSON object with none of these keys (`formats.FileReader`)."""
 _TURNS = frozenset(
     (
@@ -60,8 +65,6 @@ _STATE_TYPES = (
 
 def detect(record: Record) -> bool:
     value = record.value
-    if record.kind != "json":
-        return False
     if isinstance(value, dict):
         kind = type_of(value)
         if kind is not None and kind.endswith("State"):

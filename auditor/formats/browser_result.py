@@ -25,13 +25,18 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from auditor.formats import contract
 from auditor.formats._common import Problem, as_id, conversation, excerpt_json, positioned
 from auditor.model import UNRECORDED, Conversation, Location, Message, ToolCall, ToolResult
 from auditor.patterns import lazy
 from auditor.sources import Record
 
 NAME = "browser-result"
+KIND = contract.JSON
 DETECT_KEYS = frozenset(("action_history",))
+sniff = contract.no_sniff
+Collector = None
+inferred = contract.no_inference
 """`detect` is false for a JSON object with none of these keys (`formats.FileReader`)."""
 
 _NUMBER = r"(-?\d+(?:\.\d+)?)"
@@ -54,8 +59,7 @@ _ACTIONS: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
 def detect(record: Record) -> bool:
     value = record.value
     return (
-        record.kind == "json"
-        and isinstance(value, dict)
+        isinstance(value, dict)
         and isinstance(value.get("action_history"), list)
         and isinstance(value.get("thoughts"), list)
         and "task" in value

@@ -25,6 +25,7 @@ from collections.abc import Iterator
 
 import orjson
 
+from auditor.formats import contract
 from auditor.formats._common import (
     MessageDraft,
     Problem,
@@ -41,7 +42,10 @@ from auditor.patterns import lazy
 from auditor.sources import Record
 
 NAME = "browser-use"
+KIND = None  # a text dump of the conversation, or its JSON history
 DETECT_KEYS = frozenset(("history",))
+Collector = None
+inferred = contract.no_inference
 """`detect` is false for a JSON object with none of these keys (`formats.FileReader`)."""
 _STEP_KEYS = ("model_output", "result", "state")
 

@@ -30,11 +30,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from auditor.formats import contract
 from auditor.formats._common import (
     MessageDraft,
     Problem,
     conversation,
     freeze,
+    line_entries,
     positioned_by_line,
     result_draft,
     unrecorded_draft,
@@ -44,6 +46,10 @@ from auditor.patterns import lazy
 from auditor.sources import Record
 
 NAME = "chatdev"
+KIND = contract.TEXT
+DETECT_KEYS = None
+Collector = None
+inferred = contract.no_inference
 
 _TAG_SOURCE = r"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d (?:INFO|WARNING|ERROR|DEBUG)\] "
 _TAG = lazy(_TAG_SOURCE.encode())
@@ -92,7 +98,7 @@ def sniff(head: bytes) -> bool:
 
 def detect(record: Record) -> bool:
     value = record.value
-    return record.kind == "text" and sniff(value[:4096].encode("utf-8", "replace"))
+    return sniff(value[:4096].encode("utf-8", "replace"))
 
 
 def parse(record: Record) -> Iterator[Conversation | Problem]:
@@ -101,12 +107,8 @@ def parse(record: Record) -> Iterator[Conversation | Problem]:
     starts = [m.start() + 1 for m in _NEXT_ENTRY.finditer(text)]
     if _ENTRY.match(text):
         starts.insert(0, 0)
-    line = 1
-    previous = 0
     entries: dict[int, int] = {}  # an entry's first line -> its number, as a person counts
-    for start, end in zip(starts, [*starts[1:], len(text)], strict=True):
-        line += text.count("\n", previous, start)
-        previous = start
+    for start, end, line in line_entries(text, starts):
         entries[line] = len(entries)
         opens = text.index("] ", start, end) + 2
         if text.startswith(_NOISE, opens):

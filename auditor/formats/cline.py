@@ -24,6 +24,7 @@ from collections.abc import Iterator
 
 import orjson
 
+from auditor.formats import contract
 from auditor.formats._common import (
     MessageDraft,
     Problem,
@@ -39,7 +40,11 @@ from auditor.patterns import lazy
 from auditor.sources import Record
 
 NAME = "cline"
+KIND = contract.JSON
 DETECT_KEYS: frozenset[str] = frozenset()
+sniff = contract.no_sniff
+Collector = None
+inferred = contract.no_inference
 """`detect` is false for any JSON object: the files are lists (`formats.FileReader`)."""
 _SUBTYPES = frozenset(("task", "api_req_started", "text", "tool", "command", "completion_result"))
 _TOOLS = {
@@ -88,7 +93,7 @@ _CAMEL = lazy(r"(?<!^)(?=[A-Z])")
 
 def detect(record: Record) -> bool:
     value = record.value
-    if record.kind != "json" or not isinstance(value, list) or not value:
+    if not isinstance(value, list) or not value:
         return False
     first = value[0]
     return (

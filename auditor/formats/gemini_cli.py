@@ -35,13 +35,13 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from auditor.formats import contract
 from auditor.formats._common import (
     MessageDraft,
     Problem,
     as_id,
     as_object,
     attach,
-    collected,
     fallback_id,
     freeze,
     json_text,
@@ -56,7 +56,10 @@ from auditor.patterns import lazy
 from auditor.sources import Record
 
 NAME = "gemini-cli"
+KIND = contract.JSON
 DETECT_KEYS = frozenset(("sessionId", "type", "$rewindTo", "$set"))
+sniff = contract.no_sniff
+inferred = contract.no_inference
 EVENTS = frozenset(("init", "message", "tool_use", "tool_result", "error", "result"))
 _TYPES = frozenset(("user", "gemini", "info", "error", "warning"))
 _FAILED = frozenset(("error", "cancelled"))
@@ -65,7 +68,7 @@ _SESSION_KEYS = frozenset(("thread_id", "conversation_id", "sessionId", "trace_i
 
 def detect(record: Record) -> bool:
     value = record.value
-    if record.kind != "json" or not isinstance(value, dict):
+    if not isinstance(value, dict):
         return False
     kind = value.get("type")
     if isinstance(kind, str):
@@ -113,13 +116,13 @@ def _recorded(message: Any) -> bool:
 
 
 def parse(record: Record) -> Iterator[Conversation | Problem]:
-    return collected(Collector(), record)
+    return contract.collected(Collector(), record)
 
 
-class Collector:
+class Collector(contract.Collector):
     """The recordings and stream-json runs of one file."""
 
-    def __init__(self) -> None:
+    def __init__(self, reread: contract.Reread | None = None) -> None:
         self._run: _Run | None = None
         self._log: _Log | None = None
 
@@ -316,14 +319,23 @@ def _exited(text: str) -> bool:
 
 def _answer(record: dict) -> str:
     """What the tool answered: the `functionResponse` sent to the model (its `output`, else its
-    `error`, else the whole response), else what the user was shown."""
+    `error`, else the whole response), else the text parts of `result` (a `PartListUnion`: parts,
+    strings or `{"text": …}`), else what the user was shown."""
     parts = record.get("result")
+    texts = []
     for part in parts if isinstance(parts, list) else [parts]:
+        if isinstance(part, str):
+            texts.append(part)
+            continue
         response = as_object(as_object(as_object(part).get("functionResponse")).get("response"))
         for key in ("output", "error"):
             if response.get(key) not in (None, ""):
                 return json_text(response[key])
         if response:
             return json_text(response)
+        if isinstance(as_object(part).get("text"), str):
+            texts.append(as_object(part)["text"])
+    if any(texts):
+        return "\n".join(texts)
     shown = record.get("resultDisplay")
     return shown if isinstance(shown, str) else json_text(shown or "")

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 
 import orjson
 
+from auditor.formats import contract
 from auditor.formats._common import (
     MessageDraft,
     Problem,
@@ -36,6 +37,10 @@ from auditor.patterns import lazy
 from auditor.sources import Record
 
 NAME = "harmony"
+KIND = contract.TEXT
+DETECT_KEYS = None
+Collector = None
+inferred = contract.no_inference
 START, MESSAGE, CHANNEL = "<|start|>", "<|message|>", "<|channel|>"
 _END = lazy(r"<\|(end|call|return)\|>")
 _AUTHORS = frozenset({"system", "developer", "user", "assistant"})
@@ -50,7 +55,7 @@ def sniff(head: bytes) -> bool:
 
 
 def detect(record: Record) -> bool:
-    return record.kind == "text" and START in record.value and MESSAGE in record.value
+    return START in record.value and MESSAGE in record.value
 
 
 def parse(record: Record) -> Iterator[Conversation | Problem]:

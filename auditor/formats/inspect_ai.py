@@ -20,12 +20,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from auditor.formats import contract
 from auditor.formats._common import (
     MessageDraft,
     Problem,
     as_id,
     attach,
-    collected,
     excerpt_json,
     freeze,
     positioned,
@@ -37,6 +37,10 @@ from auditor.model import ApprovalDecision, ApprovalRequest, Conversation, Locat
 from auditor.sources import Record
 
 NAME = "inspect-ai"
+KIND = contract.JSON
+DETECT_KEYS = None
+sniff = contract.no_sniff
+inferred = contract.no_inference
 APPROVED = frozenset({"approve", "modify"})
 DENIED = frozenset({"reject", "terminate"})
 _ATTACHMENT = "attachment://"
@@ -44,7 +48,7 @@ _ATTACHMENT = "attachment://"
 
 def detect(record: Record) -> bool:
     value = record.value
-    if record.kind != "json" or not isinstance(value, dict):
+    if not isinstance(value, dict):
         return False
     if isinstance(value.get("eval"), dict):
         return "samples" in value or "plan" in value or "version" in value
@@ -60,13 +64,13 @@ def is_sample(value: dict) -> bool:
 
 
 def parse(record: Record) -> Iterator[Conversation | Problem]:
-    return collected(Collector(), record)
+    return contract.collected(Collector(), record)
 
 
-class Collector:
+class Collector(contract.Collector):
     """An `.eval` archive's header first, then its samples; a `.json` log all at once."""
 
-    def __init__(self) -> None:
+    def __init__(self, reread: contract.Reread | None = None) -> None:
         self._run = ""
 
     def add(self, record: Record) -> Iterator[Conversation | Problem]:

@@ -28,7 +28,7 @@ from typing import Any
 
 import orjson
 
-from auditor.formats import openai
+from auditor.formats import contract, openai
 from auditor.formats._common import (
     Problem,
     conversation,
@@ -40,7 +40,11 @@ from auditor.model import Conversation, Location, Message, ToolResult
 from auditor.sources import Record
 
 NAME = "letta"
+KIND = contract.JSON
 DETECT_KEYS = frozenset(("messages", "agents"))
+sniff = contract.no_sniff
+Collector = None
+inferred = contract.no_inference
 """`detect` is false for a JSON object with none of these keys (`formats.FileReader`)."""
 _AGENT_KEYS = ("agent_type", "core_memory", "in_context_message_indices", "llm_config")
 _FILE_KEYS = ("agents", "groups", "blocks")
@@ -48,7 +52,7 @@ _RUNTIME = frozenset(("heartbeat", "login", "system_alert"))
 
 
 def detect(record: Record) -> bool:
-    value = _unwrapped(record.value) if record.kind == "json" else None
+    value = _unwrapped(record.value)
     if not isinstance(value, dict):
         return False
     if isinstance(value.get("messages"), list):

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from auditor.formats import anthropic, openai
+from auditor.formats import anthropic, contract, openai
 from auditor.formats._common import MessageDraft, Problem, conversation, freeze, tool_specs
 from auditor.formats._text_actions import TextProtocol, exit_status, function_tags, pair
 from auditor.model import Conversation
@@ -31,6 +31,11 @@ from auditor.patterns import lazy
 from auditor.sources import Record
 
 NAME = "litellm"
+KIND = contract.JSON
+DETECT_KEYS = None
+sniff = contract.no_sniff
+Collector = None
+inferred = contract.no_inference
 # Besides `messages` and `response`, a completion log names what the call cost and took.
 LOG_KEYS = ("kwargs", "context_window", "latency_sec", "cost")
 
@@ -63,8 +68,7 @@ TEXT_ACTIONS = TextProtocol(
 def detect(record: Record) -> bool:
     value = record.value
     return (
-        record.kind == "json"
-        and isinstance(value, dict)
+        isinstance(value, dict)
         and isinstance(value.get("messages"), list)
         and isinstance(value.get("response"), dict)
         and any(key in value for key in LOG_KEYS)

@@ -17,12 +17,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from auditor.formats import contract
 from auditor.formats._common import (
     MessageDraft,
     Problem,
     as_id,
     attach,
-    collected,
     fallback_id,
     freeze,
     positioned_by_line,
@@ -36,12 +36,16 @@ from auditor.model import Conversation, Location, ToolSpec
 from auditor.sources import Record
 
 NAME = "mcp"
+KIND = contract.JSON
+DETECT_KEYS = None
+sniff = contract.no_sniff
+inferred = contract.no_inference
 INTERACTIONS = frozenset({"jsonrpc_request", "notification", "lifecycle"})
 
 
 def detect(record: Record) -> bool:
     value = record.value
-    if record.kind != "json" or not isinstance(value, dict):
+    if not isinstance(value, dict):
         return False
     if value.get("jsonrpc") == "2.0":
         return "method" in value or "result" in value or "error" in value
@@ -55,13 +59,13 @@ def detect(record: Record) -> bool:
 
 
 def parse(record: Record) -> Iterator[Conversation | Problem]:
-    return collected(Collector(), record)
+    return contract.collected(Collector(), record)
 
 
-class Collector:
+class Collector(contract.Collector):
     """The sessions of one file, each ended by the next `initialize` or the end."""
 
-    def __init__(self) -> None:
+    def __init__(self, reread: contract.Reread | None = None) -> None:
         self._session: _Session | None = None
 
     def add(self, record: Record) -> Iterator[Conversation | Problem]:

@@ -32,6 +32,7 @@ from urllib.parse import unquote
 
 import orjson
 
+from auditor.formats import contract
 from auditor.formats._common import MessageDraft, Problem, conversation, freeze, roled, text_of
 from auditor.formats._text_actions import Action, TextProtocol, pair
 from auditor.model import Conversation, ToolCall, ToolResult
@@ -39,6 +40,11 @@ from auditor.patterns import lazy
 from auditor.sources import Record
 
 NAME = "medagentbench"
+KIND = contract.JSON
+DETECT_KEYS = None
+sniff = contract.no_sniff
+Collector = None
+inferred = contract.no_inference
 
 PROTOCOL = "If you decide to invoke a GET function, you MUST put it in the format of"
 """Words of the task's prompt: the records of this task say them in their first turn."""

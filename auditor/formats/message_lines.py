@@ -13,12 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from auditor.formats import anthropic, exchange, openai, stream
+from auditor.formats import anthropic, contract, exchange, openai, stream
 from auditor.formats._common import (
     Problem,
     as_id,
     attach,
-    collected,
     fallback_id,
     positioned_by_line,
     read_each,
@@ -28,7 +27,10 @@ from auditor.model import Conversation, Location, Message
 from auditor.sources import Record
 
 NAME = "message-lines"
+KIND = contract.JSON
 DETECT_KEYS = frozenset(("role",))
+sniff = contract.no_sniff
+inferred = contract.no_inference
 """`detect` is false for a JSON object with none of these keys (`formats.FileReader`)."""
 
 
@@ -53,7 +55,7 @@ _OTHERS = frozenset(
 
 def detect(record: Record) -> bool:
     value = record.value
-    if record.kind != "json" or type(value) is not dict or type(value.get("role")) is not str:
+    if type(value) is not dict or type(value.get("role")) is not str:
         return False
     return (
         ("content" in value or "tool_calls" in value or "function_call" in value)
@@ -70,17 +72,17 @@ def _claimed(value: dict) -> bool:
 
 
 def parse(record: Record) -> Iterator[Conversation | Problem]:
-    return collected(Collector(), record)
+    return contract.collected(Collector(), record)
 
 
 _RESTARTING = frozenset(("system", "user"))
 """The roles of a line that may start another conversation (`_Lines.restarts`)."""
 
 
-class Collector:
+class Collector(contract.Collector):
     """The conversations of one file's message lines, one at a time."""
 
-    def __init__(self) -> None:
+    def __init__(self, reread: contract.Reread | None = None) -> None:
         self._current: _Lines | None = None
 
     def add(self, record: Record) -> Iterator[Conversation | Problem]:

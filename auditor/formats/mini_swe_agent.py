@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from auditor.formats import openai
+from auditor.formats import contract, openai
 from auditor.formats._common import (
     MessageDraft,
     Problem,
@@ -42,6 +42,11 @@ from auditor.patterns import lazy
 from auditor.sources import Record
 
 NAME = "mini-swe-agent"
+KIND = contract.JSON
+DETECT_KEYS = None
+sniff = contract.no_sniff
+Collector = None
+inferred = contract.no_inference
 VARIANTS = ("mini-swe-agent-1", "mini-swe-agent-1.1")
 
 _RETURNCODE = exit_status(r"<returncode>(-?\d+)</returncode>")
@@ -66,7 +71,7 @@ TEXT_ACTIONS = TextProtocol(
 
 def detect(record: Record) -> bool:
     value = record.value
-    if record.kind != "json" or not isinstance(value, dict):
+    if not isinstance(value, dict):
         return False
     variant = value.get("trajectory_format")
     return (

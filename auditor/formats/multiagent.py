@@ -56,6 +56,7 @@ import hashlib
 import re
 from collections.abc import Callable, Iterator, Sequence
 
+from auditor.formats import contract
 from auditor.formats._common import (
     MessageDraft,
     Problem,
@@ -72,6 +73,11 @@ from auditor.patterns import lazy
 from auditor.sources import Record
 
 NAME = "multiagent"
+KIND = contract.JSON
+DETECT_KEYS = None
+sniff = contract.no_sniff
+Collector = None
+inferred = contract.no_inference
 KEYS = ("history", "chat_history")
 # Speakers that are people, or programs running the agents' code, not agents.
 _NOT_AGENTS = lazy(r"(?i)human|user|user_?proxy|computer_?terminal|\w*executor")
@@ -118,7 +124,7 @@ _WEB_ACTIONS = (
 
 def detect(record: Record) -> bool:
     value = record.value
-    if record.kind != "json" or not isinstance(value, dict):
+    if not isinstance(value, dict):
         return False
     for key in KEYS:
         history = value.get(key)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from auditor.formats import contract
 from auditor.formats._common import (
     Problem,
     as_id,
@@ -28,12 +29,15 @@ from auditor.model import Conversation, Location, Message, ToolCall, ToolResult
 from auditor.sources import Record
 
 NAME = "openai"
+KIND = contract.JSON
+DETECT_KEYS = None
+sniff = contract.no_sniff
+Collector = None
+inferred = contract.no_inference
 
 
 def detect(record: Record) -> bool:
     value = record.value
-    if record.kind != "json":
-        return False
     if isinstance(value, dict):
         return isinstance(value.get("messages"), list)
     if isinstance(value, list) and value and isinstance(value[0], dict):

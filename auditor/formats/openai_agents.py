@@ -22,7 +22,7 @@ from typing import Any
 
 import orjson
 
-from auditor.formats import responses
+from auditor.formats import contract, responses
 from auditor.formats._common import (
     MessageDraft,
     Problem,
@@ -36,6 +36,11 @@ from auditor.model import ApprovalDecision, ApprovalRequest, Conversation, Locat
 from auditor.sources import Record
 
 NAME = "openai-agents"
+KIND = contract.JSON
+DETECT_KEYS = None
+sniff = contract.no_sniff
+Collector = None
+inferred = contract.no_inference
 _CAMEL = {
     "callId": "call_id",
     "rawItem": "raw_item",
@@ -49,8 +54,7 @@ _CAMEL = {
 def detect(record: Record) -> bool:
     value = record.value
     return (
-        record.kind == "json"
-        and isinstance(value, dict)
+        isinstance(value, dict)
         and "$schemaVersion" in value
         and ("current_agent" in value or "currentAgent" in value)
     )

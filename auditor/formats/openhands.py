@@ -32,6 +32,7 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
+from auditor.formats import contract
 from auditor.formats._common import (
     MessageDraft,
     Problem,
@@ -52,14 +53,17 @@ from auditor.sources import Record
 from auditor.sources.events import EVENT_FILE
 
 NAME = "openhands"
+KIND = contract.JSON
 DETECT_KEYS = frozenset(("kind", "history"))
+sniff = contract.no_sniff
+inferred = contract.no_inference
 """`detect` is false for a JSON object with none of these keys (`formats.FileReader`)."""
 _EVENT_KINDS = ("Event", "Observation")
 
 
 def detect(record: Record) -> bool:
     value = record.value
-    if record.kind != "json" or not isinstance(value, dict):
+    if not isinstance(value, dict):
         return False
     if is_event(value):
         return True
@@ -88,10 +92,10 @@ def parse(record: Record) -> Iterator[Conversation | Problem]:
     yield from collector.finish()
 
 
-class Collector:
+class Collector(contract.Collector):
     """The events of one file, or of one folder of event files, joined into a conversation."""
 
-    def __init__(self) -> None:
+    def __init__(self, reread: contract.Reread | None = None) -> None:
         self._open: dict[str, _Events] = {}
 
     def add(self, record: Record) -> Iterator[Conversation | Problem]:

@@ -44,6 +44,7 @@ from typing import Any
 
 import orjson
 
+from auditor.formats import contract
 from auditor.formats._common import (
     MessageDraft,
     Problem,
@@ -63,6 +64,11 @@ from auditor.patterns import lazy
 from auditor.sources import Record
 
 NAME = "openhands-v0"
+KIND = contract.JSON
+DETECT_KEYS = None
+sniff = contract.no_sniff
+Collector = None
+inferred = contract.no_inference
 BOOKKEEPING = frozenset(
     ("recall", "change_agent_state", "agent_state_changed", "null", "condensation", "delegate")
 )
@@ -91,8 +97,6 @@ _RUN_KEYS = frozenset(
 
 def detect(record: Record) -> bool:
     value = record.value
-    if record.kind != "json":
-        return False
     if isinstance(value, list):
         return bool(value) and is_event(value[0])
     if not isinstance(value, dict) or not isinstance(value.get("history"), list):

@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
+from auditor.formats import contract
 from auditor.formats._common import (
     MessageDraft,
     Problem,
@@ -44,6 +45,11 @@ from auditor.model import (
 from auditor.sources import Record
 
 NAME = "responses"
+KIND = contract.JSON
+DETECT_KEYS = None
+sniff = contract.no_sniff
+Collector = None
+inferred = contract.no_inference
 
 # Tools the API runs itself: their result is part of the same item.
 HOSTED_CALLS = frozenset(
@@ -84,8 +90,6 @@ HOSTED_TOOLS = (
 
 def detect(record: Record) -> bool:
     value = record.value
-    if record.kind != "json":
-        return False
     if isinstance(value, dict):
         for key in ("output", "input"):
             items = value.get(key)

@@ -13,6 +13,7 @@ from typing import Any
 
 import orjson
 
+from auditor.formats import contract
 from auditor.formats._common import (
     MessageDraft,
     Problem,
@@ -31,6 +32,11 @@ from auditor.model import Conversation, Location
 from auditor.sources import Record
 
 NAME = "sharegpt"
+KIND = contract.JSON
+DETECT_KEYS = None
+sniff = contract.no_sniff
+Collector = None
+inferred = contract.no_inference
 ROLES = {
     "human": "user",
     "user": "user",
@@ -50,8 +56,6 @@ ROLES = {
 
 def detect(record: Record) -> bool:
     value = record.value
-    if record.kind != "json":
-        return False
     if isinstance(value, list) and value:
         value = value[0]
     if not isinstance(value, dict):

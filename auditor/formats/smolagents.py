@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from auditor.formats import contract
 from auditor.formats._common import (
     Problem,
     as_id,
     attach,
-    collected,
     fallback_id,
     json_text,
     positioned_by_line,
@@ -30,7 +30,10 @@ from auditor.model import Conversation, Location, Message
 from auditor.sources import Record
 
 NAME = "smolagents"
+KIND = contract.JSON
 DETECT_KEYS = frozenset(("sender",))
+sniff = contract.no_sniff
+inferred = contract.no_inference
 """`detect` is false for a JSON object with none of these keys (`formats.FileReader`)."""
 TYPES = frozenset(
     (
@@ -49,8 +52,7 @@ _SPOKEN = frozenset(("channel_message", "private_message"))
 def detect(record: Record) -> bool:
     value = record.value
     return (
-        record.kind == "json"
-        and isinstance(value, dict)
+        isinstance(value, dict)
         and isinstance(value.get("sender"), str)
         and value.get("type") in TYPES
         and "recipients" in value
@@ -58,13 +60,13 @@ def detect(record: Record) -> bool:
 
 
 def parse(record: Record) -> Iterator[Conversation | Problem]:
-    return collected(Collector(), record)
+    return contract.collected(Collector(), record)
 
 
-class Collector:
+class Collector(contract.Collector):
     """The lines of one run, read as they come."""
 
-    def __init__(self) -> None:
+    def __init__(self, reread: contract.Reread | None = None) -> None:
         self._messages: list[Message] = []
         self._polls: set[str] = set()
         self._location: Location | None = None

@@ -31,15 +31,14 @@ on their events either: a `sessions.create` line starts the session the lines af
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
-from auditor.formats import _managed, anthropic, responses
+from auditor.formats import _managed, anthropic, contract, responses
 from auditor.formats._common import (
     MessageDraft,
     Problem,
     as_id,
     attach,
-    collected,
     fallback_id,
     freeze,
     positioned_by_line,
@@ -52,6 +51,10 @@ from auditor.model import ApprovalDecision, ApprovalRequest, Conversation, Locat
 from auditor.sources import Record
 
 NAME = "stream"
+KIND = contract.JSON
+DETECT_KEYS = None
+sniff = contract.no_sniff
+inferred = contract.no_inference
 KEYS = ("conversation_id", "session_id", "sessionId", "thread_id", "trace_id")
 _KEYS = frozenset(KEYS)
 CODEX_LINES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
@@ -61,8 +64,6 @@ KEYLESS = frozenset({"summary", "file-history-snapshot"})
 
 def detect(record: Record) -> bool:
     value = record.value
-    if record.kind != "json":
-        return False
     if isinstance(value, list):
         return _managed.is_line(value)
     if not isinstance(value, dict) or "messages" in value:
@@ -82,10 +83,10 @@ def detect(record: Record) -> bool:
 
 
 def parse(record: Record) -> Iterator[Conversation | Problem]:
-    return collected(Collector(), record)
+    return contract.collected(Collector(), record)
 
 
-class Collector:
+class Collector(contract.Collector):
     """The sessions of one file, in the order their first line appears.
 
     A session is held until its last line. Given `reread` (the engine does so for large files it
@@ -94,10 +95,7 @@ class Collector:
     file, and memory grows with the sessions open at once.
     """
 
-    rereads = True
-    """FileReader hands `reread` to this collector."""
-
-    def __init__(self, reread: Callable[[], Iterable[object]] | None = None) -> None:
+    def __init__(self, reread: contract.Reread | None = None) -> None:
         self._sessions: dict[str, _Session] = {}
         self._codex: _Session | None = None
         self._reread = reread

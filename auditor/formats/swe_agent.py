@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from auditor.formats import openai
+from auditor.formats import contract, openai
 from auditor.formats._common import (
     MessageDraft,
     Problem,
@@ -46,6 +46,11 @@ from auditor.patterns import lazy
 from auditor.sources import Record
 
 NAME = "swe-agent"
+KIND = contract.JSON
+DETECT_KEYS = None
+sniff = contract.no_sniff
+Collector = None
+inferred = contract.no_inference
 
 # The last fenced block of a message, for logs without SWE-agent's own `action` field.
 _FENCE = lazy(r"```[^\n`]*\n(.*?)```", re.S)
@@ -53,7 +58,7 @@ _FENCE = lazy(r"```[^\n`]*\n(.*?)```", re.S)
 
 def detect(record: Record) -> bool:
     value = record.value
-    if record.kind != "json" or not isinstance(value, dict):
+    if not isinstance(value, dict):
         return False
     history = value.get("history")
     if not isinstance(history, list):

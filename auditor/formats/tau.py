@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from auditor.formats import openai
+from auditor.formats import contract, openai
 from auditor.formats._common import (
     Problem,
     as_id,
@@ -28,12 +28,15 @@ from auditor.model import Conversation, Location
 from auditor.sources import Record
 
 NAME = "tau"
+KIND = contract.JSON
+DETECT_KEYS = None
+sniff = contract.no_sniff
+Collector = None
+inferred = contract.no_inference
 
 
 def detect(record: Record) -> bool:
     value = record.value
-    if record.kind != "json":
-        return False
     if isinstance(value, dict):
         return isinstance(value.get("traj"), list) or isinstance(value.get("simulations"), list)
     return (

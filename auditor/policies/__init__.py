@@ -68,9 +68,10 @@ class Policy:
         return (Policy, (self.kind, self.entry, self.template, self.ids))
 
 
-def read(entries: Any, table: str, where: str) -> tuple[Rule, ...]:
+def read(entries: Any, table: str, where: str, taken: tuple[Rule, ...] = ()) -> tuple[Rule, ...]:
     """The rules of the configuration's `[[tool.auditor.rule]]` entries (`table` is how errors
-    name the array, `where` the file)."""
+    name the array, `where` the file); `taken`: rules whose codes and names are not free (the
+    plugins')."""
     if entries is None:
         return ()
     if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
@@ -78,7 +79,7 @@ def read(entries: Any, table: str, where: str) -> tuple[Rule, ...]:
     found: list[Rule] = []
     for n, entry in enumerate(entries, 1):
         try:
-            rule = _rule(entry, found)
+            rule = _rule(entry, [*taken, *found])
         except ConfigError as exc:
             code = entry.get("code")
             named = f" ({code})" if isinstance(code, str) else ""
@@ -92,9 +93,7 @@ def read(entries: Any, table: str, where: str) -> tuple[Rule, ...]:
 def _rule(entry: dict[str, Any], earlier: list[Rule]) -> Rule:
     check = entry.get("check")
     if check not in _PARAMETERS:
-        from auditor.config.files import suggest
-
-        hint = suggest(check, list(_PARAMETERS)) if isinstance(check, str) else ""
+        hint = _nearest(check, list(_PARAMETERS)) if isinstance(check, str) else ""
         raise ConfigError(
             f"check must be one of {', '.join(_PARAMETERS)}, got {check!r}{hint}"
             if check is not None
@@ -104,10 +103,8 @@ def _rule(entry: dict[str, Any], earlier: list[Rule]) -> Rule:
     known = (*_IDENTITY, *required, *optional)
     for key in entry:
         if key not in known:
-            from auditor.config.files import suggest
-
             raise ConfigError(
-                f"has an unknown key `{key}`{suggest(key, known)}; a {check} rule takes "
+                f"has an unknown key `{key}`{_nearest(key, known)}; a {check} rule takes "
                 f"{', '.join(known)}"
             )
     for key in ("code", "name", "description", *required):
@@ -155,6 +152,14 @@ def _rule(entry: dict[str, Any], earlier: list[Rule]) -> Rule:
         requires=() if check == "forbid-text" else ("calls",),
         sections={"What it does": what, "Configuration": _toml(entry)},
     )
+
+
+def _nearest(word: str, known: list[str] | tuple[str, ...]) -> str:
+    """` (did you mean `x`?)` for a mistyped key or check, or an empty string."""
+    import difflib
+
+    hint = difflib.get_close_matches(word, known, n=1)
+    return f" (did you mean `{hint[0]}`?)" if hint else ""
 
 
 def _params(check: str, entry: dict[str, Any]) -> dict[str, Any]:

@@ -83,18 +83,15 @@ def grounded_argument(
 ) -> Iterator[tuple[Exchange | None, int, Fields]]:
     calls: Calls = p["call"]
     argument: str = p["argument"]
-    messages = replay.conversation.messages
-    given = _Given()
-    read_to = 0
+    given: _Given | None = None  # read once per conversation, for every rule that asks
     for e in replay.exchanges:
         if not calls.match(e):
             continue
         value = _value(e.call.arguments, argument)
         if value is None or not value.strip():
             continue
-        given.read(messages[read_to : e.turn])
-        read_to = max(read_to, e.turn)
-        if not given.grounds(value):
+        given = given or replay.shared("policies.given", _Given)
+        if not given.grounds(value.strip(), e.turn):
             yield e, e.turn, {"argument": argument, "value": value}
 
 
@@ -186,27 +183,45 @@ def _shown(value: Any) -> str:
 
 
 class _Given:
-    """What the conversation gave, read as far as the call being checked: identifiers by the
-    forms FB004 indexes them under, and every text in lower case for anything else."""
+    """What each system, developer and user message and each tool result of a conversation
+    gave, and where first: identifiers by the forms FB004 indexes them under, other text as
+    written, in lower case. Read once per conversation (`Replay.shared`), whatever rules ask."""
 
-    def __init__(self) -> None:
-        self.keys: set[str] = set()
-        self.texts: list[str] = []
-
-    def read(self, messages: Any) -> None:
-        for m in messages:
+    def __init__(self, replay: Replay) -> None:
+        self.first: dict[str, int] = {}  # a key -> the first message that gave it
+        self.texts: list[tuple[int, str]] = []  # (message, text)
+        self._phones: dict[str, int] | None = None
+        for m in replay.conversation.messages:
             if m.result is not None:
                 text = m.result.text
             elif m.role in ("system", "developer", "user"):
                 text = m.text
             else:
                 continue
-            identifiers.index(self.keys, text, True)
-            self.texts.append(text.lower())
+            self.texts.append((m.index, text))
+            keys: set[str] = set()
+            identifiers.index(keys, text, False)
+            for key in keys:
+                self.first.setdefault(key, m.index)
 
-    def grounds(self, value: str) -> bool:
-        sort = identifiers.kind(value.strip())
+    def grounds(self, value: str, turn: int) -> bool:
+        """Some message before `turn` gave the value."""
+        sort = identifiers.kind(value)
         if sort is not None:
-            return not identifiers.lookups(value.strip(), sort).isdisjoint(self.keys)
-        wanted = value.strip().lower()
-        return any(wanted in text for text in self.texts)
+            forms = identifiers.lookups(value, sort)
+            first = self.first if sort != "phone number" else self.phones()
+            return any(first.get(form, turn) < turn for form in forms)
+        wanted = value.lower()
+        return any(at < turn and wanted in text.lower() for at, text in self.texts)
+
+    def phones(self) -> dict[str, int]:
+        """`first`, and the digits of phone numbers written with spaces or brackets: read
+        only when a value is a phone number."""
+        if self._phones is None:
+            self._phones = dict(self.first)
+            for at, text in self.texts:
+                keys: set[str] = set()
+                identifiers.index(keys, text, True)
+                for key in keys:
+                    self._phones.setdefault(key, at)
+        return self._phones

@@ -193,14 +193,15 @@ def _read(module: ModuleType) -> dict[str, Any]:
         "check": getattr(module, "check", None),
         "requires": tuple(getattr(module, "REQUIRES", ())),
         "options": getattr(module, "Options", None),
-        "sections": _sections(doc),
+        "sections": sections(doc),
         "resolve": getattr(module, "resolve", None),
         "screen": getattr(module, "screen", None),
         "changes": getattr(module, "SEVERITY_CHANGES", ""),
     }
 
 
-def _sections(doc: str) -> dict[str, str]:
+def sections(doc: str) -> dict[str, str]:
+    """A rule's documentation by its `## ` headings."""
     parts = _HEADING.split(doc)
     return {parts[i].strip(): parts[i + 1].strip() for i in range(1, len(parts) - 1, 2)}
 

@@ -94,7 +94,7 @@ def check(replay: Replay, options: ApprovalOptions) -> Iterator[Violation]:
             what = _decided(approval, replay.at)
         elif approval.arguments is not None and executed.call.arguments is not None:
             changes = [
-                f"`{c.path or '(arguments)'}` {canonical.show(c.old)} → {canonical.show(c.new)}"
+                f"`{c.path or '(arguments)'}` {canonical.excerpt(c.old)} → {canonical.excerpt(c.new)}"
                 for c in canonical.changes(approval.arguments, executed.call.arguments)
             ]
             if approval.name and executed.call.name != approval.name:

@@ -181,13 +181,13 @@ def _describe(error: Any) -> Iterable[str]:
         return [f"missing required `{_join(where, n)}`" for n in expected if n not in instance]
     if error.validator == "type":
         types = " or ".join(expected) if isinstance(expected, list) else str(expected)
-        return [f"`{label}` should be {types}, not {_type(instance)} {canonical.show(instance)}"]
+        return [f"`{label}` should be {types}, not {_type(instance)} {canonical.excerpt(instance)}"]
     if error.validator == "enum" and isinstance(expected, list):
-        allowed = ", ".join(canonical.show(v, 30) for v in expected[:8])
+        allowed = ", ".join(canonical.excerpt(v, 30) for v in expected[:8])
         allowed += ", …" if len(expected) > 8 else ""
-        return [f"`{label}` is {canonical.show(instance)}, not one of {allowed}"]
+        return [f"`{label}` is {canonical.excerpt(instance)}, not one of {allowed}"]
     if error.validator == "const":
-        return [f"`{label}` is {canonical.show(instance)}, not {canonical.show(expected)}"]
+        return [f"`{label}` is {canonical.excerpt(instance)}, not {canonical.excerpt(expected)}"]
     if error.validator == "additionalProperties" and expected is False:
         known = error.schema.get("properties") or {}
         return [

@@ -72,5 +72,5 @@ def _evidence(message: Message) -> str:
     if request is None:
         return excerpt(message.text)
     arguments = request.arguments
-    shown = arguments if isinstance(arguments, str) else canonical.show(arguments, 4 * 160)
+    shown = arguments if isinstance(arguments, str) else canonical.excerpt(arguments, 4 * 160)
     return excerpt(f"{request.name}({shown})")

@@ -92,10 +92,10 @@ def malformed(call: ToolCall) -> str | None:
         if inner is not None:
             return (
                 "are a JSON string that holds JSON (encoded twice); decoded once more they are "
-                + canonical.show(inner, 80)
+                + canonical.excerpt(inner, 80)
             )
     kind = "null" if value is None else _KINDS.get(type(value), type(value).__name__)
-    return f"are {kind}, not a JSON object: {canonical.show(value, 80)}"
+    return f"are {kind}, not a JSON object: {canonical.excerpt(value, 80)}"
 
 
 def _decoded(text: str) -> Any:
@@ -115,7 +115,7 @@ def _recovery(raw: str | None) -> str:
     recovered = _repair(text)
     if recovered is None:
         return "json-repair recovers no object from them"
-    return f"json-repair recovers {canonical.show(recovered, 80)}"
+    return f"json-repair recovers {canonical.excerpt(recovered, 80)}"
 
 
 def _repair(text: str) -> dict | None:

@@ -31,9 +31,9 @@ from auditor.sources.kinds import (
     Record,
     Source,
     Span,
-    binary,
     is_url,
     os_reason,
+    why_not_a_log,
 )
 from auditor.text import cut
 
@@ -185,7 +185,7 @@ def _read_stream(
     if source.compressed or head == GZIP_MAGIC:
         fp = gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[assignment]
     try:
-        why = binary_reason(fp)
+        why = peek_why_not_a_log(fp)
     except _STREAM_ERRORS as exc:  # a .gz that breaks off before its first bytes
         yield _corrupt(source.name, 1, exc)
         return
@@ -202,9 +202,10 @@ def _read_stream(
         yield from _read_whole(source.name, fp, limit, _text)
 
 
-def binary_reason(fp: IO[bytes]) -> str | None:
-    """Why a file is no log at all, from its first bytes (`kinds.binary`), or None; raises."""
-    return binary(fp.peek(BINARY_HEAD)[:BINARY_HEAD])  # type: ignore[attr-defined]
+def peek_why_not_a_log(fp: IO[bytes]) -> str | None:
+    """Why a file is no log at all, from its first bytes (`kinds.why_not_a_log`), peeked at
+    without being read, or None; raises."""
+    return why_not_a_log(fp.peek(BINARY_HEAD)[:BINARY_HEAD])  # type: ignore[attr-defined]
 
 
 class Overlong(bytes):
@@ -230,13 +231,18 @@ def bounded_lines(fp: IO[bytes], limit: int = MAX_RECORD_BYTES) -> Iterator[byte
         if len(line) <= limit or line.endswith(b"\n"):
             yield line
             continue
-        size = len(line)
-        while True:  # the rest of the line, read and dropped in bounded chunks
-            chunk = fp.readline(_DRAIN)
-            size += len(chunk)
-            if not chunk or chunk.endswith(b"\n"):
-                break
-        yield _overlong(size, limit)
+        yield _overlong(_drained(fp, len(line), line=True), limit)
+
+
+def _drained(fp: IO[bytes], size: int, line: bool = False) -> int:
+    """`size` plus the bytes left of the file (or, with `line`, of the current line), read and
+    dropped in bounded chunks: what a record past the size limit measures, never held."""
+    read = fp.readline if line else fp.read
+    while chunk := read(_DRAIN):
+        size += len(chunk)
+        if line and chunk.endswith(b"\n"):
+            break
+    return size
 
 
 def _span_lines(fp: IO[bytes], span: Span, limit: int) -> Iterator[bytes]:
@@ -343,9 +349,7 @@ def _read_whole(
         if len(data) > limit:
             size = len(data)
             del data
-            while chunk := fp.read(_DRAIN):
-                size += len(chunk)
-            yield too_large(Location(path, 1), size, "document", limit)
+            yield too_large(Location(path, 1), _drained(fp, size), "document", limit)
             return
     except _STREAM_ERRORS as exc:
         yield _corrupt(path, 1, exc)
@@ -419,9 +423,7 @@ def _read_sniffed(path: str, fp: IO[bytes], limit: int) -> Iterator[Record | Inv
     try:
         rest = fp.read(max(limit + 1 - len(head), 0))
         if len(head) + len(rest) > limit:
-            size = len(head) + len(rest)
-            while chunk := fp.read(_DRAIN):
-                size += len(chunk)
+            size = _drained(fp, len(head) + len(rest))
             yield too_large(Location(path, 1), size, "document", limit)
             return
     except _STREAM_ERRORS as exc:

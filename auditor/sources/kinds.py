@@ -193,10 +193,10 @@ BINARY_HEAD = 8000
 """How much of a file's start tells a binary file from a log."""
 
 
-def binary(head: bytes) -> str | None:
+def why_not_a_log(head: bytes) -> str | None:
     """Why a file whose first bytes are `head` is no log at all, or None: a NUL byte among
-    them (as git tells binary files), or a UTF-16 byte order mark. One finding for an image
-    or an archive, instead of one for each of its "lines"."""
+    them (as git tells binary files), or a UTF-16 byte order mark (text, but not UTF-8). One
+    finding for an image or an archive, instead of one for each of its "lines"."""
     if head.startswith((b"\xff\xfe", b"\xfe\xff")):
         return "UTF-16 text, not a log: logs are read as UTF-8 (convert it: iconv -f UTF-16)"
     nul = head.find(b"\0")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import IO
 
-from auditor.sources.framing import GZIP_MAGIC, binary_reason, getsize, open_binary
+from auditor.sources.framing import GZIP_MAGIC, getsize, open_binary, peek_why_not_a_log
 from auditor.sources.kinds import Source, Span, is_url
 
 SPLIT_AT_LEAST = 4 * 1024 * 1024
@@ -53,7 +53,7 @@ def split(source: Source, parts: int) -> list[Source]:
         if parts < 2:
             return [source]
         with open_binary(source.path) as fp:
-            if fp.peek(2)[:2] == GZIP_MAGIC or binary_reason(fp) is not None:
+            if fp.peek(2)[:2] == GZIP_MAGIC or peek_why_not_a_log(fp) is not None:
                 return [source]  # compressed after all, or no log: read as one stream
             fp.seek(0)
             targets = [size * k // parts for k in range(1, parts)]

@@ -325,3 +325,67 @@ def test_a_standalone_file_names_its_entries_as_written_there(logs):
         "audit: error: invalid config in .auditor.toml: [[suppress]] entry 1 needs a reason: "
         'why its findings are acceptable (reason = "…")\n'
     )
+
+
+# --add-ignore FINGERPRINT --reason: the entry written for you -------------------------------
+
+
+def _first(cwd) -> dict:
+    return findings(run(cwd, "-f", "json"))[0]
+
+
+def test_add_ignore_appends_an_entry_to_the_configuration_found(logs):
+    configure(logs, 'fail-on = "error"\n')  # a pyproject.toml with [tool.auditor]
+    chosen = _first(logs)
+    proc = run(logs, "--add-ignore", chosen["fingerprint"], "--reason", 'run-a\'s "lookup" stub')
+    assert proc.returncode == 0 and proc.stdout == b""
+    assert proc.stderr.decode() == (
+        f"audit: added a suppress entry for {chosen['fingerprint']} to pyproject.toml\n"
+    )
+    assert (logs / "pyproject.toml").read_text() == (
+        '[tool.auditor]\nfail-on = "error"\n\n'
+        f"# EX001 unanswered-tool-call: logs/a.jsonl:1 [run-a turn 1]\n"
+        f'[[tool.auditor.suppress]]\nfingerprint = "{chosen["fingerprint"]}"\n'
+        'reason = "run-a\'s \\"lookup\\" stub"\n'
+    )
+    (suppressed,) = [r for r in findings(run(logs, "-f", "json")) if "suppressed" in r]
+    assert suppressed["fingerprint"] == chosen["fingerprint"]
+    again = run(logs, "--add-ignore", chosen["fingerprint"], "--reason", "twice")
+    assert again.returncode == 0
+    assert (
+        again.stderr.decode()
+        == f"audit: {chosen['fingerprint']} is already suppressed in pyproject.toml\n"
+    )
+
+
+def test_add_ignore_without_a_configuration_writes_a_standalone_one(logs):
+    chosen = _first(logs)
+    proc = audit_main("--add-ignore", chosen["fingerprint"], "--reason", "known", cwd=logs)
+    assert proc.returncode == 0
+    assert (logs / ".auditor.toml").read_text() == (
+        f'[[suppress]]\nfingerprint = "{chosen["fingerprint"]}"\nreason = "known"\n'
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--add-ignore", "0123456789abcdef0123"], '--add-ignore needs --reason "why'),
+        (["--add-ignore", "xyz", "--reason", "r"], "--add-ignore `xyz` is not a fingerprint"),
+        (
+            ["--add-ignore", "0123456789abcdef0123", "--reason", "r", "logs"],
+            "--add-ignore: no finding of logs is 0123456789abcdef0123",
+        ),
+        (["--reason", "r", "logs"], "--reason goes with --add-ignore FINGERPRINT"),
+        (
+            ["--add-ignore", "0123456789abcdef0123", "--reason", "r", "--isolated"],
+            "--add-ignore writes the configuration: drop --isolated",
+        ),
+    ],
+)
+def test_add_ignore_mistakes_are_one_line_and_write_nothing(logs, args, says):
+    proc = audit_main(*args, cwd=logs)
+    assert proc.returncode == 2
+    (line,) = proc.stderr.decode().splitlines()
+    assert line.startswith("audit: error: ") and says in line
+    assert not (logs / ".auditor.toml").exists() and not (logs / "pyproject.toml").exists()

@@ -81,3 +81,45 @@ def test_cli_jobs(tmp_path):
     bad = audit_main("fixtures/demo", "--jobs", "0")
     assert bad.returncode == 2
     assert bad.stderr.decode() == "audit: error: invalid --jobs `0`: use a number >= 1 or `auto`\n"
+
+
+def test_each_record_is_detected_once_in_a_span_and_in_a_walked_file(tmp_path, monkeypatch):
+    monkeypatch.setattr(spans, "SPLIT_AT_LEAST", 500)
+    # A span reads each record's format once: deciding whether a record is deferred (its
+    # format groups records) and reading it, or whether a walked file is a side-car, ask the
+    # same detection. Every reader's `detect` is wrapped to count what it was asked.
+    from collections import Counter
+
+    from auditor import formats
+    from auditor.engine.source import audit_source
+
+    asked: Counter[tuple[int | None, str]] = Counter()
+    taken: Counter[int | None] = Counter()
+    for reader in formats.FORMATS.values():
+
+        def counted(record, detect=reader.detect, name=reader.NAME):
+            asked[record.location.line, name] += 1
+            found = detect(record)
+            taken[record.location.line] += found
+            return found
+
+        monkeypatch.setattr(reader, "detect", counted)
+    chat = '{"id": "c%d", "messages": [{"role": "user", "content": "hi"}, %s]}\n'
+    said = '{"role": "assistant", "content": "hello"}'
+    lines = [chat % (i, said) for i in range(40)]
+    lines[25:25] = ['{"role": "user", "content": "hi"}\n', said + "\n"]  # grouped: deferred
+    path = tmp_path / "runs.jsonl"
+    path.write_text("".join(lines))
+    whole = sources.Source(str(path), "jsonl", False, True)
+    parts = sources.split(whole, 4)
+    assert len(parts) > 1
+    settings = config.build()
+    deferred = [line for part in parts for line in audit_source(part, settings).deferred]
+    assert deferred == [26, 27]
+    assert set(taken) == set(range(1, len(lines) + 1)) and set(taken.values()) == {1}
+    assert max(asked.values()) == 1  # no format was asked twice about one record
+    asked.clear()
+    taken.clear()
+    walked = sources.Source(str(path), "jsonl", False, False)  # found by a walk: maybe a side-car
+    assert audit_source(walked, settings).counts.conversations == 41
+    assert set(taken.values()) == {1} and max(asked.values()) == 1

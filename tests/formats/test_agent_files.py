@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from auditor import config, engine, formats, sources
+from auditor import config, engine, entrypoints, formats, sources
 from auditor.errors import ConfigError
-from auditor.formats import FileReader
+from auditor.formats import FileReader, catalog, contract
 from auditor.model import UNRECORDED, Conversation
 from tests.helpers import FIXTURES, ROOT, audit, audit_process
 
@@ -631,19 +631,34 @@ def entry_points(monkeypatch):
         "entry_points",
         lambda group=None: [e for e in installed if group == formats.ENTRY_POINTS],
     )
-    monkeypatch.setattr(formats, "_may_declare", lambda group: True)
+    monkeypatch.setattr(entrypoints, "may_declare", lambda group: True)
     formats.plugins.cache_clear()
-    formats._builtin_and_plugins.cache_clear()
+    catalog._builtin_and_plugins.cache_clear()
     yield installed
     formats.plugins.cache_clear()
-    formats._builtin_and_plugins.cache_clear()
+    catalog._builtin_and_plugins.cache_clear()
+
+
+def _plugin(**members) -> types.ModuleType:
+    """A plugin's reader module stating every member, the defaults `contract`'s."""
+    reader = types.ModuleType("acme_reader")
+    reader.KIND = contract.JSON
+    reader.DETECT_KEYS = None
+    reader.sniff = contract.no_sniff
+    reader.Collector = None
+    reader.inferred = contract.no_inference
+    reader.parse = lambda record: iter([])
+    for name, value in members.items():
+        setattr(reader, name, value)
+    return reader
 
 
 def test_a_plugin_reader_is_tried_before_the_built_in_ones(tmp_path, entry_points):
-    reader = types.ModuleType("acme_reader")
-    reader.NAME = "acme-openai"
-    reader.detect = lambda record: isinstance(record.value, dict) and "acme" in record.value
-    reader.parse = lambda record: iter([Conversation("acme-1", "acme-openai", record.location, ())])
+    reader = _plugin(
+        NAME="acme-openai",
+        detect=lambda record: isinstance(record.value, dict) and "acme" in record.value,
+        parse=lambda record: iter([Conversation("acme-1", "acme-openai", record.location, ())]),
+    )
     entry_points.append(_EntryPoint("acme", lambda: reader))
     path = tmp_path / "a.json"
     path.write_text('{"acme": 1, "messages": [{"role": "user", "content": "hi"}]}')
@@ -660,7 +675,7 @@ def test_plugins_are_looked_for_without_importlib_metadata_only_where_none_can_b
     import importlib.metadata
 
     found = bool(list(importlib.metadata.entry_points(group=formats.ENTRY_POINTS)))
-    assert formats._may_declare(formats.ENTRY_POINTS) or not found
+    assert entrypoints.may_declare(formats.ENTRY_POINTS) or not found
     info = tmp_path / "acme_reader-1.0.dist-info"
     info.mkdir()
     (info / "entry_points.txt").write_text("[console_scripts]\nacme = acme:main\n")
@@ -670,9 +685,11 @@ def test_plugins_are_looked_for_without_importlib_metadata_only_where_none_can_b
     # may have added a finder of distributions of its own: then importlib always decides).
     monkeypatch.setattr(sys, "path", [str(tmp_path), str(tmp_path / "absent")])
     monkeypatch.setattr(sys, "meta_path", [PathFinder])
-    assert not formats._may_declare("acme.readers")
+    entrypoints._scan.cache_clear()
+    assert not entrypoints.may_declare("acme.readers")
     (info / "entry_points.txt").write_text("[acme.readers]\nacme = acme_reader\n")
-    assert formats._may_declare("acme.readers")
+    entrypoints._scan.cache_clear()  # read once a process: installs do not change in a run
+    assert entrypoints.may_declare("acme.readers")
 
 
 def test_a_broken_plugin_is_a_config_error(entry_points):
@@ -682,13 +699,28 @@ def test_a_broken_plugin_is_a_config_error(entry_points):
     entry_points.append(_EntryPoint("acme", fail))
     with pytest.raises(ConfigError, match=r"plugin `acme` .* failed to load: ImportError"):
         formats.plugins()
-    entry_points[:] = [
-        _EntryPoint("clash", lambda: types.SimpleNamespace(NAME="openai", detect=len, parse=len))
-    ]
+    entry_points[:] = [_EntryPoint("clash", lambda: _plugin(NAME="openai", detect=len))]
     formats.plugins.cache_clear()
     with pytest.raises(ConfigError, match="is named `openai`, as another format is"):
         formats.plugins()
     assert sys.modules.get("acme_reader") is None
+
+
+def test_a_plugin_states_every_member_of_the_contract(entry_points):
+    # The reader's members are never looked up by name: one it lacks is named when it loads.
+    lacking = _plugin(NAME="acme", detect=len)
+    del lacking.KIND, lacking.inferred
+    entry_points.append(_EntryPoint("acme", lambda: lacking))
+    with pytest.raises(ConfigError) as raised:
+        formats.plugins()
+    assert str(raised.value) == (
+        "the `auditor.formats` plugin `acme` has no `KIND`, `inferred`: a reader states every "
+        "member of auditor.formats.contract.Format (its defaults are in that module)"
+    )
+    entry_points[:] = [_EntryPoint("acme", lambda: _plugin(NAME=b"acme", detect=len))]
+    formats.plugins.cache_clear()
+    with pytest.raises(ConfigError, match="plugin `acme` has a NAME that is not a string"):
+        formats.plugins()
 
 
 # --- records that hold no transcript inside a log that does -------------------------------

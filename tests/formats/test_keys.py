@@ -14,7 +14,7 @@ from auditor.model import Location
 from auditor.sources import Record
 from tests.helpers import FIXTURES
 
-KEYED = [fmt for fmt in formats.FORMATS.values() if getattr(fmt, "DETECT_KEYS", None) is not None]
+KEYED = [fmt for fmt in formats.FORMATS.values() if fmt.DETECT_KEYS is not None]
 
 
 def _records() -> list[Record]:

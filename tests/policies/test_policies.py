@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import pickle
+import re
+import shlex
 from pathlib import Path
 
 import pytest
@@ -23,7 +25,9 @@ AIRLINE = POLICIES / "airline.toml"
 CASES = sorted(
     p
     for p in POLICIES.glob("*/*")
-    if p.suffix != ".expected" and p.name.startswith(("bad_", "good_"))
+    if p.suffix != ".expected"
+    and p.name.startswith(("bad_", "good_"))
+    and p.parent.name != "plugin"  # the example plugin's (test_plugins.py)
 )
 
 
@@ -55,7 +59,7 @@ def test_each_check_is_tested_in_two_formats() -> None:
 def test_the_formats_agree() -> None:
     """The same conversations in OpenAI chat and Anthropic messages: the same findings, turn
     for turn (their lines and pointers differ)."""
-    for folder in sorted(p for p in POLICIES.iterdir() if p.is_dir()):
+    for folder in sorted(p for p in POLICIES.iterdir() if p.is_dir() and p.name != "plugin"):
         settings = _settings([_code(folder.name)])
         keep = ("code", "message", "conversation", "turn", "tool")
         found = [
@@ -156,7 +160,7 @@ def test_explain_and_rules_show_the_configurations_own_rules() -> None:
     explained = invoke("--config", str(AIRLINE), "--explain", "AIR002")
     assert explained.exit_code == 0
     assert explained.stdout.startswith("# AIR002 basic-economy-change (error)\n\n")
-    assert 'call = "update_reservation_flights"\nwhere = "cabin == \'basic_economy\'"\n```' in (
+    assert 'call = "update_reservation_flights"\nwhere = "cabin == \'basic_economy\'"\n' in (
         explained.stdout
     )
     family = invoke("--config", str(AIRLINE), "--explain", "AIR")
@@ -186,3 +190,73 @@ def test_a_rules_configuration_reads_back_as_written() -> None:
     for rule in _settings().user_rules:
         shown = rule.sections["Configuration"].removeprefix("```toml\n").removesuffix("\n```")
         assert tomllib.loads(shown)["tool"]["auditor"]["rule"][0] == rule.check.entry
+
+
+PAGE = FIXTURES.parent / "docs" / "own-rules.md"
+
+
+def test_the_documented_policies_run_as_the_page_shows(tmp_path: Path) -> None:
+    text = PAGE.read_text()
+    toml = "\n".join(re.findall(r"```toml\n(.*?)```", text, re.S))
+    assert toml == AIRLINE.read_text()  # the fixtures' configuration is the page's
+    shown = re.findall(r"```console\n\$ audit (.*?)\n(.*?)```", text, re.S)
+    assert len(shown) == 5
+    (tmp_path / "airline.toml").write_text(toml)
+    for command, output in shown:
+        args = shlex.split(
+            command.replace("fixtures/policies/airline.toml", str(tmp_path / "airline.toml"))
+        )
+        result = invoke(*args)
+        assert result.exit_code == 1, (command, result.stderr)
+        assert result.stdout == output, command
+
+
+def test_own_findings_beside_findings_decided_at_the_end_of_the_run(tmp_path: Path) -> None:
+    # FB003 holds back the claims of a log whose tools are inferred until the whole run is
+    # read; a rule of the configuration's own is never held back, and is kept as it is.
+    held = FIXTURES / "rules" / "FB003" / "good_no_tool_of_the_file_does_it.jsonl"
+    (tmp_path / "auditor.toml").write_text(
+        '[[rule]]\ncode = "POL001"\nname = "any-answer"\ndescription = "Any answer."\n'
+        'check = "forbid-text"\npattern = "\\\\w"\n'
+    )
+    report = engine.audit([str(held)], _settings(["FB003", "POL001"], tmp_path / "auditor.toml"))
+    assert not report.errors
+    assert {f.code for f in report.findings} == {"POL001"}
+
+
+def test_own_rules_are_suppressed_and_baselined_like_the_built_in_ones(tmp_path: Path) -> None:
+    config_file = tmp_path / "auditor.toml"
+    config_file.write_text(
+        '[[suppress]]\npath = "*/forbid_text/*"\ncode = "card-number-in-reply"\n'
+        'reason = "the test cards of the staging agent"\n\n' + AIRLINE.read_text()
+    )
+    logs = [str(POLICIES / "forbid_text" / "bad_openai.jsonl"), str(POLICIES / "max_calls")]
+    run = ("--config", str(config_file), "--select", "AIR", "-f", "json", *logs)
+    found = json.loads(invoke(*run).stdout)["findings"]
+    assert [(f["code"], "suppressed" in f) for f in found] == [
+        ("AIR005", True),
+        ("AIR003", False),
+        ("AIR003", False),
+    ]
+    baseline = tmp_path / "baseline.json"
+    assert invoke(*run, "--write-baseline", str(baseline)).exit_code == 0
+    again = invoke(*run, "--baseline", str(baseline))
+    assert again.exit_code == 0  # what is left is the suppressed one, shown as such
+    assert [(f["code"], "suppressed" in f) for f in json.loads(again.stdout)["findings"]] == [
+        ("AIR005", True)
+    ]
+
+
+def test_a_mistake_in_a_rule_is_one_line_and_nothing_is_read(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[[tool.auditor.rule]]\ncode = "POL001"\nname = "x"\ndescription = "D."\n'
+        'check = "forbid-call"\ncall = "refund_*"\nmessage = "{tool} refunded {amount}"\n'
+    )
+    result = invoke("--config", str(tmp_path / "pyproject.toml"), str(POLICIES))
+    assert result.exit_code == 2 and result.stdout == ""
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("audit: error: invalid config in ")
+    assert line.endswith(
+        "[[tool.auditor.rule]] entry 1 (POL001): message names `{amount}`, which a forbid-call "
+        "rule does not give; it gives {code}, {name}, {tool}, {turn}, {arguments}"
+    )

@@ -28,12 +28,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import replace
 
-from auditor.formats import responses
+from auditor.formats import contract, responses
 from auditor.formats._common import (
     Problem,
     as_id,
     attach,
-    collected,
     excerpt_json,
     fallback_id,
     freeze,
@@ -45,12 +44,14 @@ from auditor.model import Conversation, Location, Message, ToolSpec
 from auditor.sources import Record
 
 NAME = "exchange"
+KIND = contract.JSON
+DETECT_KEYS = None
+sniff = contract.no_sniff
+inferred = contract.no_inference
 
 
 def detect(record: Record) -> bool:
     value = record.value
-    if record.kind != "json":
-        return False
     if isinstance(value, list):
         return bool(value) and isinstance(value[0], dict) and is_exchange(value[0])
     return isinstance(value, dict) and (
@@ -91,10 +92,10 @@ def is_response(value: dict) -> bool:
 
 
 def parse(record: Record) -> Iterator[Conversation | Problem]:
-    return collected(Collector(), record)
+    return contract.collected(Collector(), record)
 
 
-class Collector:
+class Collector(contract.Collector):
     """Joins the exchanges of one file into conversations, each turn once.
 
     Threads are indexed, so joining stays linear in the size of the log however many
@@ -103,7 +104,7 @@ class Collector:
     starts with: each prefix hash of the request is looked up once).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, reread: contract.Reread | None = None) -> None:
         self._threads: list[_Thread] = []
         self._by_response: dict[str, _Thread] = {}
         self._by_own: dict[str, _Thread] = {}

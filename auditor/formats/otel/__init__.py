@@ -29,12 +29,12 @@ from collections import OrderedDict, deque
 from collections.abc import Iterator
 from dataclasses import replace
 
+from auditor.formats import contract
 from auditor.formats._common import (
     MessageDraft,
     Problem,
     as_id,
     attach,
-    collected,
     freeze,
     result_draft,
     tool_call,
@@ -53,6 +53,10 @@ from auditor.model import Conversation, Location, ToolSpec
 from auditor.sources import Record
 
 NAME = "otel"
+KIND = contract.JSON
+DETECT_KEYS = None
+sniff = contract.no_sniff
+inferred = contract.no_inference
 TRACE_IDLE = 16
 CONVERSATION_IDLE = 256
 CONVERSATION_KEYS = (
@@ -66,8 +70,6 @@ CONVERSATION_KEYS = (
 
 def detect(record: Record) -> bool:
     value = record.value
-    if record.kind != "json":
-        return False
     if isinstance(value, list):
         return bool(value) and containers.is_span(value[0])
     if not isinstance(value, dict):
@@ -76,13 +78,13 @@ def detect(record: Record) -> bool:
 
 
 def parse(record: Record) -> Iterator[Conversation | Problem]:
-    return collected(Collector(), record)
+    return contract.collected(Collector(), record)
 
 
-class Collector:
+class Collector(contract.Collector):
     """Buffers the spans of each trace, then the messages of each conversation, until idle."""
 
-    def __init__(self) -> None:
+    def __init__(self, reread: contract.Reread | None = None) -> None:
         self._traces: OrderedDict[str, _Trace] = OrderedDict()
         self._conversations: OrderedDict[str, _Conversation] = OrderedDict()
         self._records = 0

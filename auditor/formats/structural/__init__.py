@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from auditor.formats import contract
 from auditor.formats._common import Problem, fallback_id, freeze, tool_specs
 from auditor.formats.structural._find import Unit, units
 from auditor.formats.structural._read import Reading, first, keys_of, read_items, role
@@ -24,6 +25,9 @@ from auditor.model import Conversation, Location
 from auditor.sources import Record
 
 NAME = "structural"
+KIND = contract.JSON
+DETECT_KEYS = None
+sniff = contract.no_sniff
 
 SESSION_KEYS = ("sessionid", "conversationid", "threadid", "chatid")
 """Keys a line of a stream names its conversation by (folded)."""
@@ -99,10 +103,10 @@ def _message_line(value: Any) -> bool:
     return any(d.text.strip() or d.calls or d.result is not None for d in drafts)
 
 
-class Collector:
+class Collector(contract.Collector):
     """The conversations of one file: each record's own, and the messages of its lines."""
 
-    def __init__(self) -> None:
+    def __init__(self, reread: contract.Reread | None = None) -> None:
         self._lines: dict[str | None, list[tuple[Any, Location]]] = {}
         self._path = ""
         self.reading = Reading()
