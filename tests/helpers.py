@@ -1,5 +1,6 @@
-"""Shared helpers: paths to fixtures and the real data, a one-call audit, the command in a child
-process, the normalised model as plain data, the reporters' shared findings and an HTML reader."""
+"""Shared helpers: paths to fixtures and the real data, a one-call audit and a report rendered,
+the command in this process or a child one, the normalised model as plain data, conversations
+built by hand, the reporters' shared findings and an HTML reader."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from auditor.__main__ import main
 from auditor.cli import app
 from auditor.findings import Finding, fingerprint, identity
 from auditor.formats import FileReader, Problem
-from auditor.model import Conversation, Location
+from auditor.model import Conversation, Location, Message
 from auditor.report import Context, Counts, Gap, Report, RunError, Suppressed, Tally
 from auditor.reporters import writer
 from auditor.rules import BY_CODE, RULES
@@ -63,6 +64,20 @@ def audit(
     """Audit paths in-process with the given rules enabled."""
     settings = config.build(select=list(select) if select else None, input_format=input_format)
     return engine.audit([str(p) for p in paths], settings)
+
+
+def audit_bytes(tmp_path: Path, data: bytes, name: str = "input.jsonl", **given) -> Report:
+    """`data` written to `tmp_path / name` and audited in-process (`audit`'s options)."""
+    path = tmp_path / name
+    path.write_bytes(data)
+    return audit([path], **given)
+
+
+def render(report: Report, name: str = "json", **context) -> str:
+    """A report as the reporter `name` writes it, in the given `Context`."""
+    out = io.StringIO()
+    writer(name)(report, out, Context(**context))
+    return out.getvalue()
 
 
 def brief(f: Finding) -> dict:
@@ -148,6 +163,11 @@ def conversations(path) -> list[Conversation]:
     return found
 
 
+def normalised(path) -> list[dict]:
+    """The conversations `normalise` makes of a file, as plain data."""
+    return [item["conversation"] for item in normalise(path) if "conversation" in item]
+
+
 def normalise(path) -> list[dict]:
     """Every conversation and problem a file yields, as plain data."""
     source = sources.Source(str(path.relative_to(FIXTURES)), *sources.kind_of(path.name), True)
@@ -185,6 +205,31 @@ def plain(value):
     if isinstance(value, dict):
         return {k: plain(v) for k, v in value.items()}
     return value
+
+
+# The model built by hand
+
+HERE = Location("t.jsonl", 1)
+"""Where a conversation built by hand (`conv`) was read."""
+
+
+def conv(*messages: Message) -> Conversation:
+    """A conversation `c` of these messages."""
+    return Conversation("c", "openai", HERE, tuple(messages))
+
+
+def msg(i, role, text="", calls=(), result=None, request=None, decision=None) -> Message:
+    """Turn `i` (at `/messages/i`): its text, calls, result, or approval request or decision."""
+    return Message(
+        i,
+        role,
+        text,
+        HERE.child("messages", i),
+        tuple(calls),
+        result,
+        approval_request=request,
+        approval_decision=decision,
+    )
 
 
 # One shared set of findings every reporter renders
@@ -372,10 +417,7 @@ class Page(HTMLParser):
 
 def html_of(*paths, jobs: int = 1, timelines: bool = True) -> str:
     settings = dataclasses.replace(config.build(), timelines=timelines)
-    report = engine.audit([str(p) for p in paths], settings, jobs=jobs)
-    out = io.StringIO()
-    writer("html")(report, out, Context())
-    return out.getvalue()
+    return render(engine.audit([str(p) for p in paths], settings, jobs=jobs), "html")
 
 
 # GitHub code scanning's documented limits and required properties of an uploaded SARIF file

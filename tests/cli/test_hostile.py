@@ -39,7 +39,7 @@ def run(*args: str, stdin: bytes | None = None) -> tuple[int, dict | None, str]:
     return proc.returncode, doc, stderr
 
 
-def audit_bytes(tmp_path, data: bytes, name: str = "input.jsonl") -> tuple[int, dict, str]:
+def run_bytes(tmp_path, data: bytes, name: str = "input.jsonl") -> tuple[int, dict, str]:
     path = tmp_path / name
     path.write_bytes(data)
     status, doc, stderr = run(str(path))
@@ -53,7 +53,7 @@ def invalid_lines(doc: dict) -> list[int]:
 
 def test_empty_file(tmp_path):
     # Nothing read is not a clean bill: exit 2 with one line, unless --allow-empty.
-    status, doc, stderr = audit_bytes(tmp_path, b"")
+    status, doc, stderr = run_bytes(tmp_path, b"")
     assert status == 2
     assert stderr.startswith("audit: error: no conversation found in ")
     assert doc["summary"]["records"] == 0 and doc["findings"] == []
@@ -63,14 +63,14 @@ def test_empty_file(tmp_path):
 
 def test_only_blank_lines_bom_and_crlf(tmp_path):
     data = b"\xef\xbb\xbf\r\n\n   \n" + GOOD + b"\r\n\r\n" + GOOD + b"\r\n"
-    status, doc, _ = audit_bytes(tmp_path, data)
+    status, doc, _ = run_bytes(tmp_path, data)
     assert status == 0
     assert doc["summary"]["records"] == 2 and doc["summary"]["conversations"] == 2
 
 
 def test_invalid_utf8_and_truncated_last_line(tmp_path):
     data = GOOD + b"\n" + b'{"messages": "\xc0\xaf"}\n' + GOOD + b"\n" + GOOD[:20]
-    status, doc, _ = audit_bytes(tmp_path, data)
+    status, doc, _ = run_bytes(tmp_path, data)
     assert status == 1
     assert doc["summary"]["records"] == 4
     assert invalid_lines(doc) == [2, 4]
@@ -80,7 +80,7 @@ def test_invalid_utf8_and_truncated_last_line(tmp_path):
 def test_nesting_deeper_than_orjson_allows(tmp_path):
     deep = b'{"messages": ' + b"[" * 5000 + b"]" * 5000 + b"}"
     data = deep + b"\n" + GOOD + b"\n"
-    status, doc, _ = audit_bytes(tmp_path, data)
+    status, doc, _ = run_bytes(tmp_path, data)
     assert invalid_lines(doc) == [1]
     assert doc["summary"]["records"] == 2 and doc["summary"]["conversations"] == 1
     assert status == 1
@@ -99,14 +99,14 @@ def test_deep_but_legal_nesting_inside_arguments(tmp_path):
             {"role": "tool", "tool_call_id": "c", "content": "ok"},
         ]
     }
-    status, doc, _ = audit_bytes(tmp_path, json.dumps(record).encode() + b"\n")
+    status, doc, _ = run_bytes(tmp_path, json.dumps(record).encode() + b"\n")
     assert status in (0, 1)
     assert doc["errors"] == []
 
 
 def test_nan_and_infinity_are_invalid_json(tmp_path):
     data = b'{"messages": [], "x": NaN}\n{"x": Infinity}\n' + GOOD + b"\n"
-    _, doc, _ = audit_bytes(tmp_path, data)
+    _, doc, _ = run_bytes(tmp_path, data)
     assert invalid_lines(doc) == [1, 2]
     assert doc["summary"]["records"] == 3
 
@@ -171,7 +171,7 @@ def _wrong_type_records() -> list[dict]:
 def test_wrong_types_at_every_level(tmp_path):
     records = _wrong_type_records()
     data = b"".join(json.dumps(r).encode() + b"\n" for r in records)
-    _, doc, stderr = audit_bytes(tmp_path, data)
+    _, doc, stderr = run_bytes(tmp_path, data)
     assert doc["errors"] == [], stderr
     assert doc["summary"]["records"] == len(records)
     assert invalid_lines(doc) == []
@@ -180,7 +180,7 @@ def test_wrong_types_at_every_level(tmp_path):
 def test_a_50_mb_line(tmp_path):
     big = {"id": "big", "messages": [{"role": "user", "content": "x" * (50 * 1024 * 1024)}]}
     data = GOOD + b"\n" + json.dumps(big).encode() + b"\n" + GOOD + b"\n"
-    status, doc, _ = audit_bytes(tmp_path, data)
+    status, doc, _ = run_bytes(tmp_path, data)
     assert status == 0
     assert doc["summary"]["records"] == 3 and doc["summary"]["conversations"] == 3
 
@@ -188,7 +188,7 @@ def test_a_50_mb_line(tmp_path):
 def test_random_binary(tmp_path):
     rng = random.Random(7)
     data = bytes(rng.randrange(256) for _ in range(200_000))
-    status, doc, _ = audit_bytes(tmp_path, data)
+    status, doc, _ = run_bytes(tmp_path, data)
     assert status == 2  # no conversation read
     # One finding for the file, not one for each of its "lines".
     nul = data.index(b"\0")
@@ -229,7 +229,7 @@ def test_utf16_text_is_one_finding_saying_so(tmp_path):
 @pytest.mark.parametrize("cut", [0.1, 0.5, 0.9])
 def test_corrupt_gzip(tmp_path, cut):
     data = gzip.compress(b"".join(GOOD + b"\n" for _ in range(2000)))
-    status, doc, _ = audit_bytes(tmp_path, data[: int(len(data) * cut)], name="input.jsonl.gz")
+    status, doc, _ = run_bytes(tmp_path, data[: int(len(data) * cut)], name="input.jsonl.gz")
     assert status == (1 if doc["summary"]["conversations"] else 2)
     (broken,) = [f for f in doc["findings"] if f["code"] == "IN001"]
     assert broken["message"].startswith("compressed stream is corrupt or truncated")
@@ -237,7 +237,7 @@ def test_corrupt_gzip(tmp_path, cut):
 
 
 def test_gzip_that_is_not_gzip(tmp_path):
-    status, doc, _ = audit_bytes(tmp_path, GOOD + b"\n", name="input.jsonl.gz")
+    status, doc, _ = run_bytes(tmp_path, GOOD + b"\n", name="input.jsonl.gz")
     assert status == 2  # nothing but the broken stream: no conversation was read
     assert doc["findings"][0]["message"].startswith("compressed stream is corrupt or truncated")
 
@@ -368,7 +368,7 @@ def test_megabytes_of_redos_bait_in_every_text_field(tmp_path, kind):
             {"role": "assistant", "content": text},
         ],
     }
-    status, doc, stderr = audit_bytes(tmp_path, json.dumps(record).encode() + b"\n")
+    status, doc, stderr = run_bytes(tmp_path, json.dumps(record).encode() + b"\n")
     assert doc["errors"] == [], stderr
     assert doc["summary"]["conversations"] == 1
     assert status in (0, 1)
@@ -396,7 +396,7 @@ def test_megabytes_of_code_fences_in_a_multi_agent_chat(tmp_path, kind):
             "content": "The script ran, then exited with Unix exit code: 0",
         },
     ]
-    status, doc, stderr = audit_bytes(tmp_path, json.dumps({"history": history}).encode() + b"\n")
+    status, doc, stderr = run_bytes(tmp_path, json.dumps({"history": history}).encode() + b"\n")
     assert doc["errors"] == [], stderr
     assert doc["summary"]["conversations"] == 1
     assert status in (0, 1)

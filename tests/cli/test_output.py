@@ -30,6 +30,7 @@ from tests.helpers import (
     ROOT,
     audit_main,
     invoke,
+    render,
     requires_realdata,
 )
 
@@ -84,9 +85,7 @@ UUID = "0b5e6a3c-58f1-4c5e-9a4e-2f6d8c1b7a90"
 
 
 def table(report: Report, width: int = 80, **context) -> str:
-    out = io.StringIO()
-    writer("table")(report, out, Context(width=width, **{"color": False, **context}))
-    return out.getvalue()
+    return render(report, "table", width=width, **{"color": False, **context})
 
 
 def findings_blocks(text: str) -> list[list[str]]:

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
-import io
 import json
 import shutil
 
 import pytest
 
 from auditor import config, engine, sources
-from auditor.report import Context
-from auditor.reporters import REPORTERS, writer
+from auditor.reporters import REPORTERS
 from auditor.sources import spans
-from tests.helpers import FIXTURES, audit_main
+from tests.helpers import FIXTURES, audit_main, render
 
 
 @pytest.fixture
@@ -30,12 +28,6 @@ def logs(tmp_path, monkeypatch):
             lines.append("")
     (tmp_path / "big.jsonl").write_text("\n".join(lines) + "\n")
     return tmp_path
-
-
-def render(report, name: str) -> str:
-    out = io.StringIO()
-    writer(name)(report, out, Context())
-    return out.getvalue()
 
 
 def test_reports_are_byte_identical(logs):

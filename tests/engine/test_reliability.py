@@ -16,7 +16,7 @@ import pytest
 from auditor import config, engine, sources
 from auditor.formats import openai
 from auditor.sources import spans
-from tests.helpers import FIXTURES, audit
+from tests.helpers import FIXTURES, audit, audit_bytes
 
 GOOD = {"id": "good", "messages": [{"role": "user", "content": "hi"}]}
 
@@ -36,12 +36,6 @@ def lines(*records: object) -> bytes:
         return b"".join(json.dumps(r).encode() + b"\n" for r in records)
     finally:
         sys.setrecursionlimit(limit)
-
-
-def audit_bytes(tmp_path, data: bytes, name: str = "input.jsonl", **kwargs):
-    path = tmp_path / name
-    path.write_bytes(data)
-    return audit([path], **kwargs)
 
 
 def codes(report) -> list[tuple[str, int | None]]:

@@ -22,10 +22,17 @@ from hypothesis import strategies as st
 from auditor import config, engine, sources
 from auditor.engine import dask as scaleout
 from auditor.errors import AuditorError
-from auditor.report import Context
-from auditor.reporters import REPORTERS, writer
+from auditor.reporters import REPORTERS
 from auditor.sources import remote, spans
-from tests.helpers import FIXTURES, REALDATA, ROOT, audit_process, examples, requires_realdata
+from tests.helpers import (
+    FIXTURES,
+    REALDATA,
+    ROOT,
+    audit_process,
+    examples,
+    render,
+    requires_realdata,
+)
 
 distributed = pytest.importorskip("distributed")
 fsspec = pytest.importorskip("fsspec")
@@ -51,12 +58,6 @@ def memory():
     fs = fsspec.filesystem("memory")
     yield fs
     fs.rm("/", recursive=True)
-
-
-def render(report, name: str = "json") -> str:
-    out = io.StringIO()
-    writer(name)(report, out, Context())
-    return out.getvalue()
 
 
 def unfingerprinted(rendered: str) -> str:

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from auditor import formats
 from auditor.formats import Problem
-from auditor.model import Conversation, Location
-from tests.helpers import FORMAT_DIR, SNAPSHOTS, UPDATE, audit, examples, normalise
+from auditor.model import Location
+from tests.helpers import FORMAT_DIR, SNAPSHOTS, UPDATE, audit, examples, normalise, normalised
 
 CASES = sorted(
     p
@@ -56,12 +56,8 @@ def test_every_format_has_fixtures():
         assert any((FORMAT_DIR / name).glob("*.*")), f"format {name} has no fixture"
 
 
-def _conversations(path) -> list[Conversation]:
-    return [next(iter(i.values())) for i in normalise(path) if "conversation" in i]
-
-
 def test_openai_calls_results_and_parts():
-    (chat, bare, named, unnamed) = _conversations(FORMAT_DIR / "openai" / "chat-completions.jsonl")
+    (chat, bare, named, unnamed) = normalised(FORMAT_DIR / "openai" / "chat-completions.jsonl")
     assert chat["id"] == "chat-1" and chat["own_id"] is True
     assert chat["tools"][0]["name"] == "get_weather"
     user = chat["messages"][1]
@@ -80,7 +76,7 @@ def test_openai_calls_results_and_parts():
 
 
 def test_tau_bench_ids_and_pointers():
-    _small, loop = _conversations(FORMAT_DIR / "tau" / "tau-bench-gpt-4o-airline-excerpt.json")
+    _small, loop = normalised(FORMAT_DIR / "tau" / "tau-bench-gpt-4o-airline-excerpt.json")
     assert loop["id"] == "task-8-trial-1"
     assert loop["location"].endswith("tau-bench-gpt-4o-airline-excerpt.json/1")
     assert loop["messages"][30]["tool_calls"][0]["name"] == "book_reservation"
@@ -88,7 +84,7 @@ def test_tau_bench_ids_and_pointers():
 
 
 def test_tau2_dict_arguments_error_flag_and_user_calls():
-    telecom, airline = _conversations(FORMAT_DIR / "tau" / "tau2-bench-excerpt.json")
+    telecom, airline = normalised(FORMAT_DIR / "tau" / "tau2-bench-excerpt.json")
     user_calls = [m for m in telecom["messages"] if m["role"] == "user" and m.get("tool_calls")]
     assert user_calls, "the telecom simulation has calls made by the simulated user"
     first = user_calls[0]["tool_calls"][0]
@@ -98,7 +94,7 @@ def test_tau2_dict_arguments_error_flag_and_user_calls():
 
 
 def _by_id(path) -> dict[str, dict]:
-    return {c["id"]: c for c in _conversations(path)}
+    return {c["id"]: c for c in normalised(path)}
 
 
 def _problems(path) -> list[dict]:
@@ -148,7 +144,7 @@ def test_anthropic_server_tool_results_follow_the_assistant_turn():
 
 
 def test_anthropic_list_is_read_whole_when_a_later_conversation_has_blocks():
-    plain, with_tool = _conversations(FORMAT_DIR / "anthropic" / "conversations.json")
+    plain, with_tool = normalised(FORMAT_DIR / "anthropic" / "conversations.json")
     assert plain["format"] == with_tool["format"] == "anthropic"
     assert plain["messages"][0] == {
         "index": 0,
@@ -160,7 +156,7 @@ def test_anthropic_list_is_read_whole_when_a_later_conversation_has_blocks():
 
 
 def test_responses_items_of_one_response_are_one_turn():
-    history = _conversations(FORMAT_DIR / "responses" / "items.jsonl")[1]
+    history = normalised(FORMAT_DIR / "responses" / "items.jsonl")[1]
     assert _roles(history) == "user assistant tool tool assistant tool assistant"
     patch, search = history["messages"][1]["tool_calls"]
     assert patch["name"] == "apply_patch" and patch["arguments"]["input"].startswith("*** Begin")
@@ -176,7 +172,7 @@ def test_responses_items_of_one_response_are_one_turn():
 
 
 def test_responses_api_call_record_waits_for_the_next_request():
-    weather = _conversations(FORMAT_DIR / "responses" / "items.jsonl")[0]
+    weather = normalised(FORMAT_DIR / "responses" / "items.jsonl")[0]
     assert weather["complete"] is False
     assert weather["messages"][0] == {
         "index": 0,
@@ -190,7 +186,7 @@ def test_responses_api_call_record_waits_for_the_next_request():
 
 
 def test_responses_mcp_approvals_become_approval_events():
-    approved, denied = _conversations(FORMAT_DIR / "responses" / "items.jsonl")[2:]
+    approved, denied = normalised(FORMAT_DIR / "responses" / "items.jsonl")[2:]
     assert [t["name"] for t in approved["tools"]] == ["ask_question"]
     request, decision, turn, result = approved["messages"][1:]
     assert request["role"] == decision["role"] == "approval"
@@ -213,7 +209,7 @@ def test_responses_mcp_approvals_become_approval_events():
 
 def test_exchanges_that_repeat_a_conversation_add_only_what_is_new():
     path = FORMAT_DIR / "exchange" / "gateway-chat-completions.jsonl"
-    cancel, weather, joke = _conversations(path)
+    cancel, weather, joke = normalised(path)
     assert cancel["id"] == "formats/exchange/gateway-chat-completions.jsonl:1"
     assert _lines(cancel) == [1, 1, 1, 3, 3]
     assert cancel["messages"][3]["result"]["call_id"] == "call_a1"
@@ -235,24 +231,24 @@ def test_exchange_trailing_call_waits_for_a_request_the_log_does_not_hold():
 
 
 def test_exchange_recordings_of_each_api():
-    (anthropic,) = _conversations(
+    (anthropic,) = normalised(
         FORMAT_DIR / "exchange" / "pydantic-ai-anthropic-strict-tool-run.jsonl"
     )
     assert _roles(anthropic) == "system user assistant tool assistant tool assistant"
     assert _lines(anthropic) == [1, 1, 1, 2, 2, 3, 3]
-    (retry,) = _conversations(FORMAT_DIR / "exchange" / "pydantic-ai-openai-responses-retry.jsonl")
+    (retry,) = normalised(FORMAT_DIR / "exchange" / "pydantic-ai-openai-responses-retry.jsonl")
     assert len(retry["messages"][1]["tool_calls"]) == 2
     assert [m["result"]["call_id"] for m in retry["messages"][2:4]] == [
         "call_LWVp74L5HaH2KNvgVz9PJsrj",
         "call_YnRAWeTyxI91m5uNa5bxXwVO",
     ]
-    (body,) = _conversations(FORMAT_DIR / "exchange" / "responses-response-body.json")
+    (body,) = normalised(FORMAT_DIR / "exchange" / "responses-response-body.json")
     assert body["id"] == "resp_68c1d3a0" and body["own_id"] is True
     assert body["tools"] == [
         {"name": "create_short_url", "parameters": body["tools"][0]["parameters"]}
     ]
     assert body["messages"][0]["tool_calls"][0]["approval_request_id"] == "mcpr_04f6b174"
-    (message,) = _conversations(FORMAT_DIR / "exchange" / "anthropic-response-body.json")
+    (message,) = normalised(FORMAT_DIR / "exchange" / "anthropic-response-body.json")
     assert message["id"] == "msg_01Aq9w938a90dw8q" and message["complete"] is False
 
 
@@ -278,7 +274,7 @@ def test_stream_groups_interleaved_sessions_each_message_at_its_line():
 
 
 def test_claude_code_blocks_merge_and_a_rejection_is_a_denied_approval():
-    (session,) = _conversations(FORMAT_DIR / "stream" / "claude-code-short.jsonl")
+    (session,) = normalised(FORMAT_DIR / "stream" / "claude-code-short.jsonl")
     assert session["id"] == "55604662-cf2a-4331-851a-ec234028f8ca"
     assert _roles(session) == "user assistant tool tool user"
     turn = session["messages"][1]
@@ -297,7 +293,7 @@ def test_claude_code_blocks_merge_and_a_rejection_is_a_denied_approval():
 
 def test_claude_code_progress_lines_and_subagents():
     path = FORMAT_DIR / "stream" / "claude-code-subagent-excerpt.jsonl"
-    (main,) = _conversations(path)
+    (main,) = normalised(path)
     kinds = [json.loads(line)["type"] for line in path.read_text().splitlines()]
     progress = {i for i, kind in enumerate(kinds, 1) if kind == "progress"}
     # hook output, and a copy of the subagent's own messages: no message comes from them
@@ -305,12 +301,12 @@ def test_claude_code_progress_lines_and_subagents():
     second = main["messages"][7]
     assert [c["name"] for c in second["tool_calls"]] == ["Glob", "WebSearch"]
     assert _lines(main)[7:10] == [17, 21, 23]  # a result logged between two blocks of one turn
-    (agent,) = _conversations(FORMAT_DIR / "stream" / "claude-code-agent-file-excerpt.jsonl")
+    (agent,) = normalised(FORMAT_DIR / "stream" / "claude-code-agent-file-excerpt.jsonl")
     assert agent["id"] == "4d5611e5-241a-462a-8d15-5122611a9569/agent-a2898e3"
 
 
 def test_codex_rollouts_read_response_items_once():
-    (cli,) = _conversations(FORMAT_DIR / "stream" / "codex-cli-rollout-excerpt.jsonl")
+    (cli,) = normalised(FORMAT_DIR / "stream" / "codex-cli-rollout-excerpt.jsonl")
     assert cli["id"] == "019e1625-789d-76c0-80ab-3724b5ddb799" and cli["own_id"] is True
     users = [m for m in cli["messages"] if m["role"] == "user"]
     assert [m["text"] for m in users][1:] == [
@@ -328,7 +324,7 @@ def test_codex_rollouts_read_response_items_once():
     ]
     assert calls[2]["id"] == "web_search_call@26"
     assert set(calls[4]["arguments"]) == {"input"}
-    (desktop,) = _conversations(FORMAT_DIR / "stream" / "codex-desktop-rollout-excerpt.jsonl")
+    (desktop,) = normalised(FORMAT_DIR / "stream" / "codex-desktop-rollout-excerpt.jsonl")
     users = [m for m in desktop["messages"] if m["role"] == "user"]
     assert [int(m["location"].split(":")[1].split("/")[0]) for m in users] == [2, 8, 10]
     report = audit([FORMAT_DIR / "stream"], select=["EX001", "EX002"])
@@ -336,7 +332,7 @@ def test_codex_rollouts_read_response_items_once():
 
 
 def test_sharegpt_calls_and_observations_pair_in_order():
-    single, parallel = _conversations(FORMAT_DIR / "sharegpt" / "glaive-function-calling.json")
+    single, parallel = normalised(FORMAT_DIR / "sharegpt" / "glaive-function-calling.json")
     assert single["tools"][0]["name"] == "get_weather"
     assert single["messages"][2]["tool_calls"][0]["arguments"] == {"city": "Paris"}
     assert single["messages"][3]["result"]["text"] == '{"temperature": 21, "sky": "clear"}'
@@ -351,7 +347,7 @@ def test_sharegpt_calls_and_observations_pair_in_order():
 
 
 def test_swe_agent_text_actions_are_executed_calls():
-    (run,) = _conversations(FORMAT_DIR / "swe-agent" / "networking_1.traj")
+    (run,) = normalised(FORMAT_DIR / "swe-agent" / "networking_1.traj")
     calls = [c for m in run["messages"] for c in m.get("tool_calls", [])]
     assert {c["origin"] for c in calls} == {"text"}
     assert calls[0] == {
@@ -364,16 +360,16 @@ def test_swe_agent_text_actions_are_executed_calls():
     results = [m["result"]["call_id"] for m in run["messages"] if "result" in m]
     assert results == [c["id"] for c in calls[:-1]]  # the final submit has no observation
     assert calls[-1]["name"] == "submit"
-    (fenced,) = _conversations(FORMAT_DIR / "swe-agent" / "fenced-actions.traj")
+    (fenced,) = normalised(FORMAT_DIR / "swe-agent" / "fenced-actions.traj")
     assert _roles(fenced) == "system user assistant tool assistant user assistant tool assistant"
     assert "tool_calls" not in fenced["messages"][4]  # no command: SWE-agent's format error
-    (structured,) = _conversations(FORMAT_DIR / "swe-agent" / "function_calling_simple.traj")
+    (structured,) = normalised(FORMAT_DIR / "swe-agent" / "function_calling_simple.traj")
     assert structured["messages"][3]["result"]["call_id"] == "call_PbWErNIge3YTrli3fiVvmIid"
     assert audit([FORMAT_DIR / "swe-agent"], select=["EX001", "EX002"]).findings == ()
 
 
 def test_multiagent_speakers_and_roles():
-    (hand,) = _conversations(FORMAT_DIR / "multiagent" / "who-and-when-hand-crafted-1.json")
+    (hand,) = normalised(FORMAT_DIR / "multiagent" / "who-and-when-hand-crafted-1.json")
     assert [(m["role"], m.get("name")) for m in hand["messages"][:5]] == [
         ("user", None),
         ("assistant", "Orchestrator (thought)"),
@@ -381,15 +377,15 @@ def test_multiagent_speakers_and_roles():
         ("assistant", "Orchestrator (-> WebSurfer)"),
         ("assistant", "WebSurfer"),
     ]
-    (algo,) = _conversations(FORMAT_DIR / "multiagent" / "who-and-when-algorithm-generated-17.json")
+    (algo,) = normalised(FORMAT_DIR / "multiagent" / "who-and-when-algorithm-generated-17.json")
     assert [m["role"] for m in algo["messages"][:3]] == ["user", "assistant", "user"]
     assert algo["messages"][2]["name"] == "Computer_terminal"
-    (ag2,) = _conversations(FORMAT_DIR / "multiagent" / "ag2-chat-history.json")
+    (ag2,) = normalised(FORMAT_DIR / "multiagent" / "ag2-chat-history.json")
     assert _roles(ag2) == "user assistant tool assistant tool assistant"
 
 
 def test_multiagent_code_blocks_an_executor_ran_are_calls_and_its_report_their_result():
-    (ag2,) = _conversations(FORMAT_DIR / "multiagent" / "ag2-chat-history.json")
+    (ag2,) = normalised(FORMAT_DIR / "multiagent" / "ag2-chat-history.json")
     python, sh = (ag2["messages"][i]["tool_calls"] for i in (1, 3))
     assert [(c["id"], c["name"], c["origin"]) for c in python + sh] == [
         ("exec-2-0", "python", "text"),
@@ -399,9 +395,7 @@ def test_multiagent_code_blocks_an_executor_ran_are_calls_and_its_report_their_r
     assert [ag2["messages"][i]["result"]["is_error"] for i in (2, 4)] == [True, False]
     # AG2 ran both blocks of the task message, stopped at the first (an IndentationError: its
     # traceback names tmp_code_<md5 of that block>), so the second block never ran
-    (weather,) = _conversations(
-        FORMAT_DIR / "multiagent" / "who-and-when-algorithm-generated-112.json"
-    )
+    (weather,) = normalised(FORMAT_DIR / "multiagent" / "who-and-when-algorithm-generated-112.json")
     first, report = weather["messages"][:2]
     assert first["role"] == "user" and [c["id"] for c in first["tool_calls"]] == ["exec-1-0"]
     assert first["tool_calls"][0]["arguments"]["code"].startswith("   import pandas as pd\n")
@@ -410,7 +404,7 @@ def test_multiagent_code_blocks_an_executor_ran_are_calls_and_its_report_their_r
     assert weather["messages"][5]["result"]["is_error"] is True
     # Magentic-One: the terminal runs the first block of the latest message that holds one,
     # past the orchestrator's instruction and its `(thought)` notes
-    (m1,) = _conversations(FORMAT_DIR / "multiagent" / "who-and-when-hand-crafted-58-excerpt.json")
+    (m1,) = normalised(FORMAT_DIR / "multiagent" / "who-and-when-hand-crafted-58-excerpt.json")
     assert _roles(m1) == "user assistant assistant assistant assistant assistant assistant tool"
     (call,) = m1["messages"][3]["tool_calls"]
     assert (call["id"], call["name"]) == ("exec-7-0", "python")
@@ -424,7 +418,7 @@ def test_multiagent_code_blocks_an_executor_ran_are_calls_and_its_report_their_r
 
 
 def test_multiagent_web_surfer_actions_are_calls_and_the_page_their_result():
-    (hand,) = _conversations(FORMAT_DIR / "multiagent" / "who-and-when-hand-crafted-1.json")
+    (hand,) = normalised(FORMAT_DIR / "multiagent" / "who-and-when-hand-crafted-1.json")
     action, page = hand["messages"][4:6]
     assert action["text"] == (
         "I typed 'martial arts schools near the New York Stock Exchange' into "
@@ -447,24 +441,22 @@ def test_multiagent_web_surfer_actions_are_calls_and_the_page_their_result():
 
 
 def test_harmony_frames_calls_results_and_declared_tools():
-    (weather,) = _conversations(
-        FORMAT_DIR / "harmony" / "test_does_not_drop_if_ongoing_analysis.txt"
-    )
+    (weather,) = normalised(FORMAT_DIR / "harmony" / "test_does_not_drop_if_ongoing_analysis.txt")
     turn, result = weather["messages"][1:]
     assert turn["reasoning"].startswith("User asks")
     assert turn["tool_calls"][0]["name"] == "lookup_weather"
     assert turn["tool_calls"][0]["arguments"] == {"location": "San Francisco"}
     assert result["result"]["name"] == "lookup_weather"
-    (streamed,) = _conversations(FORMAT_DIR / "harmony" / "test_streamable_parser.txt")
+    (streamed,) = normalised(FORMAT_DIR / "harmony" / "test_streamable_parser.txt")
     assert streamed["messages"][0]["tool_calls"][0]["name"] == "browser.search"
-    (declared,) = _conversations(FORMAT_DIR / "harmony" / "test_browser_and_function_tool.txt")
+    (declared,) = normalised(FORMAT_DIR / "harmony" / "test_browser_and_function_tool.txt")
     assert [t["name"] for t in declared["tools"]] == [
         "browser.search",
         "browser.open",
         "browser.find",
         "lookup_weather",
     ]
-    (finals,) = _conversations(FORMAT_DIR / "harmony" / "test_keep_analysis_between_finals.txt")
+    (finals,) = normalised(FORMAT_DIR / "harmony" / "test_keep_analysis_between_finals.txt")
     assert [(m["role"], m["text"], m.get("reasoning")) for m in finals["messages"]] == [
         ("user", "What is 2 + 2?", None),
         ("assistant", "4", None),
@@ -483,7 +475,7 @@ def test_harmony_transcript_ending_on_a_call_reports_it():
 
 def test_exchange_requests_naming_a_stored_conversation_continue_it():
     path = FORMAT_DIR / "exchange" / "responses-stored-state.jsonl"
-    chain, stored = _conversations(path)
+    chain, stored = normalised(path)
     assert _roles(chain) == "user assistant tool assistant user assistant"
     assert _lines(chain) == [1, 1, 2, 2, 3, 3]
     assert chain["messages"][2]["result"]["call_id"] == "call_001"

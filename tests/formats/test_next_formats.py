@@ -15,7 +15,7 @@ from auditor import config, engine, sources
 from auditor.formats import FileReader, otel
 from auditor.model import Location
 from auditor.replay import replay
-from tests.helpers import FIXTURES, FORMAT_DIR, ROOT, audit, brief, normalise
+from tests.helpers import FIXTURES, FORMAT_DIR, ROOT, audit, brief, normalised
 
 OTEL = FORMAT_DIR / "otel"
 INSPECT = FORMAT_DIR / "inspect-ai"
@@ -24,10 +24,6 @@ requires_realdata_next = pytest.mark.skipif(
     not REALDATA_NEXT.is_dir(),
     reason="../shared/realdata-next is not present (it exists on dev machines only)",
 )
-
-
-def _conversations(path) -> list[dict]:
-    return [i["conversation"] for i in normalise(path) if "conversation" in i]
 
 
 def _model(path):
@@ -58,7 +54,7 @@ def _shape(conversation: dict) -> list[tuple]:
 
 
 def test_otel_trace_spread_over_lines_is_one_conversation_with_its_errors():
-    ops, ping = _conversations(OTEL / "written-errors-across-lines.jsonl")
+    ops, ping = normalised(OTEL / "written-errors-across-lines.jsonl")
     assert ping["id"] == "b2" * 16 and [m["text"] for m in ping["messages"]] == ["ping", "pong"]
     assert ops["id"] == "conv-ops-7" and ops["own_id"] is True
     assert _shape(ops) == [
@@ -76,7 +72,7 @@ def test_otel_trace_spread_over_lines_is_one_conversation_with_its_errors():
 def test_otel_nested_model_calls_and_the_three_containers_give_one_turn_each():
     """ADK's call_llm wraps OpenLLMetry's openai.chat: the history is read once, not twice."""
     for name in ("tempo-kagent-excerpt.json", "collector-file-exporter.jsonl"):
-        (conversation,) = _conversations(OTEL / name)
+        (conversation,) = normalised(OTEL / name)
         assert conversation["id"] == "ctx-eff35888-55ab-4eb0-b90d-7b21f711f91f"
         assert _shape(conversation) == [
             ("system", (), None),
@@ -85,7 +81,7 @@ def test_otel_nested_model_calls_and_the_three_containers_give_one_turn_each():
             ("tool", (), ("call_w0eKlvnaE7S9GQJeSSs0gn05", False)),  # MCP isError: false
             ("assistant", (), None),
         ]
-    (jaeger,) = _conversations(OTEL / "jaeger-kagent-excerpt.json")
+    (jaeger,) = normalised(OTEL / "jaeger-kagent-excerpt.json")
     assert jaeger["id"] == "ctx-7ed9780f-3688-4fc0-b10b-2e4df2f83cf0"
     assert [m["role"] for m in jaeger["messages"]] == [
         "system",
@@ -98,14 +94,14 @@ def test_otel_nested_model_calls_and_the_three_containers_give_one_turn_each():
 
 def test_otel_tool_spans_pair_with_calls_that_carry_no_id():
     """any-agent logs calls without ids (LangChain) or ids only on the tool span (Google)."""
-    (langchain,) = _conversations(OTEL / "any-agent-langchain.json")
+    (langchain,) = normalised(OTEL / "any-agent-langchain.json")
     assert _shape(langchain)[2:6] == [
         ("assistant", (None,), None),
         ("tool", (), (None, None)),
         ("assistant", (None,), None),
         ("tool", (), (None, None)),
     ]
-    (google,) = _conversations(OTEL / "any-agent-google.json")
+    (google,) = normalised(OTEL / "any-agent-google.json")
     assert _shape(google)[2:4] == [
         ("assistant", ("jbUWqgIUr",), None),
         ("tool", (), ("jbUWqgIUr", None)),
@@ -115,19 +111,19 @@ def test_otel_tool_spans_pair_with_calls_that_carry_no_id():
 
 
 def test_otel_langfuse_exports_read_through_their_attributes():
-    (claude,) = _conversations(OTEL / "langfuse-claude-agent-2025-12-22.trace.json")
+    (claude,) = normalised(OTEL / "langfuse-claude-agent-2025-12-22.trace.json")
     # the Claude Agent SDK logs each block of one answer as a generation: one turn, two calls
     assert _shape(claude)[1] == (
         "assistant",
         ("toolu_01TKoqQLvY2UWuC49qnD48y7", "toolu_01NtVat4vJLFfVd5TqdLHcA7"),
         None,
     )
-    main, evaluator = _conversations(OTEL / "langfuse-pydantic-ai-tools-2025-12-04.trace.json")
+    main, evaluator = normalised(OTEL / "langfuse-pydantic-ai-tools-2025-12-04.trace.json")
     assert main["id"] == "7a38edd8123db47ad8dcb8aa4c5e3926"
     assert evaluator["id"] == "7a38edd8123db47ad8dcb8aa4c5e3926/evaluator_agent"
     # the output tool's result exists only in the agent span's `pydantic_ai.all_messages`
     assert evaluator["messages"][-1]["result"]["text"] == "Final result processed."
-    (agno,) = _conversations(OTEL / "langfuse-agno-2025-06-11.trace.json")
+    (agno,) = normalised(OTEL / "langfuse-agno-2025-06-11.trace.json")
     assert agno["id"] == "35cc6c90-b657-4819-b66c-c931c03ad569"  # the trace's sessionId
     assert _shape(agno)[2:] == [
         ("assistant", ("call_VybxG748CQId8Xxo6wb2pWy1",), None),  # from output.value only
@@ -140,9 +136,7 @@ def test_otel_langfuse_exports_read_through_their_attributes():
 
 
 def test_otel_attribute_maps_one_per_line():
-    current, deprecated, tool_span, openinference = _conversations(
-        OTEL / "genai-attribute-maps.jsonl"
-    )
+    current, deprecated, tool_span, openinference = normalised(OTEL / "genai-attribute-maps.jsonl")
     assert [m["text"] for m in current["messages"]][-1].startswith("The weather in Paris")
     assert _shape(deprecated) == [
         ("user", (), None),
@@ -282,7 +276,7 @@ def test_inspect_approval_error_is_a_denial_not_a_tool_failure():
 
 
 def test_inspect_eval_archive_locations_name_the_member():
-    (conversation,) = _conversations(INSPECT / "metr-small-excerpt.eval")
+    (conversation,) = normalised(INSPECT / "metr-small-excerpt.eval")
     assert conversation["id"] == "CLPhCQJvY7wQmn2ueDnBSn:default:3"
     first_call = next(m for m in conversation["messages"] if m.get("tool_calls"))
     assert first_call["location"].startswith(
@@ -361,9 +355,7 @@ def test_zstd_members_without_zstandard_say_how_to_read_them(monkeypatch):
 
 
 def test_gemini_function_response_error_and_ids_named_by_the_next_request():
-    (conversation,) = _conversations(
-        FORMAT_DIR / "exchange" / "gemini-pydantic-ai-model-retry.jsonl"
-    )
+    (conversation,) = normalised(FORMAT_DIR / "exchange" / "gemini-pydantic-ai-model-retry.jsonl")
     # the answers name no call id; the next request does, and the call takes it
     assert _shape(conversation)[2:6] == [
         ("assistant", ("pyd_ai_1f2bdea4ea804905a3f05dfe5b96a7fb",), None),
@@ -376,11 +368,9 @@ def test_gemini_function_response_error_and_ids_named_by_the_next_request():
 
 
 def test_bedrock_tool_result_status_error():
-    (conversation,) = _conversations(
-        FORMAT_DIR / "exchange" / "bedrock-pydantic-ai-model-retry.jsonl"
-    )
+    (conversation,) = normalised(FORMAT_DIR / "exchange" / "bedrock-pydantic-ai-model-retry.jsonl")
     assert _shape(conversation)[3] == ("tool", (), ("tooluse_Ze_bgl9CSqu8aJv7XD-_Dw", True))
-    (nock,) = _conversations(FORMAT_DIR / "exchange" / "bedrock-nock-recording.json")
+    (nock,) = normalised(FORMAT_DIR / "exchange" / "bedrock-nock-recording.json")
     assert nock["tools"][0]["name"] == "calculate"
 
 
@@ -427,7 +417,7 @@ def test_agents_sdk_decision_for_every_call_of_a_tool_decides_the_pending_one(tm
 
 
 def test_agents_sdk_js_state_reads_camel_case():
-    (conversation,) = _conversations(FORMAT_DIR / "openai-agents" / "v1.2-nested-approval.json")
+    (conversation,) = normalised(FORMAT_DIR / "openai-agents" / "v1.2-nested-approval.json")
     assert [m["role"] for m in conversation["messages"]] == ["user", "assistant", "approval"]
     assert conversation["messages"][2]["location"].endswith(
         "/currentStep/data/interruptions/0/rawItem"
@@ -438,10 +428,10 @@ def test_agents_sdk_js_state_reads_camel_case():
 
 
 def test_mcp_calls_results_and_declared_tools():
-    (cassette,) = _conversations(FORMAT_DIR / "mcp" / "mcp-recorder-mock_session.json")
+    (cassette,) = normalised(FORMAT_DIR / "mcp" / "mcp-recorder-mock_session.json")
     assert [t["name"] for t in cassette["tools"]] == ["add", "multiply", "echo", "get_weather"]
     assert [c for row in _shape(cassette) for c in row[1]] == ["2", "3", "4", "5"]
-    (deepwiki,) = _conversations(FORMAT_DIR / "mcp" / "deepwiki-temporal.mcp-jsonrpc.jsonl")
+    (deepwiki,) = normalised(FORMAT_DIR / "mcp" / "deepwiki-temporal.mcp-jsonrpc.jsonl")
     assert _shape(deepwiki) == [("assistant", ("1",), None), ("tool", (), ("1", False))]
 
 

@@ -22,7 +22,6 @@ from auditor.model import (
     ApprovalDecision,
     ApprovalRequest,
     Conversation,
-    Location,
     Message,
     ToolCall,
     ToolResult,
@@ -37,27 +36,9 @@ from auditor.rules import approved_arguments_changed as cf001
 from auditor.rules import approved_arguments_reformatted as cf002
 from auditor.rules import confirmation_loop as cf004
 from auditor.rules import unapproved_execution as cf003
-from tests.helpers import FIXTURES, examples
+from tests.helpers import FIXTURES, conv, examples, msg
 
-HERE = Location("t.jsonl", 1)
 SHORT_URL = '{"url": "https://ai-sdk.dev/", "max_clicks": 100}'
-
-
-def conv(*messages: Message) -> Conversation:
-    return Conversation("c", "responses", HERE, tuple(messages))
-
-
-def msg(i, role, text="", calls=(), result=None, request=None, decision=None) -> Message:
-    return Message(
-        i,
-        role,
-        text,
-        HERE.child("messages", i),
-        tuple(calls),
-        result,
-        approval_request=request,
-        approval_decision=decision,
-    )
 
 
 def call(cid, name="create_short_url", raw=SHORT_URL, request_id=None) -> ToolCall:

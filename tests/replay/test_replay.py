@@ -2,18 +2,9 @@
 
 from __future__ import annotations
 
-from auditor.model import Conversation, Location, Message, ToolCall, ToolResult
+from auditor.model import ToolCall, ToolResult
 from auditor.replay import replay
-
-HERE = Location("t.jsonl", 1)
-
-
-def conv(*messages: Message) -> Conversation:
-    return Conversation("c", "openai", HERE, tuple(messages))
-
-
-def msg(i: int, role: str, text: str = "", calls=(), result=None) -> Message:
-    return Message(i, role, text, HERE.child("messages", i), tuple(calls), result)
+from tests.helpers import conv, msg
 
 
 def call(cid, name="f") -> ToolCall:

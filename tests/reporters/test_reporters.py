@@ -17,13 +17,12 @@ from auditor.findings import Severity
 from auditor.report import Context, Counts, Gap, Report
 from auditor.reporters import REPORTERS, writer
 from auditor.rules import RULES
-from tests.helpers import FINDINGS, REPORT, ROOT, SNAPSHOTS, SUPPRESSED, UPDATE
+from tests.helpers import FINDINGS, REPORT, ROOT, SNAPSHOTS, SUPPRESSED, UPDATE, render
 
 
-def render(name: str, report: Report = REPORT) -> str:
-    out = io.StringIO()
-    writer(name)(report, out, Context(elapsed=1.25))
-    return out.getvalue()
+def shown(name: str, report: Report = REPORT) -> str:
+    """`report` as the reporter `name` writes it after a run of 1.25 s (the snapshots' time)."""
+    return render(report, name, elapsed=1.25)
 
 
 @pytest.fixture(autouse=True)
@@ -34,7 +33,7 @@ def _fixed_width(monkeypatch):
 @pytest.mark.parametrize("name", sorted(REPORTERS))
 def test_snapshot(name, monkeypatch):
     monkeypatch.chdir(ROOT)  # relative paths are relative to the working directory
-    text = render(name).replace(ROOT.as_uri() + "/", "file:///checkout/")
+    text = shown(name).replace(ROOT.as_uri() + "/", "file:///checkout/")
     snapshot = SNAPSHOTS / "reporters" / f"report.{name}"
     if os.environ.get(UPDATE):
         snapshot.write_text(text, encoding="utf-8")
@@ -43,7 +42,7 @@ def test_snapshot(name, monkeypatch):
 
 @pytest.mark.parametrize("name", ["table", "github"])
 def test_no_control_character_from_a_log_reaches_the_terminal(name):
-    text = render(name)
+    text = shown(name)
     assert "\x1b" not in text and "\u202e" not in text
     assert "\\x1b[31mred" in text  # shown, visibly escaped
     for line in text.splitlines():
@@ -59,14 +58,14 @@ def test_table_without_findings_says_so_and_keeps_coverage():
         RULES,
         gaps=(Gap("EX", "no tools declared", ("EX005",), 3),),
     )
-    text = render("table", report)
+    text = shown("table", report)
     assert "No findings." in text
     assert "Coverage: EX005 could not examine 3 of 3 conversations: no tools declared" in text
     assert "Done in" not in text  # elapsed time only on a terminal: files stay reproducible
 
 
 def test_json_document_shape():
-    doc = json.loads(render("json"))
+    doc = json.loads(shown("json"))
     assert list(doc) == [
         "version",
         "tool",
@@ -121,14 +120,14 @@ def test_jsonl_is_one_finding_per_line_and_coverage_goes_to_the_side():
 
 
 def test_github_annotation_escaping():
-    lines = render("github").splitlines()
+    lines = shown("github").splitlines()
     assert lines[0] == (
         "::error file=logs/a run.jsonl,line=2,title=IN001 invalid-record::not valid JSON: "
         "unexpected text where a JSON value should start at column 1"
     )
     assert lines[3].startswith("::warning file=logs/tau%3A2025-10-13T11%3A43.json,line=15,")
     walked = Report((replace(FINDINGS[1], path="./logs/../logs/a.jsonl"),), REPORT.counts, RULES)
-    assert render("github", walked).startswith("::error file=logs/a.jsonl,line=7,")
+    assert shown("github", walked).startswith("::error file=logs/a.jsonl,line=7,")
     assert all(line.startswith("::") for line in lines)
     # After the annotations, what they cannot show: the baseline count and coverage gaps.
     assert lines[len(FINDINGS) :] == [
@@ -143,14 +142,14 @@ def test_github_annotation_escaping():
 
 def test_github_says_when_annotations_exceed_what_github_shows():
     many = Report(FINDINGS[1:2] * 11, REPORT.counts, RULES)
-    lines = render("github", many).splitlines()
+    lines = shown("github", many).splitlines()
     assert len(lines) == 12
     assert lines[-1] == (
         "::notice title=auditor::11 findings (11 error): GitHub shows 10 annotations of each "
         "kind per step; the step's log lists them all"
     )
     ten = Report(FINDINGS[1:2] * 10, REPORT.counts, RULES)
-    assert len(render("github", ten).splitlines()) == 10  # all shown: nothing to say
+    assert len(shown("github", ten).splitlines()) == 10  # all shown: nothing to say
 
 
 def test_severity_levels_map_to_sarif_levels():
@@ -179,7 +178,7 @@ RAW = set("\u009b\u009d\u0085\u202e\u202c\u2066\u2067\u2069\u2028\u2029")
 @pytest.mark.parametrize("name", ["json", "jsonl", "sarif"])
 def test_machine_outputs_escape_c1_bidi_and_line_separators(name):
     report = invisible_report()
-    text = render(name, report)
+    text = shown(name, report)
     assert not RAW & set(text), sorted(RAW & set(text))
     for escaped in ("\\u009b", "\\u0085", "\\u202e", "\\u2066", "\\u2028", "\\u2029"):
         assert escaped in text
@@ -208,7 +207,7 @@ def test_baseline_file_escapes_them_too(tmp_path):
 def test_sarif_message_text_cannot_plant_an_embedded_link():
     planted = "tool result for call `[click here](1)` or [x](sarif:/runs/0) or \\[y\\](2)"
     report = Report((replace(FINDINGS[2], message=planted),), REPORT.counts, RULES)
-    text = json.loads(render("sarif", report))["runs"][0]["results"][0]["message"]["text"]
+    text = json.loads(shown("sarif", report))["runs"][0]["results"][0]["message"]["text"]
     # SARIF §3.11.6: `\`, `[` and `]` are escaped with a backslash in plain text messages.
     assert text == (
         "tool result for call `\\[click here\\](1)` or \\[x\\](sarif:/runs/0) or \\\\\\[y\\\\\\](2)"

@@ -25,15 +25,14 @@ from tests.helpers import (
     audit_main,
     github_sarif_problems,
     invoke,
+    render,
 )
 
 SCHEMA = json.loads((DATA / "sarif-schema-2.1.0.json").read_text())
 
 
 def sarif_of(report) -> dict:
-    out = io.StringIO()
-    sarif.write(report, out, Context())
-    return json.loads(out.getvalue())
+    return json.loads(render(report, "sarif"))
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,6 @@
 from __future__ import annotations
 
 import dataclasses
-import io
 from pathlib import Path
 
 import orjson
@@ -24,18 +23,10 @@ from auditor.config import Settings
 from auditor.formats import openai
 from auditor.model import Conversation, Location
 from auditor.replay import ApprovalOptions, replay
-from auditor.report import Context
-from auditor.reporters import writer
 from auditor.sources import Record
-from tests.helpers import FIXTURES, REALDATA, examples, requires_realdata
+from tests.helpers import FIXTURES, REALDATA, examples, render, requires_realdata
 
 REALDATA_NEXT = REALDATA.parent / "realdata-next"
-
-
-def render(report) -> str:
-    out = io.StringIO()
-    writer("json")(report, out, Context())
-    return out.getvalue()
 
 
 def both(paths: list[str], settings: Settings) -> tuple[str, str]:

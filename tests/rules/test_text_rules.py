@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import subprocess
 import sys
@@ -16,10 +15,9 @@ from hypothesis import strategies as st
 from auditor.dialects import read
 from auditor.model import Conversation, Location, Message, ToolResult, ToolSpec
 from auditor.replay import replay
-from auditor.report import Context
-from auditor.reporters import REPORTERS, writer
+from auditor.reporters import REPORTERS
 from auditor.rules import BY_CODE
-from tests.helpers import FIXTURES, REALDATA, audit, examples, requires_realdata
+from tests.helpers import FIXTURES, REALDATA, audit, examples, render, requires_realdata
 
 TEXT_RULES = ("FB001", "FB002", "EX003", "EX004")
 
@@ -201,9 +199,7 @@ BAD_CASES = sorted(p for code in TEXT_RULES for p in (FIXTURES / "rules" / code)
 def test_text_rule_findings_pass_through_every_output_format(name):
     report = audit(BAD_CASES, select=TEXT_RULES)
     assert {f.code for f in report.findings} == set(TEXT_RULES)
-    out = io.StringIO()
-    writer(name)(report, out, Context())
-    text = out.getvalue()
+    text = render(report, name)
     keys = [(f.code, f.conversation, f.turn) for f in report.findings]
     if name == "json":
         found = json.loads(text)["findings"]
