@@ -25,9 +25,11 @@ run: $(STAMP)
 	$(BIN)/audit fixtures/demo/ -f table --exit-zero
 	@$(BIN)/audit fixtures/demo/ --exit-zero -f html -o report.html
 
-## test: the whole suite
+## test: the whole suite over every core, each module in one worker (pytest-xdist; TEST_WORKERS=0
+## runs it in one process)
+TEST_WORKERS ?= auto
 test: $(DEV_STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 ## fuzz: every property-based test (pytest's `hypothesis` mark) with AUDITOR_FUZZ (default 30)
 ## times the examples it is written with, where `make test` runs a fifth of them: half an hour

@@ -159,3 +159,42 @@ def test_every_eval_member_of_the_corpora_is_readable_by_the_make_test_install()
         assert _provided_by(package) & installed("ecosystem"), (method, path)
         if sys.version_info < (3, 14):  # 3.14's zipfile reads Zstandard members itself
             assert importlib.util.find_spec(package) is not None, (package, path)
+
+
+def _pytest_arguments(target: str) -> list[str]:
+    """The arguments `make TARGET` gives pytest (its one `-m pytest` line)."""
+    variables, rules = _makefile()
+    (line,) = [line for line in rules[target][1] if "-m pytest" in line]
+    return _expand(line, variables).partition("-m pytest")[2].split()
+
+
+def test_make_test_runs_the_whole_suite():
+    """CI runs `make test` (`.ci/run`): it selects nothing away (no path, -k, -m, --deselect,
+    --ignore), and what spreads it over the cores is in the extras it installs."""
+    assert "make test" in (ROOT / ".ci" / "run").read_text()
+    arguments = _pytest_arguments("test")
+    words = iter(arguments)
+    for word in words:
+        assert word.startswith("-"), f"make test names {word}: a part of the suite"
+        assert word.split("=")[0] not in _SELECTING, f"make test selects with {word}"
+        if word in ("-n", "--numprocesses", "--dist", "-p"):
+            next(words)  # the option's value
+    if {"-n", "--numprocesses"} & set(arguments):
+        dev = _pyproject()["project"]["optional-dependencies"]["dev"]
+        assert "pytest-xdist" in {Requirement(spec).name for spec in dev}
+
+
+_SELECTING = {"-k", "-m", "--deselect", "--ignore", "--ignore-glob", "-x", "--lf", "--sw"}
+"""pytest's options that leave tests out, or stop before the end."""
+
+
+def test_make_fuzz_runs_every_property_with_more_examples():
+    """`make fuzz` is the long run of every property-based test (hypothesis marks each
+    @given test) with AUDITOR_FUZZ over the 0.2 `make test` runs with."""
+    _, rules = _makefile()
+    (line,) = [line for line in rules["fuzz"][1] if "-m pytest" in line]
+    fuzz = re.search(r"AUDITOR_FUZZ=\$\$\{AUDITOR_FUZZ:-(\d+)\}", line)
+    assert fuzz is not None and int(fuzz[1]) > 1, line
+    arguments = _pytest_arguments("fuzz")
+    assert arguments[arguments.index("-m") + 1] == "hypothesis"
+    assert not [a for a in arguments if not a.startswith("-") and a != "hypothesis"]
