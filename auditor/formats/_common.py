@@ -539,10 +539,16 @@ def read_each(
         yield from items
 
 
+class Unreadable(Exception):
+    """A reader's own account of why a part cannot be read: `unreadable` gives it as it is."""
+
+
 def unreadable(exc: BaseException) -> str:
     """The reason given for a part of a record that broke its reader."""
     if isinstance(exc, RecursionError):
         return "could not be read: values nested too deep"
+    if isinstance(exc, Unreadable):
+        return f"could not be read: {_first_line(str(exc), 300)}"
     return f"could not be read: {type(exc).__name__}: {_first_line(str(exc))}"
 
 
