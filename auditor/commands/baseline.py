@@ -23,11 +23,11 @@ matched on identity alone, as it was written; `--write-baseline` rewrites it as 
 from __future__ import annotations
 
 import dataclasses
-from collections import defaultdict, deque
-from collections.abc import Iterable
-from typing import Any
-
-import orjson
+import json
+import re
+from array import array
+from collections.abc import Callable, Iterable
+from typing import Any, cast
 
 from auditor import __version__
 from auditor.atomic import replaced
@@ -87,75 +87,169 @@ def write(path: str, findings: Iterable[Finding]) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
-class Entry:
-    """One entry of a baseline as read back."""
-
-    fingerprint: str | None
-    """None in a version 1 baseline, whose `fingerprint` was the identity."""
-    identity: str
-    count: int
-    """Findings it accepts: 1, or a version 1 entry's `count`."""
-    path: str | None
-    """The log it was written for, normalised (`findings.normal_path`)."""
-    recorded: dict[str, Any]
-
-
-@dataclass(frozen=True)
 class Baseline:
-    """A baseline as read back."""
+    """A baseline as read back: per entry, what matching needs, in lists (an entry object, or
+    the decoded document, would cost ten times the file: issue 37, item 7); the rest of an
+    entry is decoded again from the document's text when the entry turns out stale."""
 
     path: str
     version: int
-    entries: tuple[Entry, ...]
+    fingerprints: list[str] | None
+    """None in a version 1 baseline, whose `fingerprint` was the identity."""
+    identities: list[str]
+    counts: list[int] | None
+    """Findings each entry accepts: None when every entry accepts one (version 2)."""
+    paths: list[str | None]
+    """The log each entry was written for, normalised (`findings.normal_path`)."""
+    text: str
+    starts: array
+    """Where each entry begins in `text`."""
+
+    def __len__(self) -> int:
+        return len(self.identities)
+
+    def recorded(self, n: int) -> dict[str, Any]:
+        """Entry `n` as written."""
+        entry = json.JSONDecoder().raw_decode(self.text, self.starts[n])[0]
+        return entry if isinstance(entry, dict) else {}
 
 
 def load(path: str) -> Baseline:
-    """The baseline at `path`."""
+    """The baseline at `path`, read an entry at a time: its memory is the file's text and
+    what matching keeps of each entry (a fingerprint, an identity and a path)."""
     try:
-        doc = orjson.loads(read_regular(path, MAX_BYTES))
+        data = read_regular(path, MAX_BYTES)
     except OSError as exc:
         raise InputError(f"cannot read baseline {path}: {os_reason(exc)}") from exc
-    except orjson.JSONDecodeError as exc:
-        raise ConfigError(f"invalid baseline {path}: not valid JSON: {exc}") from exc
-    version = doc.get("version") if isinstance(doc, dict) else None
+    try:
+        text = data.decode("utf-8")
+        del data
+        version, read = _document(text)
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        reason = "values nested too deep" if isinstance(exc, RecursionError) else exc
+        raise ConfigError(f"invalid baseline {path}: not valid JSON: {reason}") from exc
     if version not in READS or isinstance(version, bool):
         raise ConfigError(
             f"invalid baseline {path}: expected a version {VERSION} baseline written by "
             f"`audit --write-baseline`, got version {version!r}"
         )
-    entries = doc.get("findings")
-    if not isinstance(entries, list):
+    if read is None:
         raise ConfigError(f"invalid baseline {path}: `findings` must be a list")
-    read = _entry_v1 if version == 1 else _entry
-    out = []
-    for i, entry in enumerate(entries):
-        got = read(entry) if isinstance(entry, dict) else None
-        if got is None:
-            needs = "a `count` >= 1" if version == 1 else "a string `identity`"
-            raise ConfigError(
-                f"invalid baseline {path}: findings[{i}] needs a string `fingerprint` and {needs}"
-            )
-        out.append(got)
-    return Baseline(path, version, tuple(out))
+    bad = read.bad_v1 if version == 1 else read.bad_v2
+    if bad is not None:
+        needs = "a `count` >= 1" if version == 1 else "a string `identity`"
+        raise ConfigError(
+            f"invalid baseline {path}: findings[{bad}] needs a string `fingerprint` and {needs}"
+        )
+    # every entry has the strings its version needs (`bad` is None)
+    fingerprints = cast("list[str]", read.fingerprints)
+    if version == 1:
+        return Baseline(path, 1, None, fingerprints, read.counts, read.paths, text, read.starts)
+    identities = cast("list[str]", read.identities)
+    return Baseline(path, 2, fingerprints, identities, None, read.paths, text, read.starts)
 
 
-def _entry(entry: dict[str, Any]) -> Entry | None:
-    fp, same = entry.get("fingerprint"), entry.get("identity")
-    if not isinstance(fp, str) or not isinstance(same, str):
-        return None
-    return Entry(fp, same, 1, _path(entry), entry)
+class _Entries:
+    """The findings of a baseline as they are decoded, one at a time: per entry, what
+    matching needs under either version, and the first entry each version refuses."""
+
+    def __init__(self) -> None:
+        self.fingerprints: list[str | None] = []
+        self.identities: list[str | None] = []
+        self.counts: list[int] = []
+        self.paths: list[str | None] = []
+        self.starts = array("q")
+        self.bad_v1: int | None = None
+        self.bad_v2: int | None = None
+        self._normal: dict[str, str] = {}
+
+    def add(self, entry: Any, start: int) -> None:
+        n = len(self.identities)
+        entry = entry if isinstance(entry, dict) else {}
+        fp, same, count = entry.get("fingerprint"), entry.get("identity"), entry.get("count", 1)
+        fp = fp if isinstance(fp, str) else None
+        same = same if isinstance(same, str) else None
+        if fp is None or same is None:
+            self.bad_v2 = n if self.bad_v2 is None else self.bad_v2
+        if fp is None or not isinstance(count, int) or isinstance(count, bool) or count < 1:
+            self.bad_v1 = n if self.bad_v1 is None else self.bad_v1
+            count = 1
+        self.fingerprints.append(fp)
+        self.identities.append(same)
+        self.counts.append(count)
+        value = entry.get("path")
+        if isinstance(value, str):
+            value = self._normal.get(value) or self._normal.setdefault(value, normal_path(value))
+        self.paths.append(value if isinstance(value, str) else None)
+        self.starts.append(start)
 
 
-def _entry_v1(entry: dict[str, Any]) -> Entry | None:
-    fp, n = entry.get("fingerprint"), entry.get("count", 1)
-    if not isinstance(fp, str) or not isinstance(n, int) or isinstance(n, bool) or n < 1:
-        return None
-    return Entry(None, fp, n, _path(entry), entry)
+_SPACE = re.compile(r"[ \t\n\r]*")
 
 
-def _path(entry: dict[str, Any]) -> str | None:
-    value = entry.get("path")
-    return normal_path(value) if isinstance(value, str) else None
+def _document(text: str) -> tuple[Any, _Entries | None]:
+    """The `version` of a baseline's text and its `findings` (None when not a list), read
+    without decoding the document whole: the object's keys one by one, the findings one entry
+    at a time. Raises ValueError (JSONDecodeError) where the text is not JSON."""
+    decoder = json.JSONDecoder()
+
+    def space(at: int) -> int:
+        return _SPACE.match(text, at).end()  # type: ignore[union-attr]
+
+    def expect(char: str, at: int) -> int:
+        if not text.startswith(char, at):
+            raise json.JSONDecodeError(f"Expecting '{char}'", text, at)
+        return space(at + 1)
+
+    at = space(0)
+    if not text.startswith("{", at):  # not an object: decoded whole, it has no version
+        _, at = decoder.raw_decode(text, at)
+        if space(at) != len(text):
+            raise json.JSONDecodeError("Extra data", text, space(at))
+        return None, None
+    version: Any = None
+    found: _Entries | None = None
+    at = space(at + 1)
+    closed = text.startswith("}", at)
+    while not closed:
+        key, at = decoder.raw_decode(text, at)
+        if not isinstance(key, str):
+            raise json.JSONDecodeError("Expecting property name", text, at)
+        at = expect(":", space(at))
+        if key == "findings" and text.startswith("[", at):
+            found, at = _entries(text, at, decoder, space)
+        else:
+            value, at = decoder.raw_decode(text, at)
+            if key == "findings":
+                found = None
+            elif key == "version":
+                version = value
+        at = space(at)
+        closed = text.startswith("}", at)
+        if not closed:
+            at = expect(",", at)
+    if space(at + 1) != len(text):
+        raise json.JSONDecodeError("Extra data", text, space(at + 1))
+    return version, found
+
+
+def _entries(
+    text: str, at: int, decoder: json.JSONDecoder, space: Callable[[int], int]
+) -> tuple[_Entries, int]:
+    """The list of findings that opens at `at`, and where it ends."""
+    found = _Entries()
+    at = space(at + 1)
+    if text.startswith("]", at):
+        return found, at + 1
+    while True:
+        entry, end = decoder.raw_decode(text, at)
+        found.add(entry, at)
+        at = space(end)
+        if text.startswith("]", at):
+            return found, at + 1
+        if not text.startswith(",", at):
+            raise json.JSONDecodeError("Expecting ',' delimiter", text, at)
+        at = space(at + 1)
 
 
 def apply(report: Report, baseline: Baseline) -> Report:
@@ -170,28 +264,31 @@ def apply(report: Report, baseline: Baseline) -> Report:
     the changed files) is not judged stale.
     """
     read = {normal_path(f.path) for f in report.files}
-    known = {e.path for e in baseline.entries}
-    left = [e.count for e in baseline.entries]
+    known = set(baseline.paths)
+    left = list(baseline.counts) if baseline.counts is not None else [1] * len(baseline)
     exact: dict[str, int] = {}
-    moved: dict[str, deque[int]] = defaultdict(deque)  # identity -> entries, in file order
-    for n, e in enumerate(baseline.entries):
-        if e.fingerprint is not None and e.path in read:
-            exact[e.fingerprint] = n
+    moved = _Chains(len(baseline))  # identity -> its entries, in file order
+    fingerprints = baseline.fingerprints
+    for n, (same, where) in enumerate(zip(baseline.identities, baseline.paths, strict=True)):
+        if fingerprints is not None and where in read:
+            exact[fingerprints[n]] = n
         else:
-            moved[e.identity].append(n)
+            moved.add(same, n)
     kept: list[Finding] = []
     accepted: list[Finding] = []
     for f in report.findings:
         i: int | None = exact.get(f.fingerprint)
         if i is None and (baseline.version == 1 or normal_path(f.path) not in known):
-            i = _take(moved.get(f.identity), left)
+            i = moved.take(f.identity, left)
         if i is not None and left[i] > 0:
             left[i] -= 1
             accepted.append(f)
         else:
             kept.append(f)
     stale = [
-        _stale(e, left[i]) for i, e in enumerate(baseline.entries) if left[i] > 0 and e.path in read
+        _stale(baseline, i, left[i])
+        for i, where in enumerate(baseline.paths)
+        if left[i] > 0 and where in read
     ]
     return dataclasses.replace(
         report,
@@ -202,17 +299,36 @@ def apply(report: Report, baseline: Baseline) -> Report:
     )
 
 
-def _take(entries: deque[int] | None, left: list[int]) -> int | None:
-    """The first of `entries` that still accepts a finding (spent ones dropped)."""
-    while entries:
-        if left[entries[0]] > 0:
-            return entries[0]
-        entries.popleft()
-    return None
+class _Chains:
+    """Entries by identity, in file order, as one chain per identity through an array (a
+    queue per identity would cost a baseline of a million entries a gigabyte)."""
+
+    def __init__(self, size: int) -> None:
+        self.first: dict[str, int] = {}
+        self.last: dict[str, int] = {}
+        self.after = array("q", [-1]) * size
+
+    def add(self, identity: str, n: int) -> None:
+        if identity in self.last:
+            self.after[self.last[identity]] = n
+        else:
+            self.first[identity] = n
+        self.last[identity] = n
+
+    def take(self, identity: str, left: list[int]) -> int | None:
+        """The first entry of `identity` that still accepts a finding (spent ones dropped)."""
+        n = self.first.get(identity, -1)
+        while n >= 0 and left[n] <= 0:
+            n = self.after[n]
+        if identity in self.first:
+            self.first[identity] = n
+        return n if n >= 0 else None
 
 
-def _stale(entry: Entry, count: int) -> Stale:
-    recorded = entry.recorded
+def _stale(baseline: Baseline, n: int, count: int) -> Stale:
+    recorded = baseline.recorded(n)
+    fingerprints = baseline.fingerprints
+    shown = fingerprints[n] if fingerprints is not None else baseline.identities[n]
 
     def text(key: str) -> str | None:
         value = recorded.get(key)
@@ -220,7 +336,7 @@ def _stale(entry: Entry, count: int) -> Stale:
 
     turn = recorded.get("turn")
     return Stale(
-        entry.fingerprint or entry.identity,
+        shown,
         count,
         code=text("code"),
         path=text("path"),

@@ -77,7 +77,8 @@ def _file(
     unreadable: int,
     inferred: str,
 ) -> None:
-    readers = ", ".join(f"{fmt} ({_plural(n, 'record')})" for fmt, n in seen.items())
+    # a format's name may be a configuration's (`[tool.auditor.formats."…"]`): escaped too
+    readers = ", ".join(f"{safe(fmt)} ({_plural(n, 'record')})" for fmt, n in seen.items())
     out.write(f"{safe(name)}: read as {readers or 'nothing: no record of a known log shape'}\n")
     if inferred and inferred != next(iter(seen), ""):
         out.write(f"  {safe(inferred)}\n")
@@ -107,7 +108,7 @@ def _conversation(out: TextIO, conversation: Conversation) -> None:
     tools = ", ".join(sorted({c.name or "(no name)" for c in calls})[:8])
     failed = sum(1 for r in results if r.is_error)
     out.write(
-        f"  conversation {safe(conversation.id)} ({conversation.format}): "
+        f"  conversation {safe(conversation.id)} ({safe(conversation.format)}): "
         f"{_plural(len(messages), 'message')} ({', '.join(f'{n} {r}' for r, n in roles.items())}"
         f"); {_plural(len(calls), 'call')}{f' of {safe(tools)}' if tools else ''}; "
         f"{_plural(len(results), 'result')} ({failed:,} failed); "

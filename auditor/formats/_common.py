@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -416,6 +417,56 @@ def unrecorded_draft(call_id: Any, location: Location, name: Any = None) -> Mess
     return draft
 
 
+class OpenCalls:
+    """Calls waiting for their results, in order: the first of them, the first with an id or
+    a name, each found without a scan (a turn of thousands of calls answered in reverse order
+    would otherwise cost the square of them). A call taken is marked, and dropped from each
+    queue when it comes to its front."""
+
+    def __init__(self) -> None:
+        self._order: deque[_Waiting] = deque()
+        self._by_id: dict[str, deque[_Waiting]] = {}
+        self._by_name: dict[str, deque[_Waiting]] = {}
+        self._slots: dict[int, deque[_Waiting]] = {}
+        """Per call object, its places still open: one, unless a reader listed it twice."""
+
+    def add(self, call: ToolCall) -> None:
+        slot = _Waiting(call)
+        self._slots.setdefault(id(call), deque()).append(slot)
+        self._order.append(slot)
+        if call.id is not None:
+            self._by_id.setdefault(call.id, deque()).append(slot)
+        self._by_name.setdefault(call.name, deque()).append(slot)
+
+    @staticmethod
+    def _front(queue: deque[_Waiting] | None) -> ToolCall | None:
+        while queue and queue[0].taken:
+            queue.popleft()
+        return queue[0].call if queue else None
+
+    def first(self) -> ToolCall | None:
+        return self._front(self._order)
+
+    def with_id(self, call_id: str) -> ToolCall | None:
+        return self._front(self._by_id.get(call_id))
+
+    def named(self, name: str) -> ToolCall | None:
+        return self._front(self._by_name.get(name))
+
+    def take(self, call: ToolCall) -> None:
+        """Mark `call` (one this holds) answered."""
+        slots = self._slots[id(call)]
+        slots.popleft().taken = True
+        if not slots:
+            del self._slots[id(call)]
+
+
+@dataclass(slots=True)
+class _Waiting:
+    call: ToolCall
+    taken: bool = False
+
+
 def with_results(main: MessageDraft, results: list[MessageDraft]) -> list[MessageDraft]:
     """A message and the `tool` messages its parts hold, in conversation order: an assistant's
     own results (server-run tools) follow it; a user message's results (of the previous turn's
@@ -488,10 +539,16 @@ def read_each(
         yield from items
 
 
+class Unreadable(Exception):
+    """A reader's own account of why a part cannot be read: `unreadable` gives it as it is."""
+
+
 def unreadable(exc: BaseException) -> str:
     """The reason given for a part of a record that broke its reader."""
     if isinstance(exc, RecursionError):
         return "could not be read: values nested too deep"
+    if isinstance(exc, Unreadable):
+        return f"could not be read: {_first_line(str(exc), 300)}"
     return f"could not be read: {type(exc).__name__}: {_first_line(str(exc))}"
 
 

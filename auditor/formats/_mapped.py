@@ -35,9 +35,11 @@ whose conversation spans lines is a plugin's job (`auditor.formats` entry points
 `jmespath` package is imported only when a configuration declares a format.
 
 A mapping is checked when the configuration is read: an unknown key, a missing `detect`,
-`messages` or `role`, or an expression JMESPath cannot parse is a ConfigError naming the table
-and the key. A record that `detect` takes but in which `messages` finds no list in any
-conversation is a mapping that matches nothing: a ConfigError naming the file, raised while
+`messages` or `role`, an expression JMESPath cannot parse, or one too long, too deep or able to
+build too much (`cost`) is a ConfigError naming the table and the key. An expression that fails
+on a record (`length()` of a number) costs that record: IN002 naming the format and the key.
+A record that `detect` takes but in which `messages` finds no list in any conversation is a
+mapping that matches nothing: a ConfigError naming the file, raised while
 reading (a conversation of several whose messages are missing is that conversation's IN002).
 So is a key that finds nothing in any of the messages or calls of such a record (`text`, a
 call's `call-name`, `call-arguments` or `call-id`): a misspelled key would otherwise give calls
@@ -46,6 +48,7 @@ with no name.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from typing import Any
 
@@ -54,6 +57,7 @@ from auditor.formats import contract
 from auditor.formats._common import (
     MessageDraft,
     Problem,
+    Unreadable,
     conversation,
     excerpt_json,
     freeze,
@@ -65,6 +69,7 @@ from auditor.formats._common import (
 from auditor.model import Conversation, Location
 from auditor.patterns import lazy
 from auditor.sources import Record
+from auditor.text import cut as excerpt
 
 REQUIRED = ("detect", "messages", "role")
 EXPRESSIONS = (
@@ -133,7 +138,21 @@ class MappedFormat:
             import jmespath
 
             compiled = self._compiled[key] = jmespath.compile(self.expressions[key])
-        return compiled.search(value)
+        try:
+            return compiled.search(value, options=_options())
+        except RecursionError:
+            raise self._failed(key, "values nested too deep") from None
+        except Exception as exc:
+            from jmespath.exceptions import JMESPathError
+
+            if not isinstance(exc, JMESPathError | _TooLarge):
+                raise
+            raise self._failed(key, " ".join(str(exc).split())) from None
+
+    def _failed(self, key: str, reason: str) -> Unreadable:
+        """A runtime error of an expression (`length()` of a number): the record is IN002."""
+        shown = excerpt(self.expressions[key], 60)
+        return Unreadable(f"declared format {self.NAME}: `{key}` = `{shown}` fails: {reason}")
 
     def detect(self, record: Record) -> bool:
         return bool(self._search("detect", record.value)) or bool(
@@ -244,9 +263,12 @@ class MappedFormat:
                 arguments = orjson.loads(arguments)
             except orjson.JSONDecodeError:
                 return arguments
-        import jmespath
+        if "final-answer" in self.expressions:
+            found = self._search("final-answer", arguments)
+        else:
+            import jmespath
 
-        found = jmespath.search(self.expressions.get("final-answer", _ANSWER), arguments)
+            found = jmespath.search(_ANSWER, arguments)
         return text_of(found) if found is not None else ""
 
 
@@ -293,11 +315,15 @@ def declare(name: str, table: Any, where: str) -> MappedFormat:
             raise error(f"`{key}` = `{text}` is not a JMESPath expression: {reason}") from None
         except RecursionError:  # jmespath's parser recurses once per level of nesting
             raise error(f"`{key}` is nested too deep to be read as a JMESPath expression") from None
-        grows = growth(parsed)
-        if grows > _MOST_GROWTH:
+        deep = depth(parsed)
+        if deep > _DEEPEST:
+            raise error(f"`{key}` is nested {deep:,} levels deep: at most {_DEEPEST}")
+        built = cost(parsed)
+        if built > _MOST_GROWTH:
             raise error(
-                f"`{key}` could build a result {_shown(grows)} times the size of the record it "
-                f"reads (lists of `@` piped into lists of `@`): at most {_MOST_GROWTH:,}"
+                f"`{key}` could build {_shown(built)} times the size of the record it reads "
+                f"(lists of `@` piped into lists of `@`, `to_string` of `to_string`, …): at "
+                f"most {_MOST_GROWTH:,}"
             )
         expressions[key] = text
     for key in NAMES:
@@ -314,24 +340,136 @@ def declare(name: str, table: Any, where: str) -> MappedFormat:
     return MappedFormat(name, expressions, dict(roles), where)
 
 
-def growth(node: Any) -> int:
-    """An upper bound of how many times the size of its input an expression's result can be
-    (its AST, `jmespath.compile(...).parsed`): a multi-select list or hash adds its members',
-    a pipe or a sub-expression multiplies its stages', a projection or a function its parts'.
-    What keeps an expression of a few hundred bytes from building gigabytes (`[@,@][] |
-    [@,@][] | …` doubles at each stage) before it is ever evaluated."""
+def depth(node: Any) -> int:
+    """How many levels deep an expression's tree is (`jmespath.compile(...).parsed`)."""
+    deepest, stack = 0, [(node, 1)]
+    while stack:
+        item, level = stack.pop()
+        deepest = max(deepest, level)
+        if isinstance(item, dict):
+            stack.extend((child, level + 1) for child in item.get("children") or ())
+    return deepest
+
+
+def cost(node: Any) -> int:
+    """An upper bound of all an expression builds while it is evaluated (its result and every
+    value on the way), as a multiple of the size of the record it reads. What keeps a mapping of
+    a few hundred bytes from building gigabytes before it is ever evaluated: `[@,@][] | …`
+    doubles at each stage, `to_string([to_string([…])])` at each level, a literal list projected
+    over a list multiplies them. `join` is bounded as it runs (`_options`)."""
+    return _cost(node, 1)[1]
+
+
+def _cost(node: Any, into: int) -> tuple[int, int]:
+    """(the size of what `node` gives, of all it builds) for an input `into` times the
+    record's size. A value is at least 2 bytes of the record (`1,`), so a literal of n bytes
+    given for each value of the input is n/2 times that input."""
     if not isinstance(node, dict):
-        return 1
-    children = node.get("children") or []
-    sizes = [growth(c) for c in children]
+        return 0, 0  # a slice's bounds
     kind = node.get("type")
-    if kind in ("multi_select_list", "multi_select_dict", "key_val_pair"):
-        total = sum(sizes) if kind != "key_val_pair" else max(sizes, default=1)
-    else:
-        total = 1
-        for size in sizes:
-            total = min(total * max(size, 1), _CAP)
-    return min(max(total, 1), _CAP)
+    children = [c for c in node.get("children") or () if isinstance(c, dict)]
+    if kind in _PARTS:
+        return into, into
+    if kind == "literal":
+        out = _capped(into * _weight(node.get("value")))
+        return out, out
+    if kind in _CHAINS:  # each stage reads what the one before gave
+        out, built = into, 0
+        for child in children:
+            out, more = _cost(child, out)
+            built = _capped(built + more)
+        return out, built
+    if kind == "filter_projection":  # the list, its condition on each item, what it keeps
+        left, right, condition = node["children"]
+        out, built = _cost(left, into)
+        kept, more = _cost(right, out)
+        return kept, _capped(built + more + _cost(condition, out)[1])
+    parts = [_cost(c, into) for c in children if c.get("type") != "expref"]
+    given, built = _capped(sum(p[0] for p in parts)), _capped(sum(p[1] for p in parts))
+    for ref in children:  # `map(&e, list)`, `sort_by(list, &e)`: e on each item of the list
+        if ref.get("type") == "expref":
+            out, more = _cost(ref["children"][0], max(given, into))
+            given, built = _capped(given + out), _capped(built + more)
+    if kind in ("multi_select_list", "multi_select_dict"):
+        out = given + into  # brackets and commas: a value of the input is at least 2 bytes
+    elif kind == "key_val_pair":
+        out = given + into * _weight(node.get("value"))
+    elif kind in ("or_expression", "and_expression"):
+        out = max((p[0] for p in parts), default=into)
+    elif kind in ("not_expression", "comparator") or node.get("value") in _SCALAR:
+        out = 3 * into  # `false` or a number for each value of the input
+    elif kind == "function_expression":
+        out = _FACTOR.get(str(node.get("value")), 1) * given
+    else:  # a node jmespath may add: as a multi-select
+        out = given + into
+    out = _capped(out)
+    return out, _capped(built + out)
+
+
+def _weight(value: Any) -> int:
+    import orjson
+
+    try:
+        return max(1, len(orjson.dumps(value)) // 2)
+    except TypeError:
+        return _CAP
+
+
+def _capped(n: int) -> int:
+    return min(n, _CAP)
+
+
+_PARTS = frozenset(("field", "current", "identity", "index", "slice"))
+"""Nodes that give a part of their input."""
+_CHAINS = frozenset(
+    ("subexpression", "pipe", "index_expression", "projection", "value_projection", "flatten")
+)
+_SCALAR = frozenset(
+    (
+        "abs",
+        "avg",
+        "ceil",
+        "contains",
+        "ends_with",
+        "floor",
+        "length",
+        "max",
+        "min",
+        "starts_with",
+        "sum",
+        "to_number",
+        "type",
+    )
+)
+"""Functions that give a number, a boolean or a type's name."""
+_FACTOR = {"to_string": 6, "join": 8}
+"""How many times its arguments' size a function's result can be: `to_string` escapes (a
+non-ASCII character written `\\uXXXX`, `1e15` written `1000000000000000.0`), `join` is held
+to it as it runs (`_options`)."""
+
+
+class _TooLarge(Exception):
+    """A `join` whose separator, repeated, would build more than its bound."""
+
+
+@functools.cache
+def _options() -> Any:
+    """The JMESPath options every declared format's expressions run with: `join` bounded."""
+    import jmespath
+    from jmespath import functions
+
+    class Bounded(functions.Functions):
+        @functions.signature({"types": ["string"]}, {"types": ["array-string"]})
+        def _func_join(self, separator: str, array: list[str]) -> str:
+            given = sum(map(len, array)) + len(array) + len(separator)
+            if len(separator) * max(len(array) - 1, 0) >= _FACTOR["join"] * given:
+                raise _TooLarge(
+                    f"join() would repeat a separator of {len(separator):,} characters "
+                    f"{len(array) - 1:,} times: at most {_FACTOR['join']} times what it joins"
+                )
+            return separator.join(array)
+
+    return jmespath.Options(custom_functions=Bounded())
 
 
 def _shown(n: int) -> str:
@@ -340,7 +478,10 @@ def _shown(n: int) -> str:
 
 _MOST_GROWTH = 1_000
 """How many times the size of a record a mapping's expression may build: a real mapping's
-is 1 to a few (`[role, text]`)."""
+is 1 to a few dozen (`[role, text]`, `join('\\n', content[*].text)`)."""
+_DEEPEST = 64
+"""The deepest expression a mapping may hold: a real one is a few levels deep; jmespath
+reads and runs one with a Python call per level."""
 _CAP = 10**12
 
 _LONGEST = 2_000

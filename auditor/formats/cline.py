@@ -20,6 +20,7 @@ recorded. Checkpoints, progress checklists, retries and resume prompts are not t
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterator
 
 import orjson
@@ -171,17 +172,20 @@ class _Task:
     def _answer(self, request: str, here: Location) -> None:
         """Answer the calls waiting for results from the sections of the next request."""
         found_sections = list(line_matches(_SECTION, request))
-        sections = [(m.group(1), m.end()) for m in found_sections]
+        starts = [m.end() for m in found_sections]
         ends = [*(m.start() for m in found_sections[1:]), len(request)]
+        by_tool: dict[str, list[int]] = {}  # a tool's sections, in order: each looked up once
+        for k, m in enumerate(found_sections):
+            by_tool.setdefault(m.group(1), []).append(k)
         used = 0
         for call in self.pending:
-            found = next(
-                (k for k in range(used, len(sections)) if sections[k][0] == call.name), None
-            )
-            if found is None:
+            own = by_tool.get(call.name, ())
+            at = bisect.bisect_left(own, used)
+            if at == len(own):
                 self.drafts.append(self._unanswered(call, here))
                 continue
-            body = request[sections[found][1] : ends[found]]
+            found = own[at]
+            body = request[starts[found] : ends[found]]
             body = body.split(_END, 1)[0].strip()
             failed = _FAILED.search(body, 0, 400) is not None
             self.drafts.append(result_draft(call.id, body, here.child("text"), failed, call.name))

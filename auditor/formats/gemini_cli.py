@@ -176,10 +176,14 @@ class _Log:
 
     def add(self, value: dict, here: Location) -> None:
         if "$rewindTo" in value:
-            ids = list(self.messages)
-            cut = ids.index(value["$rewindTo"]) if value["$rewindTo"] in ids else 0
-            for gone in ids[cut:]:
-                del self.messages[gone]
+            # the message named and every later one go, from the end: a rewind costs what it
+            # drops, not the whole recording (an unknown id drops them all)
+            target = value["$rewindTo"]
+            if not isinstance(target, str) or target not in self.messages:
+                self.messages.clear()
+            while self.messages:
+                if self.messages.popitem()[0] == target:
+                    break
         elif "$set" in value:
             reset = value["$set"].get("messages")
             if isinstance(reset, list):

@@ -13,7 +13,7 @@ from auditor.errors import ConfigError
 from auditor.findings import Severity
 from auditor.rules import RULES, Rule
 from auditor.sources import Exclude
-from tests.helpers import FIXTURES, audit_main, audit_process
+from tests.helpers import FIXTURES, audit_main
 
 LOST = FIXTURES / "rules" / "EX001" / "bad_moved_on_without_result.jsonl"
 ORPHAN = FIXTURES / "rules" / "EX002" / "bad_unknown_call_id.jsonl"
@@ -66,67 +66,6 @@ def test_auditor_toml_files_are_found_before_pyproject_in_each_directory(tmp_pat
     pyproject(tmp_path / "logs", 'fail-on = "note"\n', name=".auditor.toml")
     pyproject(tmp_path / "logs", '[tool.auditor]\nfail-on = "never"\n')
     assert config.discover(deep).values == {"fail-on": "note"}
-
-
-def test_a_configuration_beside_the_logs_is_named_and_isolated_reads_none(tmp_path):
-    # issue 37, item 2: a pull request adds logs/.auditor.toml with fail-on = "never"
-    (tmp_path / "logs").mkdir()
-    shutil.copy(LOST, tmp_path / "logs" / "run.jsonl")
-    pyproject(tmp_path / "logs", 'fail-on = "never"\n', name=".auditor.toml")
-    found = audit_process("logs", "-q", cwd=tmp_path)
-    assert found.returncode == 0  # the file's setting holds, but is not silent
-    assert found.stderr.decode().splitlines() == [
-        "audit: settings from logs/.auditor.toml, found beside the logs (--isolated reads none)"
-    ]
-    isolated = audit_process("logs", "-q", "--isolated", cwd=tmp_path)
-    assert (isolated.returncode, isolated.stderr.decode()) == (1, "")
-    settings = audit_process("logs", "--isolated", "--show-settings", cwd=tmp_path)
-    assert "# configuration file: none found" in settings.stdout.decode()
-    both = audit_process("logs", "--isolated", "--config", "logs/.auditor.toml", cwd=tmp_path)
-    assert both.returncode == 2
-    assert "--isolated reads no configuration file" in both.stderr.decode()
-    # run from the logs' own directory, the same file is the project's: no line
-    here = audit_process(".", "-q", cwd=tmp_path / "logs")
-    assert (here.returncode, here.stderr.decode()) == (0, "")
-
-
-def test_the_reports_name_the_configuration_read(tmp_path):
-    import json
-
-    (tmp_path / "logs").mkdir()
-    shutil.copy(LOST, tmp_path / "logs" / "run.jsonl")
-    pyproject(tmp_path, '[tool.auditor]\nfail-on = "error"\n')
-    report = json.loads(audit_process("logs", "-f", "json", cwd=tmp_path).stdout)
-    assert report["tool"]["configuration"] == "pyproject.toml"
-    sarif = json.loads(audit_process("logs", "-f", "sarif", cwd=tmp_path).stdout)
-    (invocation,) = sarif["runs"][0]["invocations"]
-    assert invocation["properties"] == {"configurationFile": "pyproject.toml"}
-    isolated = audit_process("logs", "-f", "json", "--isolated", cwd=tmp_path)
-    assert json.loads(isolated.stdout)["tool"]["configuration"] is None
-
-
-def test_a_configuration_found_names_no_file_outside_its_directory(tmp_path):
-    # issue 37, item 2: `tools = "../../…"` in a checkout's config put a file outside it in
-    # the report
-    tools = '[{"type": "function", "function": {"name": "get_weather", "parameters": {}}}]'
-    (tmp_path / "outside.json").write_text(tools)
-    (tmp_path / "repo" / "logs").mkdir(parents=True)
-    shutil.copy(LOST, tmp_path / "repo" / "logs" / "run.jsonl")
-    pyproject(tmp_path / "repo", '[tool.auditor]\ntools = "../outside.json"\n')
-    found = audit_process("logs", "-q", cwd=tmp_path / "repo")
-    assert found.returncode == 2
-    assert found.stderr.decode() == (
-        'audit: error: invalid config in pyproject.toml: [tool.auditor] tools = "../outside.json" '
-        "lies outside ., the directory of the configuration found: name it with --tools, or the "
-        "file with --config\n"
-    )
-    # named on the command line, the same file is the user's own choice
-    named = audit_process("logs", "-q", "--config", "pyproject.toml", cwd=tmp_path / "repo")
-    assert named.returncode == 1
-    # and a tools file inside the tree is read as before
-    shutil.copy(tmp_path / "outside.json", tmp_path / "repo" / "tools.json")
-    pyproject(tmp_path / "repo", '[tool.auditor]\ntools = "tools.json"\n')
-    assert audit_process("logs", "-q", cwd=tmp_path / "repo").returncode == 1
 
 
 def test_discovery_starts_from_the_audited_paths_not_the_working_directory(tmp_path):

@@ -86,3 +86,36 @@ def test_an_output_is_never_written_through_a_link_nor_over_what_the_run_reads(t
     # a device is still written in place
     proc = audit_process("run.jsonl", "-q", "-o", "/dev/stdout", "-f", "jsonl", cwd=tmp_path)
     assert proc.returncode == 1 and proc.stdout.count(b'"code":"EX001"') == 2
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["-o", "out/report.json"],
+        ["-f", "json:a.json", "-f", "concise:b.json"],
+        ["-f", "json:tools.json"],
+    ],
+)
+def test_outputs_are_refused_before_anything_is_read(tmp_path, args):
+    # issue 37, item 5: a missing directory was found after the whole audit; here the input is
+    # a pipe that never ends, so only a refusal made before reading can end the run
+    (tmp_path / "a.json").symlink_to("b.json")
+    tools = '[{"type": "function", "function": {"name": "get_weather", "parameters": {}}}]'
+    (tmp_path / "tools.json").write_text(tools)
+    (tmp_path / ".auditor.toml").write_text('tools = "tools.json"\n')
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "auditor", "-", *args],
+        cwd=tmp_path,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        _, stderr = proc.communicate(timeout=60)  # stdin is left open: reading would block
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 2
+    [line] = stderr.decode().splitlines()
+    assert line.startswith("audit: error: ") and args[-1].split(":")[-1] in line

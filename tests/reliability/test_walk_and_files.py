@@ -298,6 +298,7 @@ EVENTS = FIXTURES / "formats" / "openhands" / "confirmation-mode"
         ("environ", "is a symbolic link: not followed"),
         ("outside", "is a symbolic link: not followed"),
         ("fifo", "is a named pipe, not a file"),
+        ("device", "is a device, not a file"),
         ("directory", "is a directory"),
     ],
 )
@@ -320,6 +321,11 @@ def test_an_event_folder_reads_each_event_file_as_any_file_is_read(tmp_path, hos
         os.symlink(tmp_path / "creds.json", bad)
     elif hostile == "fifo":
         os.mkfifo(bad)
+    elif hostile == "device":
+        try:
+            os.mknod(bad, stat.S_IFCHR | 0o666, os.makedev(1, 5))  # a /dev/zero of its own
+        except PermissionError:
+            pytest.skip("making a device needs CAP_MKNOD")
     else:
         bad.mkdir()
     code, report, stderr = json_run(str(tmp_path / "logs"))
@@ -340,6 +346,16 @@ def test_show_files_escapes_what_a_log_says(tmp_path):
     out = proc.stdout.decode()
     assert "\x1b" not in out and "\x07" not in out
     assert "JSON object of no known log format (keys: \\x1b]0;pwned\\x07\\x1b[2J)" in out
+    # and a declared format's name, which the checkout's configuration gives
+    (tmp_path / "logs" / "x.json").write_text(json.dumps({"run": [{"who": "user", "say": "hi"}]}))
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.auditor.formats."acme\\u001b]0;pwned\\u0007"]\n'
+        'detect = "run"\nmessages = "run"\nrole = "who"\ntext = "say"\n'
+    )
+    for option in ("--show-files", "--show-reading"):
+        out = audit_process("logs", option, cwd=tmp_path).stdout.decode()
+        assert "\x1b" not in out and "\x07" not in out
+        assert "acme\\x1b]0;pwned\\x07" in out, (option, out)
 
 
 def test_binary_noise_after_a_valid_line_is_twenty_findings_and_a_count(tmp_path):

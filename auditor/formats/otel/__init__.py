@@ -29,6 +29,8 @@ from collections import OrderedDict, deque
 from collections.abc import Iterator
 from dataclasses import replace
 
+import orjson
+
 from auditor.formats import contract
 from auditor.formats._common import (
     MessageDraft,
@@ -190,16 +192,24 @@ class _Trace:
                 continue
             if event is not None:
                 found[span.id] = event
+        # the innermost model call with messages wins: its ancestors' are dropped, each
+        # ancestor walked to once (a chain of thousands of nested spans is not walked again)
+        above: set[str] = set()
         for span_id, event in list(found.items()):
             if isinstance(event, ModelCall):
                 for ancestor in _ancestors(by_id[span_id], by_id):
-                    if isinstance(found.get(ancestor.id), ModelCall):
-                        del found[ancestor.id]  # the innermost model call with messages wins
+                    if ancestor.id in above:
+                        break
+                    above.add(ancestor.id)
+        for span_id in above:
+            if isinstance(found.get(span_id), ModelCall):
+                del found[span_id]
         ordered = sorted(
             (by_id[i] for i in found),
             key=lambda s: (isinstance(found[s.id], History), s.start),
         )
-        return [(s, _agent(s, by_id), found[s.id]) for s in ordered]
+        agents: dict[str, str] = {}
+        return [(s, _agent(s, by_id, agents), found[s.id]) for s in ordered]
 
 
 Event = ModelCall | Execution | History
@@ -219,15 +229,26 @@ def _ancestors(span: TraceSpan, by_id: dict[str, TraceSpan]) -> Iterator[TraceSp
         parent = span.parent
 
 
-def _agent(span: TraceSpan, by_id: dict[str, TraceSpan]) -> str:
-    """The agent a span works for: `gen_ai.agent.name` on it or on its nearest agent span."""
+def _agent(span: TraceSpan, by_id: dict[str, TraceSpan], known: dict[str, str]) -> str:
+    """The agent a span works for: `gen_ai.agent.name` on it or on its nearest agent span.
+    `known` holds what earlier calls found, per span, so that no chain is walked twice."""
+    walked = []
+    found = ""
     for candidate in (span, *_ancestors(span, by_id)):
+        if candidate.id in known:
+            found = known[candidate.id]
+            break
+        walked.append(candidate.id)
         name = candidate.attrs.get("gen_ai.agent.name")
         if isinstance(name, str) and name:
-            return name
+            found = name
+            break
         if candidate.kind == "AGENT" or candidate.attrs.get("openinference.span.kind") == "AGENT":
-            return candidate.name
-    return ""
+            found = candidate.name
+            break
+    for span_id in walked:
+        known[span_id] = found
+    return found
 
 
 class _Conversation:
@@ -238,6 +259,7 @@ class _Conversation:
         self.own = own
         self.location = location
         self.threads: dict[str, _Thread] = {}
+        self.owners: dict[str, _Thread] = {}
         self.last: _Thread | None = None
         self.problems: list[Problem] = []
         self.seen = 0
@@ -254,7 +276,7 @@ class _Conversation:
     def _owner(self, call_id: str | None) -> _Thread | None:
         if call_id is None:
             return None
-        return next((t for t in self.threads.values() if call_id in t.calls), None)
+        return self.owners.get(call_id)
 
     def _thread(self, agent: str, span: TraceSpan) -> _Thread:
         thread = self.threads.get(agent)
@@ -266,7 +288,7 @@ class _Conversation:
                 self.threads[agent] = thread
         if thread is None:
             cid = self.key if not self.threads else f"{self.key}/{agent or 'agent'}"
-            thread = self.threads[agent] = _Thread(cid, agent, span.location, self.own)
+            thread = self.threads[agent] = _Thread(cid, agent, span.location, self.own, self.owners)
         self.last = thread
         return thread
 
@@ -280,8 +302,12 @@ class _Conversation:
 class _Thread:
     """One agent's messages, each added once however often model calls repeat it."""
 
-    def __init__(self, cid: str, agent: str, location: Location, own: bool) -> None:
+    def __init__(
+        self, cid: str, agent: str, location: Location, own: bool, owners: dict[str, _Thread]
+    ) -> None:
         self.id = cid
+        self.owners = owners
+        """The conversation's: call id -> the first thread that made a call of that id."""
         self.own = own
         self.agent = agent
         self.location = location
@@ -290,8 +316,9 @@ class _Thread:
         """Each key of a message -> the positions of the messages that have it."""
         self.calls: dict[str, MessageDraft] = {}
         """Call id -> the message that made the call."""
-        self.open: dict[str, deque[tuple[MessageDraft, int]]] = {}
-        """Tool name -> calls (message, position in its calls) still waiting for a result."""
+        self.places: dict[str, list[int]] = {}
+        """Call id -> the positions of the calls of that id in its message's calls."""
+        self.open = _Open()
         self.answered: dict[str, MessageDraft] = {}
         self.tools: dict[str, ToolSpec] = {}
 
@@ -338,9 +365,7 @@ class _Thread:
         last.reasoning.extend(draft.reasoning)
         for call in draft.calls:
             last.calls.append(call)
-            if call.id is not None:
-                self.calls[call.id] = last
-            self.open.setdefault(call.name, deque()).append((last, len(last.calls) - 1))
+            self._opened(last, len(last.calls) - 1)
         for key in _keys(last):
             self.index.setdefault(key, []).append(position)
         return True
@@ -361,32 +386,36 @@ class _Thread:
         self.drafts.append(draft)
         for key in _keys(draft):
             self.index.setdefault(key, []).append(position)
-        for n, call in enumerate(draft.calls):
-            if call.id is not None:
-                self.calls[call.id] = draft
-            self.open.setdefault(call.name, deque()).append((draft, n))
+        for n in range(len(draft.calls)):
+            self._opened(draft, n)
         if draft.result is not None:
             self._answer(draft, draft.result.call_id, draft.result.name)
+
+    def _opened(self, draft: MessageDraft, n: int) -> None:
+        """The `n`th call of `draft` now waits for its result."""
+        call = draft.calls[n]
+        if call.id is not None:
+            self._named(call.id, draft, n)
+        self.open.add(draft, n)
+
+    def _named(self, call_id: str, draft: MessageDraft, n: int) -> None:
+        if self.calls.get(call_id) is not draft:
+            self.calls[call_id], self.places[call_id] = draft, []
+        self.places[call_id].append(n)
+        self.owners.setdefault(call_id, self)
 
     def _answer(self, draft: MessageDraft, call_id: str | None, name: str | None) -> None:
         if call_id is not None:
             self.answered[call_id] = draft
             owner = self.calls.get(call_id)
             if owner is not None:
-                for n, call in enumerate(owner.calls):
-                    if call.id == call_id:
-                        self._close(call.name, owner, n)
+                for n in self.places[call_id]:
+                    if owner.calls[n].id == call_id:
+                        self.open.close(owner, n)
             return
-        queue = self.open.get(name or "") if name else None
-        if not queue:
-            queue = next((q for q in self.open.values() if q), None)
-        if queue:
-            queue.popleft()
-
-    def _close(self, name: str, owner: MessageDraft, n: int) -> None:
-        queue = self.open.get(name)
-        if queue and (owner, n) in queue:
-            queue.remove((owner, n))
+        waiting = (self.open.first_named(name) if name else None) or self.open.first()
+        if waiting is not None:
+            self.open.close(*waiting)
 
     def execution(self, ex: Execution) -> None:
         if ex.call_id is not None and ex.call_id in self.answered:
@@ -404,19 +433,13 @@ class _Thread:
                 owner, n = pending
                 if owner.calls[n].id is None and call_id is not None:
                     owner.calls[n] = replace(owner.calls[n], id=call_id)
-                    self.calls[call_id] = owner
+                    self._named(call_id, owner, n)
                 call_id = owner.calls[n].id
         self._append(result_draft(call_id, ex.result, ex.location, ex.is_error, ex.name))
 
     def _pending(self, ex: Execution) -> tuple[MessageDraft, int] | None:
         """The oldest unanswered call of the tool, preferring one with the executed arguments."""
-        queue = self.open.get(ex.name)
-        if not queue:
-            return None
-        for owner, n in queue:
-            if owner.calls[n].arguments == ex.arguments:
-                return owner, n
-        return queue[0]
+        return self.open.first_argued(ex.name, ex.arguments) or self.open.first_named(ex.name)
 
     def conversation(self) -> Conversation:
         return Conversation(
@@ -427,6 +450,57 @@ class _Thread:
             tools=tuple(self.tools.values()) or None,
             own_id=self.own,
         )
+
+
+class _Open:
+    """A thread's calls waiting for a result, each found without a scan: the oldest, the oldest
+    of a tool, the oldest of a tool with given arguments (a model call of thousands of calls
+    answered by tool spans in reverse order would otherwise cost the square of them)."""
+
+    def __init__(self) -> None:
+        self._order: deque[list] = deque()
+        self._named: dict[str, deque[list]] = {}
+        self._argued: dict[tuple[str, bytes], deque[list]] = {}
+        self._slots: dict[tuple[int, int], list] = {}
+        """(message, position) -> its slot `[message, position, closed]` while it waits."""
+
+    def add(self, draft: MessageDraft, n: int) -> None:
+        call = draft.calls[n]
+        slot = self._slots[(id(draft), n)] = [draft, n, False]
+        self._order.append(slot)
+        self._named.setdefault(call.name, deque()).append(slot)
+        key = _arguments_key(call.arguments)
+        if key is not None:
+            self._argued.setdefault((call.name, key), deque()).append(slot)
+
+    def close(self, draft: MessageDraft, n: int) -> None:
+        slot = self._slots.pop((id(draft), n), None)
+        if slot is not None:
+            slot[2] = True
+
+    def first(self) -> tuple[MessageDraft, int] | None:
+        return _front(self._order)
+
+    def first_named(self, name: str) -> tuple[MessageDraft, int] | None:
+        return _front(self._named.get(name))
+
+    def first_argued(self, name: str, arguments: object) -> tuple[MessageDraft, int] | None:
+        key = _arguments_key(arguments)
+        return _front(self._argued.get((name, key))) if key is not None else None
+
+
+def _front(queue: deque[list] | None) -> tuple[MessageDraft, int] | None:
+    while queue and queue[0][2]:
+        queue.popleft()
+    return (queue[0][0], queue[0][1]) if queue else None
+
+
+def _arguments_key(arguments: object) -> bytes | None:
+    """Arguments as canonical JSON, to find a call by the arguments a tool span executed."""
+    try:
+        return orjson.dumps(arguments, option=orjson.OPT_SORT_KEYS)
+    except (TypeError, orjson.JSONEncodeError):
+        return None
 
 
 def _keys(draft: MessageDraft) -> list[tuple]:

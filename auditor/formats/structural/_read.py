@@ -12,7 +12,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from auditor.formats._common import MessageDraft, as_id, json_text, tool_call, with_results
+from auditor.formats._common import (
+    MessageDraft,
+    OpenCalls,
+    as_id,
+    json_text,
+    tool_call,
+    with_results,
+)
 from auditor.formats.structural._vocab import (
     ARGUMENT_KEYS,
     CALL_ID_KEYS,
@@ -468,32 +475,34 @@ def _error(raw: dict, keys: dict[str, str]) -> bool | None:
 def _pair(drafts: list[MessageDraft], reading: Reading) -> None:
     """Each result with its call: by the id it names, else by name, else the first open call.
     A result that answers no call is a gap."""
-    open_calls: list[Any] = []
+    open_calls = OpenCalls()
     for draft in drafts:
         if draft.calls:
-            open_calls.extend(draft.calls)
+            for call in draft.calls:
+                open_calls.add(call)
             continue
         result = draft.result
         if result is None:
             continue
         match = None
         if result.call_id is not None:
-            match = next((c for c in open_calls if c.id == result.call_id), None)
+            match = open_calls.with_id(result.call_id)
             if match is None:
                 reading.gap(draft.location, "a result whose id names no call before it")
                 continue
             reading.pairing.add(draft.tag)
         else:
-            named = [c for c in open_calls if result.name and c.name == result.name]
-            match = named[0] if named else (open_calls[0] if open_calls else None)
+            named = open_calls.named(result.name) if result.name else None
+            first = open_calls.first()
+            match = named or first
             if match is None:
                 reading.gap(draft.location, "a result that answers no call")
                 continue
-            if match is not open_calls[0] and match.id is None:
+            if match is not first and match.id is None:
                 reading.gap(draft.location, "a result that answers a call out of order")
                 continue
             result.call_id = match.id
             reading.pairing.add("tool name" if named else "position")
-        open_calls.remove(match)
+        open_calls.take(match)
         reading.paired += 1
         draft.tag = ""
