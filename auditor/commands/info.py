@@ -34,12 +34,11 @@ def explain(
     if width is None:
         width = min(shutil.get_terminal_size((80, 24)).columns, 100)
     rule = lookup(selector)
-    if rule is None and not _family(selector, ()):
+    rules = [rule] if rule is not None else _family(selector, ())
+    if not rules:  # no built-in rule: the configuration's own, then
         extra = own()
         rule = lookup(selector, extra)
         rules = [rule] if rule is not None else _family(selector, extra, strict=True)
-    else:
-        rules = [rule] if rule is not None else _family(selector, ())
     if len(rules) > 1:
         family = FAMILIES.get(rules[0].family, "the configuration's own rules")
         out.write(f"# {selector.strip().upper()}: {family} ({len(rules)} rules)\n\n")

@@ -42,8 +42,17 @@ _PARAMETERS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 }
 """Each check's required and optional keys, besides those of every rule (`_IDENTITY`)."""
 _IDENTITY = ("code", "name", "severity", "description", "message", "check")
-_CODE = re.compile(r"[A-Z]{2,8}[0-9]{3}")
-_NAME = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
+CODE = re.compile(r"[A-Z]{2,8}[0-9]{3}")
+"""An own rule's code: capital letters of its own (`built_in_family` says which are not)."""
+NAME = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
+"""An own rule's name: lowercase words joined by `-`."""
+
+
+def built_in_family(code: str) -> bool:
+    """The code starts as a built-in family's (`LP`, `FB`…): `--select LP` would take it."""
+    return code[:2] in FAMILIES
+
+
 _SAME_MESSAGE = (
     "`{tool}` ran at turn {turn} with no successful call of {before} for the same `{same}` "
     "({value}) before it"
@@ -111,15 +120,15 @@ def _rule(entry: dict[str, Any], earlier: list[Rule]) -> Rule:
         if key not in entry:
             raise ConfigError(f"needs `{key}`")
     code, name = entry["code"], entry["name"]
-    if not isinstance(code, str) or not _CODE.fullmatch(code):
+    if not isinstance(code, str) or not CODE.fullmatch(code):
         raise ConfigError(
             f"code must be two to eight capital letters and three digits, got {code!r}"
         )
-    if code[:2] in FAMILIES:
+    if built_in_family(code):
         raise ConfigError(
             f"code {code} is in a built-in family ({', '.join(FAMILIES)}): use a prefix of your own"
         )
-    if not isinstance(name, str) or not _NAME.fullmatch(name):
+    if not isinstance(name, str) or not NAME.fullmatch(name):
         raise ConfigError(f"name must be lowercase words joined by `-`, got {name!r}")
     if name in BY_NAME:
         raise ConfigError(f"name {name} is a built-in rule's")

@@ -13,18 +13,16 @@ or takes a code or name already taken is a `ConfigError`.
 from __future__ import annotations
 
 import functools
-import re
 from types import ModuleType
 from typing import Any
 
 from auditor import entrypoints
 from auditor.errors import ConfigError
 from auditor.findings import Severity
+from auditor.policies import CODE, NAME, built_in_family
 from auditor.rules import BY_CODE, BY_NAME, FAMILIES, Rule, sections
 
 ENTRY_POINTS = "auditor.rules"
-_CODE = re.compile(r"[A-Z]{2,8}[0-9]{3}")
-_NAME = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 
 
 @functools.cache
@@ -48,16 +46,12 @@ def rules() -> tuple[Rule, ...]:
 def _rule(module: ModuleType | Any, where: str) -> Rule:
     code, name = getattr(module, "CODE", None), getattr(module, "NAME", None)
     severity, check = getattr(module, "SEVERITY", None), getattr(module, "check", None)
-    if (
-        not isinstance(code, str)
-        or not _CODE.fullmatch(code)
-        or code.rstrip("0123456789") in FAMILIES
-    ):
+    if not isinstance(code, str) or not CODE.fullmatch(code) or built_in_family(code):
         raise ConfigError(
             f"{where} has no CODE of its own: capital letters (not {', '.join(FAMILIES)}) and "
             f"three digits, got {code!r}"
         )
-    if not isinstance(name, str) or not _NAME.fullmatch(name):
+    if not isinstance(name, str) or not NAME.fullmatch(name):
         raise ConfigError(f"{where} has no NAME of lowercase words joined by `-`, got {name!r}")
     if code in BY_CODE or name in BY_NAME:
         raise ConfigError(f"{where} is {code} ({name}), as a built-in rule is")
