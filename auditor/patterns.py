@@ -79,6 +79,15 @@ def one_of(words: Iterable[str]) -> str:
     return "(?:" + _trie(trie) + ")"
 
 
+def any_of(strings: Iterable[str]) -> re.Pattern[str]:
+    """What tells whether a text holds one of `strings`: `any_of(s).search(text)` is a match
+    exactly when `any(x in text for x in s)`. One pass of a trie (`one_of`): several times
+    faster than one `in` a string for the long lists of hints a rule screens short texts
+    (argument values) with; on long texts and a few strings, `in` is faster."""
+    found = sorted(set(strings))
+    return lazy(one_of(found) if found else "(?!)")
+
+
 def _trie(node: dict[str, Any]) -> str:
     branches = [re.escape(char) + _trie(child) for char, child in sorted(node.items()) if char]
     if not branches:

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from auditor.patterns import Folded, folded, lazy, one_of
+from auditor.patterns import Folded, any_of, folded, lazy, one_of
 from tests.helpers import examples
 
 _WORDS = st.lists(st.text(alphabet="abAé -", min_size=1, max_size=5), min_size=1, max_size=8)
@@ -25,6 +25,14 @@ def test_a_trie_matches_what_the_alternation_longest_first_matches(words, text, 
         expected = [(m.span(), m.group()) for m in re.finditer(plain + tail, text, flags)]
         found = [(m.span(), m.group()) for m in re.finditer(one_of(words) + tail, text, flags)]
         assert found == expected
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(
+    st.lists(st.text(alphabet="ab?{@/é", max_size=4), max_size=8), st.text("ab?{@/éx", max_size=30)
+)
+def test_any_of_finds_a_text_holding_one_of_its_strings(strings, text):
+    assert (any_of(strings).search(text) is not None) == any(s in text for s in strings)
 
 
 def test_one_of_is_a_trie() -> None:

@@ -43,7 +43,7 @@ from collections.abc import Iterator
 
 from auditor.languages import LEXICONS
 from auditor.languages.lexicon import table
-from auditor.patterns import lazy
+from auditor.patterns import any_of, lazy
 
 
 def _words(category: str, english: tuple[str, ...]) -> tuple[str, ...]:
@@ -103,9 +103,8 @@ _ANY_HINT = (*_HINTS_TEXT, "todo", "tbd", "fixme", "placeholder", "yyyy", "ample
 
 
 def possible(text: str) -> bool:
-    """Whether `text` could hold a placeholder or a `filler` at all: substring searches."""
-    lower = text.lower()
-    return any(map(lower.__contains__, (*_ANY_HINT, *_NO_VALUE_HINTS, *_FILLER_HINTS)))
+    """Whether `text` could hold a placeholder or a `filler` at all: one of their hints."""
+    return _ANY.search(text.lower()) is not None
 
 
 def find(text: str, code: bool = False, written: bool = False) -> Iterator[str]:
@@ -116,8 +115,8 @@ def find(text: str, code: bool = False, written: bool = False) -> Iterator[str]:
         yield stripped
         return
     lower = text.lower()
-    hints = _HINTS_CODE if code else _HINTS_TEXT
-    if not any(map(lower.__contains__, hints)) and "XXX" not in text:
+    hinted = _HINTED_CODE if code else _HINTED_TEXT
+    if hinted.search(lower) is None and "XXX" not in text:
         return
     found: dict[int, str] = {}
     patterns = [_YOUR, _ANGLE, _HERE, _VERB, _PATH]
@@ -223,6 +222,10 @@ _NO_VALUE_HINTS = (
     *("not", "?", "desconocid", "disponible", "inconnu", "unbekannt"),
 )
 """One of these is in every word of `NO_VALUE` (lower case)."""
+_ANY = any_of((*_ANY_HINT, *_NO_VALUE_HINTS, *_FILLER_HINTS))
+_HINTED_CODE = any_of(_HINTS_CODE)
+_HINTED_TEXT = any_of(_HINTS_TEXT)
+_FILLER_HINTED = any_of(_FILLER_HINTS)
 
 
 def filler(key: str, value: str) -> str | None:
@@ -235,7 +238,7 @@ def filler(key: str, value: str) -> str | None:
     lower = stripped.lower()
     if lower in NO_VALUE or lower.strip("<>[]{}() ") in NO_VALUE:
         return stripped if _IDENTIFIER_KEY.search(key) else None
-    if _FREE_TEXT_KEY.search(key) or not any(map(lower.__contains__, _FILLER_HINTS)):
+    if _FILLER_HINTED.search(lower) is None or _FREE_TEXT_KEY.search(key):
         return None
     m = _PROVENANCE.match(stripped)
     if m is None:

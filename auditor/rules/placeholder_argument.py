@@ -96,11 +96,13 @@ REQUIRES = ("calls",)
 
 
 def screen(replay: Replay, options: None) -> bool:
-    """Some call that got a result has arguments that could hold a placeholder."""
+    """Some call that got a result has arguments that could hold a placeholder: their logged
+    text holds one of its hints, or an escape (`"n\\u002fa"` is `n/a`)."""
     answered = [e for e in replay.exchanges if e.result is not None]
     if any(e.call.raw_arguments is None for e in answered):
         return True  # arguments logged parsed: walked by the check
-    return _placeholders.possible("\x00".join(e.call.raw_arguments or "" for e in answered))
+    logged = "\x00".join(e.call.raw_arguments or "" for e in answered)
+    return "\\" in logged or _placeholders.possible(logged)
 
 
 def check(replay: Replay, options: None) -> Iterator[Violation]:
@@ -127,10 +129,11 @@ def check(replay: Replay, options: None) -> Iterator[Violation]:
 
 def _placeholders_of(exchange: Exchange) -> Iterator[tuple[str, str, str]]:
     """(key, placeholder, the text it sits in) for each placeholder in the call's values."""
-    if not _hinted(exchange):
-        return  # the arguments as logged hold no hint of one: no need to walk them
+    found = list(strings(exchange.call))
+    if not _placeholders.possible("\x00".join(value for _, value, _ in found)):
+        return  # no value holds a hint of one (keys are not read: `first_name` holds `na`)
     saves = writes_file(exchange.call.arguments)
-    for key, value, code in strings(exchange.call):
+    for key, value, code in found:
         if saves and key in FILE_CONTENT_KEYS:
             continue  # a file saved for later: a placeholder in it is for a person to fill in
         text = comment_free(value) if code else value
@@ -162,13 +165,6 @@ _SEARCH_WORDS = frozenset(("pattern", "query", "q", "regex", "search", "keyword"
 def _sought(key: str) -> bool:
     """The argument holds what a search looks for (`pattern`, `query`, `search_term`)."""
     return bool(_SEARCH_WORDS.intersection(words(key)))
-
-
-def _hinted(exchange: Exchange) -> bool:
-    """The call's arguments could hold a placeholder: those logged as text hold one of its
-    hints (parsed ones are walked)."""
-    raw = exchange.call.raw_arguments
-    return raw is None or _placeholders.possible(raw)
 
 
 def _given_by(message: Message) -> Iterator[str]:
