@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from re import _constants, _parser  # type: ignore[attr-defined]
 from typing import Any, Protocol, cast, overload
 
 _KEPT = (
@@ -39,16 +40,125 @@ class _Lazy:
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
             raise AttributeError(name)
-        compiled = re.compile(*self._source)
+        pattern, flags = self._source
+        compiled = re.compile(started(pattern, flags), flags)
         for kept in _KEPT:
             self.__dict__[kept] = getattr(compiled, kept)
-        return getattr(compiled, name)
+        self.__dict__["pattern"] = pattern
+        return self.__dict__[name] if name in self.__dict__ else getattr(compiled, name)
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (_Lazy, self._source)
 
     def __repr__(self) -> str:
         return f"lazy({self._source[0]!r}, {self._source[1]})"
+
+
+def started(pattern: Any, flags: int = 0) -> Any:
+    """`pattern`, led by a look-ahead of the characters every match starts with, where that
+    makes `re` faster and changes no match.
+
+    `re` passes over places where a match cannot start at C speed only when a pattern starts
+    by taking a literal or a class of characters. One that starts with `\\b`, a look-behind,
+    an optional part, a group of alternatives or under `re.I` is tried in full at every
+    place: a hundredfold the work where the text holds a few candidates. A look-ahead of the
+    first characters (`(?=[$€£\\dueg])` before an amount) fails at most places in one step.
+    The class is read from the parsed pattern (`_firsts`); nothing is added where a match may
+    be empty, may start with any character or a word character, or `re` already skips.
+    """
+    if not isinstance(pattern, str):
+        return pattern
+    try:
+        tree = _parser.parse(pattern, flags)
+        items: list[str] = []
+        if _sequence(tree.data, items) is not False or not items or _skipped(tree, flags):
+            return pattern
+    except Exception:  # a pattern `re` rejects says so when it is compiled
+        return pattern
+    first = f"[{''.join(dict.fromkeys(items))}]"
+    if len(re.findall(first, _LOWER, tree.state.flags & re.I)) > _LETTERS:
+        return pattern  # most places of a text start with one of them: no step saved
+    head = _GLOBAL_FLAGS.match(pattern)
+    at = head.end() if head else 0
+    body = pattern[at:] + ("\n" if tree.state.flags & re.X else "")
+    return f"{pattern[:at]}(?={first})(?:{body})"
+
+
+_LOWER = "abcdefghijklmnopqrstuvwxyz"
+_LETTERS = 6
+"""A look-ahead of more lowercase letters than this costs more than it saves (a hundred month
+names start with eleven letters: measured 1.5x slower with one; amounts, with `u`, `e` and `g`
+under `re.I`, 2.4x faster)."""
+
+
+_GLOBAL_FLAGS = re.compile(r"\(\?[aiLmsux]+\)")
+_C = _constants
+_CATEGORIES = {
+    _C.CATEGORY_DIGIT: r"\d",
+    _C.CATEGORY_UNI_DIGIT: r"\d",
+    _C.CATEGORY_SPACE: r"\s",
+    _C.CATEGORY_UNI_SPACE: r"\s",
+}
+"""Classes a look-ahead names as written; a word character (most of any text) is not worth one."""
+
+
+def _skipped(tree: Any, flags: int) -> bool:
+    """`re` already passes over places at C speed: the pattern starts by taking a literal or a
+    class, or each of its alternatives a literal, not under `re.I`."""
+    data = tree.data
+    while data and data[0][0] is _C.SUBPATTERN and not data[0][1][1] and not data[0][1][2]:
+        data = data[0][1][3].data
+    if not data or tree.state.flags & re.I:
+        return False
+    op, av = data[0]
+    if op is _C.BRANCH:
+        return all(branch.data and branch.data[0][0] is _C.LITERAL for branch in av[1])
+    return op in (_C.LITERAL, _C.IN)
+
+
+def _sequence(ops: Any, items: list[str]) -> bool | None:
+    """Whether the sequence `ops` may match nothing (True) or takes a character first (False),
+    the classes it may start with added to `items`; None when they cannot be told."""
+    for op, av in ops:
+        if op in (_C.AT, _C.ASSERT, _C.ASSERT_NOT):
+            continue  # zero width: the match starts after it
+        if op is _C.LITERAL:
+            items.append(re.escape(chr(av)))
+            return False
+        if op is _C.IN:
+            return False if _class(av, items) else None
+        if op is _C.SUBPATTERN:
+            if av[1] or av[2]:
+                return None  # flags of its own (`(?i:…)`): the look-ahead would not share them
+            empty = _sequence(av[3].data, items)
+        elif op is _C.ATOMIC_GROUP:
+            empty = _sequence(av.data, items)
+        elif op is _C.BRANCH:
+            found = [_sequence(branch, items) for branch in av[1]]
+            empty = None if None in found else any(found)
+        elif op in (_C.MAX_REPEAT, _C.MIN_REPEAT, _C.POSSESSIVE_REPEAT):
+            inner = _sequence(av[2].data if hasattr(av[2], "data") else av[2], items)
+            empty = None if inner is None else inner or av[0] == 0
+        else:
+            return None  # any character, a back reference, a condition
+        if empty is not True:
+            return empty
+    return True
+
+
+def _class(av: Any, items: list[str]) -> bool:
+    """The items of a class `[…]` as a look-ahead writes them; False for a negated class or a
+    category not worth one."""
+    for op, value in av:
+        if op is _C.LITERAL:
+            items.append(re.escape(chr(value)))
+        elif op is _C.RANGE:
+            items.append(f"{re.escape(chr(value[0]))}-{re.escape(chr(value[1]))}")
+        elif op is _C.CATEGORY and value in _CATEGORIES:
+            items.append(_CATEGORIES[value])
+        else:
+            return False
+    return True
 
 
 @overload

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from auditor.patterns import Folded, any_of, folded, lazy, one_of
-from tests.helpers import examples
+from auditor.patterns import Folded, any_of, folded, lazy, one_of, started
+from tests.helpers import ROOT, examples
 
 _WORDS = st.lists(st.text(alphabet="abAé -", min_size=1, max_size=5), min_size=1, max_size=8)
 
@@ -110,3 +111,104 @@ def test_a_folded_pattern_is_written_in_lowercase() -> None:
     with pytest.raises(ValueError, match="lowercase: 'I'"):
         folded(r"\b(?:shall|should) (?:I|we)\b")
     assert folded(r"(?P<n>\d+)\W\S").pattern  # escapes and group names are not literals
+
+
+def _declared() -> list[tuple[str, str, int]]:
+    """(where, source, flags) of every pattern the package declares with `lazy` or `folded`."""
+    import importlib
+    import pkgutil
+
+    import auditor
+    from auditor.patterns import _Lazy
+
+    found: dict[tuple[str, int], str] = {}
+
+    def take(where: str, value: object, depth: int = 0) -> None:
+        if isinstance(value, _Lazy):
+            source, flags = value._source
+            if isinstance(source, str):
+                found.setdefault((source, flags), where)
+        elif isinstance(value, Folded):
+            take(where, value._lowered, depth)
+            take(where, value._folding, depth)
+        elif depth < 2 and isinstance(value, tuple | list | frozenset | set):
+            for item in value:
+                take(where, item, depth + 1)
+        elif depth < 2 and isinstance(value, dict):
+            for item in value.values():
+                take(where, item, depth + 1)
+
+    for info in pkgutil.walk_packages(auditor.__path__, "auditor."):
+        if info.name.endswith("__main__"):
+            continue
+        module = importlib.import_module(info.name)
+        for name, value in vars(module).items():
+            take(f"{info.name}.{name}", value)
+    return sorted((where, source, flags) for (source, flags), where in found.items())
+
+
+def _texts() -> list[str]:
+    """Every string value of the fixtures' JSON and JSON Lines files, and each of their lines."""
+    import orjson
+
+    texts: set[str] = set()
+
+    def strings(value: object) -> None:
+        if isinstance(value, str):
+            texts.add(value[:4000])
+        elif isinstance(value, dict):
+            for item in value.values():
+                strings(item)
+        elif isinstance(value, list):
+            for item in value:
+                strings(item)
+
+    for path in sorted((ROOT / "fixtures").rglob("*")):
+        if path.suffix not in (".json", ".jsonl", ".txt", ".md") or path.stat().st_size > 2**20:
+            continue
+        data = path.read_bytes()
+        for line in data.splitlines():
+            texts.add(line.decode("utf-8", "replace")[:4000])
+            with contextlib.suppress(orjson.JSONDecodeError):
+                strings(orjson.loads(line))
+        with contextlib.suppress(orjson.JSONDecodeError):
+            strings(orjson.loads(data))
+    return sorted(texts)
+
+
+def test_every_declared_pattern_started_finds_what_it_finds_as_written() -> None:
+    texts = _texts()
+    led = 0
+    for where, source, flags in _declared():
+        lead = started(source, flags)
+        if lead == source:
+            continue
+        led += 1
+        written, fast = re.compile(source, flags), re.compile(lead, flags)
+        assert fast.groupindex == written.groupindex, where
+        for text in texts:
+            expected = [(m.span(), m.groups()) for m in written.finditer(text)]
+            assert [(m.span(), m.groups()) for m in fast.finditer(text)] == expected, (where, text)
+    assert led >= 40  # the check is not empty: most patterns of text are led
+
+
+@pytest.mark.parametrize(
+    ("pattern", "flags", "expected"),
+    [
+        (r"\b(?:USD|EUR)\s?\d|[$€]\d", re.I, r"(?=[UE\$€])(?:\b(?:USD|EUR)\s?\d|[$€]\d)"),
+        (r"(?i)#?\bfoo", 0, r"(?i)(?=[\#f])(?:#?\bfoo)"),
+        (r"(?<![\d.,])\b\d{6,16}\b", 0, r"(?=[\d])(?:(?<![\d.,])\b\d{6,16}\b)"),
+        (r"[A-Z]\d", 0, r"[A-Z]\d"),  # `re` skips to a capital already
+        (r"a?", 0, r"a?"),  # may match nothing
+        (r"\b\w+", 0, r"\b\w+"),  # a word character starts most places
+        (r"\b[^a]x", 0, r"\b[^a]x"),  # a negated class
+        (r"\b(?i:x)y", 0, r"\b(?i:x)y"),  # flags of its own
+        (
+            r"\b(?:alpha|beta|gamma|delta|eta|iota|kappa)",
+            0,
+            r"\b(?:alpha|beta|gamma|delta|eta|iota|kappa)",
+        ),
+    ],
+)
+def test_started_leads_a_pattern_only_where_it_saves_steps(pattern, flags, expected) -> None:
+    assert started(pattern, flags) == expected
