@@ -96,6 +96,20 @@ class _Proposal:
     _options: list[list[Value]] | None = None
     _common: list[Value] | None = None
     _values: list[Value] | None = None
+    _which: bool | None = None
+    _asks_payment: bool | None = None
+
+    def which(self) -> bool:
+        """It asks the user to supply what to act on or what to do (`_WHICH`)."""
+        if self._which is None:
+            self._which = _WHICH.search(self.text) is not None
+        return self._which
+
+    def asks_payment(self) -> bool:
+        """It asks how to pay (`_ASKS_PAYMENT`)."""
+        if self._asks_payment is None:
+            self._asks_payment = _ASKS_PAYMENT.search(self.text) is not None
+        return self._asks_payment
 
     def lists(self) -> bool:
         """It lists options to choose from (two or more numbered or bulleted items)."""
@@ -355,9 +369,9 @@ class _Walk:
             replies.rejected(listing.options(), chosen, confirmed) if listing and chosen else []
         )
         made = _Decision(kind, start, m.index, said, tuple(confirmed), tuple(rejected))
-        made.proposed = self.proposal is not None and not _WHICH.search(self.proposal.text)
+        made.proposed = self.proposal is not None and not self.proposal.which()
         made.corrected = frozenset(named)
-        made.asks_payment = any(_ASKS_PAYMENT.search(p.text) for p in asked)
+        made.asks_payment = any(p.asks_payment() for p in asked)
         return made
 
     def _cover(self, e: Exchange, required: str) -> None:

@@ -40,6 +40,12 @@ def tokens(text: str) -> frozenset[str]:
     return frozenset(_singular(w) for w in _TOKEN.findall(text[:20_000].lower()))
 
 
+def _id_key(key: str) -> bool:
+    """`_ID_KEY` holds: tried only on a key that ends as a match must, with a `d` (or the
+    newline `$` lets it end before), as most keys do not."""
+    return key.endswith(("d", "D", "\n")) and _ID_KEY.search(key) is not None
+
+
 def _singular(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
@@ -61,7 +67,7 @@ class Records:
         """Take in one tool result."""
         data = self._parsed.pop(text) if text in self._parsed else _json(text)
         for record in _dicts(data):
-            ids = [v for k, v in record.items() if _ID_KEY.search(k) and _plain(v)]
+            ids = [v for k, v in record.items() if _id_key(k) and _plain(v)]
             if ids:
                 self._add(record, ids)
 
