@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from auditor import config, engine, entrypoints, formats, sources
-from auditor.errors import ConfigError
+from auditor import config, engine, formats, sources
+from auditor.common import entrypoints
+from auditor.common.errors import ConfigError
 from auditor.formats import FileReader, catalog, contract
 from auditor.model import UNRECORDED, Conversation
 from tests.helpers import FIXTURES, ROOT, audit, audit_process

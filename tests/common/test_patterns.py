@@ -1,4 +1,4 @@
-"""`auditor.patterns`: patterns compiled on first use, and word lists written as tries."""
+"""`auditor.common.patterns`: patterns compiled on first use, and word lists written as tries."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from auditor.patterns import Folded, folded, lazy, one_of
+from auditor.common.patterns import Folded, folded, lazy, one_of
 from tests.helpers import examples
 
 _WORDS = st.lists(st.text(alphabet="abAé -", min_size=1, max_size=5), min_size=1, max_size=8)
