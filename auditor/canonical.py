@@ -12,8 +12,8 @@ from typing import Any
 
 import orjson
 
-from auditor.structs import dataclass
-from auditor.text import cut
+from auditor.common.structs import dataclass
+from auditor.common.text import cut
 
 MAX_DEPTH = 128
 """Arguments nested deeper than this are not read as arguments: every later stage that walks a

@@ -9,10 +9,10 @@ from typing import Any
 
 import orjson
 
+from auditor.common.patterns import lazy
+from auditor.common.structs import dataclass
+from auditor.common.text import cut
 from auditor.model import Location, ToolCall
-from auditor.patterns import lazy
-from auditor.structs import dataclass
-from auditor.text import cut
 
 
 class Severity(enum.StrEnum):

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from auditor.canonical import TOO_DEEP, depth_exceeds
-from auditor.structs import dataclass
+from auditor.common.structs import dataclass
 
 Origin = Literal["structured", "text"]
 

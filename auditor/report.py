@@ -8,10 +8,10 @@ from collections.abc import Mapping
 from dataclasses import field
 from typing import TYPE_CHECKING, Any, TextIO
 
+from auditor.common.structs import dataclass
+from auditor.common.text import plural
 from auditor.findings import Finding, Severity
 from auditor.rules import BY_CODE, COVERAGE_HINTS, FAMILIES, RULES, Rule
-from auditor.structs import dataclass
-from auditor.text import plural
 
 if TYPE_CHECKING:
     from auditor.timeline import Timeline

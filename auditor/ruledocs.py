@@ -30,8 +30,8 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from auditor.patterns import lazy
-from auditor.text import safe
+from auditor.common.patterns import lazy
+from auditor.common.text import safe
 
 if TYPE_CHECKING:
     from auditor.rules import Rule

@@ -14,10 +14,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
+from auditor.common.structs import dataclass
 from auditor.findings import Finding
 from auditor.report import Report, Suppressed, Tally
 from auditor.sources import Exclude
-from auditor.structs import dataclass
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ class Suppression:
 
     def describe(self) -> str:
         """`entry 2 (path "logs/**", code "LP")`: how stderr names the entry."""
-        from auditor.text import dumps
+        from auditor.common.text import dumps
 
         shown = ", ".join(f"{key} {dumps(value)}" for key, value in self.criteria().items())
         return f"entry {self.entry} ({shown})"

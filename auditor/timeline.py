@@ -22,10 +22,10 @@ from typing import Any
 
 import orjson
 
+from auditor.common.structs import dataclass
+from auditor.common.text import cut
 from auditor.model import Conversation, Message, ToolCall
 from auditor.replay.calls import looks_like_error
-from auditor.structs import dataclass
-from auditor.text import cut
 
 NEAR = 3
 """Messages within this many turns of a finding are kept with long excerpts."""

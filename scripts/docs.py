@@ -21,8 +21,8 @@ from typing import Any
 import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's auditor
+from auditor.common.structs import dataclass
 from auditor.rules import BY_CODE, FAMILIES, RULES
-from auditor.structs import dataclass
 
 ROOT = Path(__file__).resolve().parent.parent
 """The checkout whose pages are written."""

@@ -50,6 +50,16 @@ requires_realdata = pytest.mark.skipif(
     not REALDATA.is_dir(),
     reason="../shared/realdata is not present (it exists on dev machines only)",
 )
+REALDATA_3 = REALDATA.parent / "realdata-3"
+requires_realdata_3 = pytest.mark.skipif(
+    not REALDATA_3.is_dir(),
+    reason="../shared/realdata-3 is not present (it exists on dev machines only)",
+)
+REALDATA_NEXT = REALDATA.parent / "realdata-next"
+requires_realdata_next = pytest.mark.skipif(
+    not REALDATA_NEXT.is_dir(),
+    reason="../shared/realdata-next is not present (it exists on dev machines only)",
+)
 requires_corpora = pytest.mark.skipif(
     not any(REALDATA.parent.glob("realdata*")),
     reason="../shared/realdata* is not present (it exists on dev machines only)",
@@ -151,14 +161,32 @@ def audit_main(*args, stdin: bytes | None = None, cwd=ROOT) -> subprocess.Comple
 # The normalised model as plain data
 
 
-def conversations(path) -> list[Conversation]:
-    """The conversations the readers make of one log, as the engine would get them."""
+def conversations(path, strict: bool = False) -> list[Conversation]:
+    """The conversations the readers make of one log, as the engine would get them (`strict`:
+    and every record of it readable)."""
     kind, compressed = sources.kind_of(str(path))
+    return _conversations_of(sources.Source(str(path), kind, compressed, True), strict)
+
+
+def conversations_below(path) -> list[Conversation]:
+    """Every conversation the files below `path` hold, as a walk finds and the engine reads
+    them (a folder of event files is one source; files of other types are passed over)."""
+    return [
+        c
+        for found in sources.discover([str(path)])
+        if isinstance(found, sources.Source)
+        for c in _conversations_of(found)
+    ]
+
+
+def _conversations_of(source: sources.Source, strict: bool = False) -> list[Conversation]:
     reader = FileReader()
     found = []
-    for record in sources.read(sources.Source(str(path), kind, compressed, True)):
+    for record in sources.read(source):
         if isinstance(record, sources.Record):
             found += [c for c in reader.feed(record) if isinstance(c, Conversation)]
+        else:
+            assert not strict, record
     found += [c for c in reader.finish() if isinstance(c, Conversation)]
     return found
 

@@ -168,6 +168,17 @@ def test_no_private_name_imported_across_packages():
     assert private_imports(sources, packages) == []
 
 
+def test_the_ground_floor_imports_nothing_above_it():
+    """`auditor.common` is what every layer uses: its modules import only each other, and its
+    `__init__` imports nothing, so importing one module costs that module alone."""
+    sources, _ = _sources()
+    edges = graph(sources)
+    ground = {name for name in sources if name.startswith("auditor.common.")}
+    assert ground
+    assert {name: edges[name] - ground for name in ground if edges[name] - ground} == {}
+    assert _imports(ast.parse(sources["auditor.common"]).body) == []
+
+
 # The checks themselves, on made-up modules: each can fail.
 
 

@@ -9,8 +9,8 @@ import orjson
 import pytest
 
 from auditor import config, engine, sources
+from auditor.common.errors import ConfigError
 from auditor.config import toolsfile
-from auditor.errors import ConfigError
 from auditor.sources import spans
 from tests.helpers import FIXTURES, ROOT, audit_main
 

@@ -10,7 +10,7 @@ from auditor import VERSION
 from auditor.cli import table
 from auditor.cli.exits import exit_with, fail
 from auditor.cli.options import Command, Given, command
-from auditor.text import reflow
+from auditor.common.text import reflow
 
 EXAMPLES = reflow(
     """\

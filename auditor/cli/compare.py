@@ -10,7 +10,7 @@ from auditor.cli import table
 from auditor.cli.exits import exit_with
 from auditor.cli.options import Command, Given, command
 from auditor.cli.values import CompareFormat, Kind, Opt
-from auditor.text import reflow
+from auditor.common.text import reflow
 
 # `audit compare`'s own options; the rest are the run's (`table`).
 BASE = Opt((), "base", Kind.ARGUMENT, metavar="BASE", help="The earlier run: a report or a path.")

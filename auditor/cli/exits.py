@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable
 from typing import NoReturn
 
-from auditor.errors import AuditorError, Terminated
+from auditor.common.errors import AuditorError, Terminated
 
 
 def exit_with(act: Callable[[], int], debug: bool) -> NoReturn:
@@ -44,7 +44,7 @@ def _terminated(signum: int, frame: object) -> NoReturn:
 
 
 def _stderr(line: str) -> None:
-    from auditor.text import safe
+    from auditor.common.text import safe
 
     print(safe(line), file=sys.stderr)
 

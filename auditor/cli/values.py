@@ -9,8 +9,8 @@ from dataclasses import KW_ONLY
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from auditor.errors import AuditorError
-from auditor.structs import dataclass
+from auditor.common.errors import AuditorError
+from auditor.common.structs import dataclass
 
 if TYPE_CHECKING:
     from auditor.commands.run import Output

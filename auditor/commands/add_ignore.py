@@ -17,9 +17,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from auditor.common.errors import ConfigError
 from auditor.config.files import shown
 from auditor.config.suppress import suppressions
-from auditor.errors import ConfigError
 
 if TYPE_CHECKING:
     from auditor.commands.run import Invocation
@@ -31,8 +31,8 @@ STANDALONE = ".auditor.toml"
 def add_ignore(invocation: Invocation, fingerprint: str, reason: str | None) -> int:
     """Write the entry; one line on stderr says where. Raises ConfigError for a fingerprint
     that is not one, a missing reason, or a fingerprint none of the paths' findings has."""
-    from auditor import atomic
     from auditor.commands import run
+    from auditor.common import atomic
 
     if invocation.isolated:
         raise ConfigError("--add-ignore writes the configuration: drop --isolated")

@@ -30,13 +30,13 @@ from collections.abc import Callable, Iterable
 from typing import Any, cast
 
 from auditor import __version__
-from auditor.atomic import replaced
-from auditor.errors import ConfigError, InputError
+from auditor.common.atomic import replaced
+from auditor.common.errors import ConfigError, InputError
+from auditor.common.structs import dataclass
+from auditor.common.text import dumps
 from auditor.findings import Finding, normal_path
 from auditor.report import Report, Stale
 from auditor.sources import os_reason, read_regular
-from auditor.structs import dataclass
-from auditor.text import dumps
 
 VERSION = 2
 READS = (1, 2)

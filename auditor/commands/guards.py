@@ -11,7 +11,7 @@ import stat
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from auditor.errors import ConfigError
+from auditor.common.errors import ConfigError
 from auditor.sources.files import inside
 
 if TYPE_CHECKING:

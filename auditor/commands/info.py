@@ -9,10 +9,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, TextIO
 
 from auditor import ruledocs
-from auditor.errors import ConfigError
+from auditor.common.errors import ConfigError
+from auditor.common.text import dumps, reflow, safe
 from auditor.model import Location
 from auditor.rules import FAMILIES, RULES, Rule, did_you_mean, lookup
-from auditor.text import dumps, reflow, safe
 
 if TYPE_CHECKING:
     from auditor.commands.run import Invocation

@@ -20,11 +20,11 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, TextIO, cast
 
 from auditor.commands import guards
+from auditor.common.errors import AuditorError, ConfigError
+from auditor.common.structs import dataclass
+from auditor.common.text import plural
 from auditor.config import Settings
-from auditor.errors import AuditorError, ConfigError
 from auditor.report import Context, Report
-from auditor.structs import dataclass
-from auditor.text import plural
 
 if TYPE_CHECKING:
     from auditor.config import FileConfig
@@ -310,7 +310,7 @@ def emit(path: str | None, when: str, write_to: Callable[[TextIO, bool], None]) 
         except BrokenPipeError:  # `audit … | head`: the reader has what it wanted
             silence_stdout()
         return
-    from auditor.atomic import replaced
+    from auditor.common.atomic import replaced
 
     try:
         with replaced(path) as file:
@@ -467,6 +467,6 @@ def silence_stdout() -> None:
 
 def stderr(line: str) -> None:
     """One line on stderr, with anything from a log made harmless."""
-    from auditor.text import safe
+    from auditor.common.text import safe
 
     print(safe(line), file=sys.stderr)

@@ -13,9 +13,9 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, TextIO
 
+from auditor.common.text import cut, dumps, safe
 from auditor.formats import Problem
 from auditor.model import Conversation, Message, turn_of
-from auditor.text import cut, dumps, safe
 
 if TYPE_CHECKING:
     from auditor.config import Settings

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Any, TextIO
 
+from auditor.common.text import dumps, plural
 from auditor.report import Context, Report
 from auditor.reporters import REPORTERS
 from auditor.reporters import json as json_reporter
 from auditor.reporters import jsonl as jsonl_reporter
-from auditor.text import dumps, plural
 
 FORMATS = tuple(name for name, reporter in REPORTERS.items() if reporter.statistics == name)
 """The formats `--statistics` prints in; the others print as one of these (`concise` as a table)."""

@@ -28,10 +28,10 @@ import orjson
 
 from auditor import __version__
 from auditor import rules as registry
-from auditor.errors import ConfigError, InputError
+from auditor.common.errors import ConfigError, InputError
+from auditor.common.structs import dataclass
+from auditor.common.text import safe
 from auditor.report import Report
-from auditor.structs import dataclass
-from auditor.text import safe
 
 CONFIG_KEY = "fail-on-increase"
 

@@ -7,8 +7,8 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from auditor import __version__
+from auditor.common.text import plural, safe
 from auditor.compare import Comparison, Limit, Run
-from auditor.text import plural, safe
 
 SCHEMA_VERSION = 1
 
@@ -104,7 +104,7 @@ def document(c: Comparison) -> dict[str, Any]:
 
 
 def write_json(c: Comparison, out: TextIO) -> None:
-    from auditor.text import dumps
+    from auditor.common.text import dumps
 
     out.write(dumps(document(c), indent=True) + "\n")
 

@@ -17,6 +17,8 @@ from dataclasses import field
 from typing import Any
 
 from auditor import rules as registry
+from auditor.common.errors import ConfigError
+from auditor.common.structs import dataclass
 from auditor.config.files import (
     KEYS,
     PYPROJECT,
@@ -31,14 +33,12 @@ from auditor.config.files import (
 )
 from auditor.config.options import rule_options
 from auditor.config.suppress import suppressions
-from auditor.errors import ConfigError
 from auditor.findings import DEFAULT_FAIL_ON, Severity
 from auditor.formats import Format, MappedFormat, catalog, declare, plugins
 from auditor.model import ToolSpec
 from auditor.rules import Rule
 from auditor.sources import MAX_RECORD_BYTES, Exclude
 from auditor.sources.files import inside
-from auditor.structs import dataclass
 from auditor.suppress import Suppression
 
 FAIL_ON = ("error", "warning", "note", "never")
@@ -259,7 +259,7 @@ def build(
 def _user_rules(file: FileConfig | None) -> tuple[Rule, ...]:
     """The rules installed plugins ship (`auditor.rules` entry points) and those
     `[[tool.auditor.rule]]` entries declare (`auditor.policies`); () without any."""
-    from auditor import entrypoints
+    from auditor.common import entrypoints
 
     plugins: tuple[Rule, ...] = ()
     if entrypoints.may_declare("auditor.rules"):

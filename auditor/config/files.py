@@ -14,10 +14,10 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from auditor.errors import ConfigError
+from auditor.common.errors import ConfigError
+from auditor.common.structs import dataclass
 from auditor.rules import FAMILIES
 from auditor.sources import is_url, os_reason, read_regular
-from auditor.structs import dataclass
 
 if TYPE_CHECKING:
     from pathlib import Path

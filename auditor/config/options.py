@@ -14,8 +14,8 @@ import typing
 from collections.abc import Sequence
 from typing import Any
 
+from auditor.common.errors import ConfigError
 from auditor.config.files import TABLES, FileConfig, is_strings, shown_value, suggest
-from auditor.errors import ConfigError
 from auditor.rules import Rule
 
 

@@ -13,8 +13,8 @@ import re
 from typing import Any
 
 from auditor import rules as registry
+from auditor.common.errors import ConfigError
 from auditor.config.files import FileConfig, is_strings, shown_value, suggest
-from auditor.errors import ConfigError
 from auditor.rules import Rule
 from auditor.suppress import Suppression
 

@@ -23,7 +23,7 @@ from typing import Any
 
 import orjson
 
-from auditor.errors import ConfigError
+from auditor.common.errors import ConfigError
 from auditor.formats import tool_specs
 from auditor.model import ToolSpec
 from auditor.sources import os_reason, read_regular

@@ -38,6 +38,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from auditor.common.patterns import lazy
 from auditor.dialects import (
     function_tag,
     harmony,
@@ -62,7 +63,6 @@ from auditor.dialects._reading import (
 )
 from auditor.dialects._scan import TextScanner
 from auditor.model import Conversation, Message
-from auditor.patterns import lazy
 
 if TYPE_CHECKING:
     from auditor.replay import Replay

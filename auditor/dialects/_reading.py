@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from auditor.structs import dataclass
+from auditor.common.structs import dataclass
 
 TextSpan = tuple[int, int]
 """Start and end of something in the text, as in `re.Match.span()`."""

@@ -15,8 +15,8 @@ from typing import Any
 
 import orjson
 
+from auditor.common.patterns import lazy
 from auditor.dialects._reading import Block, TextCall, TextSpan
-from auditor.patterns import lazy
 
 MAX_SCAN = 1_000_000
 """Characters the JSON bracket scanner may visit in one message, over all values."""

@@ -12,9 +12,9 @@ its mangled opener names a tool.
 
 from __future__ import annotations
 
+from auditor.common.patterns import lazy
 from auditor.dialects._reading import Block, TextCall
 from auditor.dialects._scan import MAX_BLOCKS, TextScanner, positions, valid_name
-from auditor.patterns import lazy
 
 LLAMA = "the Llama `<function=…>` dialect"
 _FUNCTION_TAG = lazy(r"<function=([^>\s]{1,64})>")

@@ -8,9 +8,9 @@ the `<|start|>` was stripped, and may end with the text (no terminator).
 
 from __future__ import annotations
 
+from auditor.common.patterns import lazy
 from auditor.dialects._reading import Frame, TextCall, Token
 from auditor.dialects._scan import TextScanner, valid_name
-from auditor.patterns import lazy
 
 AUTHORS = ("functions.", "browser.", "container.", "python")
 """Harmony authors that are tools: a frame they wrote is a tool's output."""

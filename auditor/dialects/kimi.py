@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from auditor.common.patterns import lazy
 from auditor.dialects._reading import TextCall, Token
 from auditor.dialects._scan import MAX_BLOCKS, TextScanner, valid_name
-from auditor.patterns import lazy
 
 FORM = "the Kimi K2 `<|tool_call_begin|>` dialect"
 _SECTION = ("<|tool_calls_section_begin|>", "<|tool_call_section_begin|>")

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from auditor.common.patterns import lazy
 from auditor.dialects._reading import TextCall, Token
 from auditor.dialects._scan import MAX_BLOCKS, TextScanner, valid_name
-from auditor.patterns import lazy
 
 _MISTRAL_NAME = lazy(r"\s*+([\w.\-]{1,64})(?:\[CALL_ID\][\w\-]{0,64})?\[ARGS\]")
 

@@ -28,9 +28,9 @@ from typing import Any
 
 import orjson
 
+from auditor.common.patterns import lazy
 from auditor.dialects._reading import TextCall, TextSpan
 from auditor.dialects._scan import MAX_CANDIDATES, NAME_KEYS, TextScanner, json_fence
-from auditor.patterns import lazy
 
 _JSON_START = lazy(r"""[\[{]\s*+["'{\[]""")
 _EXPLAINS = lazy(

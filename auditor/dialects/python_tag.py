@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from auditor.common.patterns import lazy
 from auditor.dialects._reading import TextCall, Token
 from auditor.dialects._scan import MAX_BLOCKS, MAX_REPAIR, TextScanner, valid_name
-from auditor.patterns import lazy
 
 _PYTHON_CALL = lazy(r"\s*+([A-Za-z_]\w{0,63})\.call\(")
 _KWARG = lazy(r"""(\w{1,64})\s*+=\s*+(?:"([^"]{0,2000})"|'([^']{0,2000})'|([\w.\-]{1,100}))""")

@@ -24,9 +24,9 @@ import itertools
 import re
 from typing import Any
 
+from auditor.common.patterns import lazy
 from auditor.dialects._reading import TextCall, Token
 from auditor.dialects._scan import MAX_BLOCKS, TextScanner, valid_name
-from auditor.patterns import lazy
 
 MAX_SOURCE = 20_000
 """Characters of one list handed to the Python parser."""

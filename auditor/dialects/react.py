@@ -18,9 +18,9 @@ from typing import Any
 
 import orjson
 
+from auditor.common.patterns import lazy
 from auditor.dialects._reading import Segment, Step, TextCall
 from auditor.dialects._scan import MAX_MARKS, NOT_ACTIONS, TextScanner, valid_name
-from auditor.patterns import lazy
 
 FORM = "the ReAct `Action:` dialect"
 _LABEL = lazy(

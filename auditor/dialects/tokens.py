@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import itertools
 
+from auditor.common.patterns import lazy
 from auditor.dialects._reading import Token
 from auditor.dialects._scan import MAX_MARKS, TextScanner
-from auditor.patterns import lazy
 
 _TOKEN = lazy(
     r"<\|[a-z][a-z0-9_]{0,40}\|>"

@@ -11,13 +11,13 @@ from collections.abc import Collection, Iterable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from auditor.common.errors import ConfigError
+from auditor.common.patterns import lazy
 from auditor.config import Settings
 from auditor.engine.results import SourceResult, UnreadGroup, shape
-from auditor.errors import ConfigError
 from auditor.findings import Finding, Severity, Violation, excerpt, fingerprint, identity
 from auditor.formats import Problem, unreadable
 from auditor.model import Conversation, Message, turn_of, validate
-from auditor.patterns import lazy
 from auditor.report import Counts, RunError
 from auditor.rules import BY_CODE, REQUIREMENTS, Rule
 from auditor.sources import InvalidRecord, Record

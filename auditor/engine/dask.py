@@ -39,12 +39,12 @@ from typing import TYPE_CHECKING, Any
 
 from auditor import __version__ as VERSION
 from auditor import sources
+from auditor.common.errors import AuditorError
 from auditor.config import Settings
 from auditor.engine.plan import Planned
 from auditor.engine.results import Progress, SourceResult
 from auditor.engine.runners import Results, cpus
 from auditor.engine.source import audit_source
-from auditor.errors import AuditorError
 from auditor.progress import size_of as progress_size
 from auditor.report import RunError
 from auditor.sources import remote

@@ -10,11 +10,11 @@ from collections import defaultdict
 from dataclasses import field, replace
 from typing import IO, TYPE_CHECKING, Any, Protocol
 
+from auditor.common.patterns import lazy
+from auditor.common.structs import dataclass
 from auditor.findings import Finding, fingerprint, identity
-from auditor.patterns import lazy
 from auditor.report import Counts, RunError, Unread
 from auditor.sources import Source
-from auditor.structs import dataclass
 
 if TYPE_CHECKING:
     from auditor import timeline

@@ -11,12 +11,12 @@ from dataclasses import replace
 from typing import TypeGuard
 
 from auditor import sources
+from auditor.common.jsonpos import pointer_lines
 from auditor.config import Settings
 from auditor.engine.checker import ConversationChecker
 from auditor.engine.results import Progress, SourceResult
 from auditor.findings import Finding
 from auditor.formats import FileReader, Format, Found, Problem, claims, companion, describe
-from auditor.jsonpos import pointer_lines
 from auditor.report import Counts, RunError, Unread
 
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import orjson
 
 from auditor.canonical import TOO_DEEP, depth_exceeds
+from auditor.common.text import cut
 from auditor.model import (
     UNRECORDED,
     ApprovalDecision,
@@ -22,7 +23,6 @@ from auditor.model import (
     ToolResult,
     ToolSpec,
 )
-from auditor.text import cut
 
 if TYPE_CHECKING:
     pass

@@ -52,7 +52,9 @@ import functools
 from collections.abc import Iterator
 from typing import Any
 
-from auditor.errors import ConfigError
+from auditor.common.errors import ConfigError
+from auditor.common.patterns import lazy
+from auditor.common.text import cut as excerpt
 from auditor.formats import contract
 from auditor.formats._common import (
     MessageDraft,
@@ -67,9 +69,7 @@ from auditor.formats._common import (
     tool_specs,
 )
 from auditor.model import Conversation, Location
-from auditor.patterns import lazy
 from auditor.sources import Record
-from auditor.text import cut as excerpt
 
 REQUIRED = ("detect", "messages", "role")
 EXPRESSIONS = (

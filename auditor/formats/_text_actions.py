@@ -43,9 +43,9 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from auditor.common.patterns import lazy
 from auditor.formats._common import MessageDraft
 from auditor.model import Location, ToolCall, ToolResult
-from auditor.patterns import lazy
 
 MAX_ACTIONS = 64
 """Actions read in one message."""

@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from auditor.common.patterns import lazy
 from auditor.formats import contract
 from auditor.formats._common import (
     MessageDraft,
@@ -39,7 +40,6 @@ from auditor.formats._common import (
     unrecorded_draft,
 )
 from auditor.model import Conversation, Location, ToolCall
-from auditor.patterns import lazy
 from auditor.sources import Record
 
 NAME = "aider"

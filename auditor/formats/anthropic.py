@@ -116,8 +116,8 @@ def messages(body: dict, location: Location, problems: list[Problem]) -> tuple[M
 
     A body without Anthropic blocks (a Chat Completions request, or string contents) is read
     message by message as OpenAI's, without drafts: the same messages `drafts` and `freeze`
-    give (`tests/formats/test_formats.py` checks it), at a third of the cost. Gateway logs send the
-    whole conversation again in every request, so this is their hot path.
+    give (`tests/formats/test_anthropic.py` checks it), at a third of the cost. Gateway logs send
+    the whole conversation again in every request, so this is their hot path.
     """
     items = body.get("messages")
     if not isinstance(items, list) or any(

@@ -7,7 +7,7 @@ import functools
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from auditor.errors import ConfigError
+from auditor.common.errors import ConfigError
 from auditor.formats import _companions
 from auditor.formats._common import Problem, unreadable
 from auditor.formats.catalog import by_name, registry

@@ -25,10 +25,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from auditor.common.patterns import lazy
 from auditor.formats import contract
 from auditor.formats._common import Problem, as_id, conversation, excerpt_json, positioned
 from auditor.model import UNRECORDED, Conversation, Location, Message, ToolCall, ToolResult
-from auditor.patterns import lazy
 from auditor.sources import Record
 
 NAME = "browser-result"

@@ -25,6 +25,7 @@ from collections.abc import Iterator
 
 import orjson
 
+from auditor.common.patterns import lazy
 from auditor.formats import contract
 from auditor.formats._common import (
     MessageDraft,
@@ -38,7 +39,6 @@ from auditor.formats._common import (
     unrecorded_draft,
 )
 from auditor.model import Conversation, Location, ToolCall
-from auditor.patterns import lazy
 from auditor.sources import Record
 
 NAME = "browser-use"

@@ -8,8 +8,8 @@ import functools
 import importlib
 from collections.abc import Iterator, Mapping, Sequence
 
-from auditor import entrypoints
-from auditor.errors import ConfigError
+from auditor.common import entrypoints
+from auditor.common.errors import ConfigError
 from auditor.formats.contract import MEMBERS, Format
 from auditor.sources import Record
 

@@ -35,6 +35,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from auditor.common.patterns import lazy
 from auditor.formats import contract
 from auditor.formats._common import (
     MessageDraft,
@@ -52,7 +53,6 @@ from auditor.formats._common import (
     tool_call,
 )
 from auditor.model import Conversation, Location
-from auditor.patterns import lazy
 from auditor.sources import Record
 
 NAME = "gemini-cli"

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 
 import orjson
 
+from auditor.common.patterns import lazy
 from auditor.formats import contract
 from auditor.formats._common import (
     MessageDraft,
@@ -33,7 +34,6 @@ from auditor.formats._common import (
     tool_call,
 )
 from auditor.model import Conversation, Location, ToolCall, ToolSpec
-from auditor.patterns import lazy
 from auditor.sources import Record
 
 NAME = "harmony"

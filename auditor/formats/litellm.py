@@ -23,11 +23,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from auditor.common.patterns import lazy
 from auditor.formats import anthropic, contract, openai
 from auditor.formats._common import MessageDraft, Problem, conversation, freeze, tool_specs
 from auditor.formats._text_actions import TextProtocol, exit_status, function_tags, pair
 from auditor.model import Conversation
-from auditor.patterns import lazy
 from auditor.sources import Record
 
 NAME = "litellm"

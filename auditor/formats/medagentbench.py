@@ -32,11 +32,11 @@ from urllib.parse import unquote
 
 import orjson
 
+from auditor.common.patterns import lazy
 from auditor.formats import contract
 from auditor.formats._common import MessageDraft, Problem, conversation, freeze, roled, text_of
 from auditor.formats._text_actions import Action, TextProtocol, pair
 from auditor.model import Conversation, ToolCall, ToolResult
-from auditor.patterns import lazy
 from auditor.sources import Record
 
 NAME = "medagentbench"

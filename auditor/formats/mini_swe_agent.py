@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from auditor.common.patterns import lazy
 from auditor.formats import contract, openai
 from auditor.formats._common import (
     MessageDraft,
@@ -38,7 +39,6 @@ from auditor.formats._common import (
 )
 from auditor.formats._text_actions import TextProtocol, exit_status, fenced, pair
 from auditor.model import Conversation, Location, Message, ToolResult
-from auditor.patterns import lazy
 from auditor.sources import Record
 
 NAME = "mini-swe-agent"

@@ -56,6 +56,7 @@ import hashlib
 import re
 from collections.abc import Callable, Iterator, Sequence
 
+from auditor.common.patterns import lazy
 from auditor.formats import contract
 from auditor.formats._common import (
     MessageDraft,
@@ -69,7 +70,6 @@ from auditor.formats._common import (
 )
 from auditor.formats._text_actions import Action, TextProtocol, fences, pair
 from auditor.model import Conversation, ToolCall
-from auditor.patterns import lazy
 from auditor.sources import Record
 
 NAME = "multiagent"

@@ -44,6 +44,7 @@ from typing import Any
 
 import orjson
 
+from auditor.common.patterns import lazy
 from auditor.formats import contract
 from auditor.formats._common import (
     MessageDraft,
@@ -60,7 +61,6 @@ from auditor.formats._common import (
 )
 from auditor.formats.swe_agent import REFUSAL
 from auditor.model import Conversation, Location
-from auditor.patterns import lazy
 from auditor.sources import Record
 
 NAME = "openhands-v0"

@@ -30,6 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from auditor.common.patterns import lazy
 from auditor.formats import contract, openai
 from auditor.formats._common import (
     MessageDraft,
@@ -42,7 +43,6 @@ from auditor.formats._common import (
 )
 from auditor.formats._text_actions import Action, TextProtocol, pair
 from auditor.model import Conversation, Location
-from auditor.patterns import lazy
 from auditor.sources import Record
 
 NAME = "swe-agent"

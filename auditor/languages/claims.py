@@ -18,8 +18,8 @@ from collections.abc import Iterator
 from itertools import islice
 from typing import NamedTuple
 
+from auditor.common.patterns import lazy
 from auditor.languages.lexicon import Lexicon
-from auditor.patterns import lazy
 
 _SENTENCE_END = lazy(r"[.!?](?=\s|$)|\n")
 _MOST_CLAIMS = 50

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from auditor.common.patterns import lazy
 from auditor.languages import lexicon, which
-from auditor.patterns import lazy
 
 if TYPE_CHECKING:
     from collections.abc import Iterable

@@ -8,9 +8,9 @@ sentence that does not open with a question word ("¿Qué desea cambiar?" asks w
 
 from __future__ import annotations
 
+from auditor.common.patterns import lazy
 from auditor.languages.detect import ENGLISH, PUNCTUATION
 from auditor.languages.lexicon import Lexicon
-from auditor.patterns import lazy
 
 SCAN = 1200
 """How much of a reply is read, as for English."""

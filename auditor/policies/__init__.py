@@ -26,7 +26,7 @@ import re
 import string
 from typing import Any
 
-from auditor.errors import ConfigError
+from auditor.common.errors import ConfigError
 from auditor.findings import Severity
 from auditor.policies.calls import Calls, globs
 from auditor.policies.checks import CHECKS, COMMON, run

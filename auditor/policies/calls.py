@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from auditor.errors import ConfigError
+from auditor.common.errors import ConfigError
 from auditor.replay import Exchange
 
 

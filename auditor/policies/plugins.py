@@ -16,8 +16,8 @@ import functools
 from types import ModuleType
 from typing import Any
 
-from auditor import entrypoints
-from auditor.errors import ConfigError
+from auditor.common import entrypoints
+from auditor.common.errors import ConfigError
 from auditor.findings import Severity
 from auditor.policies import CODE, NAME, built_in_family
 from auditor.rules import BY_CODE, BY_NAME, FAMILIES, Rule, sections

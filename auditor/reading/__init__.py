@@ -1,8 +1,8 @@
 """What text says: the values, identifiers, arguments, action verbs and sentences that rules and
 approvals read in messages and calls, read in one place.
 
-A leaf package: it imports only `auditor.languages` (the lexicons), `auditor.patterns`,
-`auditor.structs` and `auditor.model`, never the replay or the rules, so both can use it.
+A leaf package: it imports only `auditor.languages` (the lexicons), `auditor.common.patterns`,
+`auditor.common.structs` and `auditor.model`, never the replay or the rules, so both can use it.
 
 - `values`: amounts, dates, payment methods, flights, e-mails, ids, quantities a person can
   see (`in_text`) or a call carries (`in_arguments`), each a `Value` with a normalised key

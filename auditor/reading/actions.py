@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import lru_cache
 
+from auditor.common.patterns import lazy
 from auditor.languages import DOING, TOOL_WORDS
-from auditor.patterns import lazy
 
 # Participles of actions that change something, by the verb a tool's name would use.
 VERBS = {

@@ -13,8 +13,8 @@ import itertools
 from collections.abc import Iterator
 from typing import Any
 
+from auditor.common.patterns import lazy
 from auditor.model import ToolCall
-from auditor.patterns import lazy
 
 MAX_STRINGS = 256
 """String values read in one call's arguments."""

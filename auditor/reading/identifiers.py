@@ -24,7 +24,7 @@ import re
 import string
 from functools import lru_cache
 
-from auditor.patterns import lazy
+from auditor.common.patterns import lazy
 
 _ID_CHARS = frozenset(string.ascii_letters + string.digits + "_#.@/:~+-?=&%")
 _RUNS = lazy(r"[a-z0-9]+")

@@ -8,7 +8,7 @@ place, so hostile text stays linear.
 
 from __future__ import annotations
 
-from auditor.patterns import lazy
+from auditor.common.patterns import lazy
 
 END = lazy(r"[.!?](?=\s|$)|\n")
 """A sentence's end: its mark (or the line's end), the white space after it not included."""

@@ -20,8 +20,9 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
+from auditor.common.patterns import folded, lazy
+from auditor.common.structs import dataclass
 from auditor.languages import LEXICONS
-from auditor.patterns import folded, lazy
 from auditor.reading.written import DATES as _DATES
 from auditor.reading.written import DATES_IN_DIGITS as _DATES_IN_DIGITS
 from auditor.reading.written import ISO_DATE as _ISO_DATE
@@ -32,7 +33,6 @@ from auditor.reading.written import ORDINALS as _ORDINALS
 from auditor.reading.written import amount as _amount
 from auditor.reading.written import has_currency_word as _has_currency_word
 from auditor.reading.written import machine_amount as _machine_amount
-from auditor.structs import dataclass
 
 TEXT_LIMIT = 20_000
 _LEAF_LIMIT = 254

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from decimal import Decimal, InvalidOperation
 
+from auditor.common.patterns import Finds, folded, lazy, one_of
 from auditor.languages import LEXICONS
-from auditor.patterns import Finds, folded, lazy, one_of
 
 MONTHS = {
     name: i + 1

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import re
 
+from auditor.common.patterns import lazy
+from auditor.common.structs import dataclass
 from auditor.model import Message, ToolCall, ToolResult
-from auditor.patterns import lazy
-from auditor.structs import dataclass
 
 
 # Built for every call and every assistant message: plain slotted dataclasses, read and never

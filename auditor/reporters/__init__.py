@@ -18,7 +18,7 @@ import importlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TextIO
 
-from auditor.structs import dataclass
+from auditor.common.structs import dataclass
 
 if TYPE_CHECKING:
     from auditor.report import Context, Report

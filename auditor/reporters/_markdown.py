@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from html import escape
 
-from auditor.patterns import lazy
+from auditor.common.patterns import lazy
 
 _CODE = lazy(r"(`+)(.+?)(?<!`)\1(?!`)", re.DOTALL)
 _STRONG = lazy(r"\*\*(?=\S)(.+?)(?<=\S)\*\*")

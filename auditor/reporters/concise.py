@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import TextIO
 
+from auditor.common.text import plural, safe
 from auditor.findings import Finding, Severity
 from auditor.report import Context, Report
-from auditor.text import plural, safe
 
 # SGR sequences for a terminal: bold path, the code coloured by severity.
 _BOLD, _RESET = "\x1b[1m", "\x1b[0m"

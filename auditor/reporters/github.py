@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from typing import TextIO
 
+from auditor.common.text import safe
 from auditor.findings import Finding, Severity
 from auditor.report import Context, Report
 from auditor.reporters._paths import repository_path
-from auditor.text import safe
 
 COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}
 SHOWN_PER_STEP = 10  # GitHub shows this many annotations of each kind per step, 50 per job

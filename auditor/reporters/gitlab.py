@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import Any, TextIO
 
+from auditor.common.text import dumps
 from auditor.findings import Finding, Severity
 from auditor.report import Context, Report
 from auditor.reporters._paths import repository_path
-from auditor.text import dumps
 
 SEVERITY = {Severity.ERROR: "major", Severity.WARNING: "minor", Severity.NOTE: "info"}
 

@@ -21,12 +21,12 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from auditor import __version__, ruledocs
+from auditor.common.structs import dataclass
+from auditor.common.text import safe_lines
 from auditor.findings import Finding, Severity
 from auditor.report import Context, Report
 from auditor.reporters import _markdown
 from auditor.rules import Rule
-from auditor.structs import dataclass
-from auditor.text import safe_lines
 from auditor.timeline import Entry, Timeline, find
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"

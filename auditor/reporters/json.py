@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any, TextIO
 
 from auditor import __version__
+from auditor.common.text import dumps
 from auditor.report import Context, Report, Suppressed
-from auditor.text import dumps
 
 SCHEMA_VERSION = 1
 

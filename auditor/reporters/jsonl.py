@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import TextIO
 
+from auditor.common.text import dumps
 from auditor.report import Context, Report
 from auditor.reporters.json import findings
-from auditor.text import dumps
 
 
 def write(report: Report, out: TextIO, context: Context) -> None:

@@ -14,10 +14,10 @@ import xml.etree.ElementTree as ET
 from itertools import groupby
 from typing import TextIO
 
+from auditor.common.patterns import lazy
+from auditor.common.text import safe
 from auditor.findings import Finding
-from auditor.patterns import lazy
 from auditor.report import Context, Report
-from auditor.text import safe
 
 # Not allowed anywhere in an XML 1.0 document, escaped or not (C0/C1 are made visible by safe).
 _NOT_XML = lazy("[\ud800-\udfff\ufffe\uffff]")

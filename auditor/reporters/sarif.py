@@ -22,12 +22,12 @@ from typing import Any, TextIO
 from urllib.parse import quote
 
 from auditor import REPOSITORY, __version__, ruledocs
+from auditor.common.text import cut, dumps
 from auditor.findings import Finding
 from auditor.report import Context, Report, Suppressed
 from auditor.reporters._paths import below
 from auditor.rules import BY_CODE, FAMILIES, Rule
 from auditor.sources import STDIN
-from auditor.text import cut, dumps
 
 SCHEMA_URI = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"

@@ -26,10 +26,10 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from auditor.common.text import plural, safe
 from auditor.findings import Finding, Severity
 from auditor.report import Context, Report
 from auditor.reporters.concise import place, rest
-from auditor.text import plural, safe
 
 STYLES = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.NOTE: "cyan"}
 FILE_WIDTH = 120

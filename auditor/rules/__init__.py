@@ -39,12 +39,12 @@ from functools import cache
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from auditor.errors import ConfigError
+from auditor.common.errors import ConfigError
+from auditor.common.patterns import lazy
+from auditor.common.structs import dataclass
 from auditor.findings import Severity
 from auditor.languages import NAMES
-from auditor.patterns import lazy
 from auditor.rules._language import languages
-from auditor.structs import dataclass
 
 if TYPE_CHECKING:
     from auditor.findings import Violation

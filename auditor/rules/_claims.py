@@ -16,8 +16,9 @@ from collections.abc import Iterator
 from itertools import islice
 from typing import TYPE_CHECKING
 
+from auditor.common.patterns import lazy
+from auditor.common.structs import dataclass
 from auditor.languages import claims as foreign
-from auditor.patterns import lazy
 from auditor.reading import sentences
 from auditor.reading.actions import (
     ACTIONS,
@@ -30,7 +31,6 @@ from auditor.reading.actions import (
 )
 from auditor.rules._language import english as in_english
 from auditor.rules._language import read_in
-from auditor.structs import dataclass
 
 if TYPE_CHECKING:
     from auditor.replay import Replay

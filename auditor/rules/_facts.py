@@ -20,11 +20,11 @@ import itertools
 import re
 from decimal import Decimal
 
+from auditor.common.patterns import lazy
+from auditor.common.structs import dataclass
 from auditor.languages import LEXICONS
-from auditor.patterns import lazy
 from auditor.reading import identifiers, sentences
 from auditor.reading.values import money_in
-from auditor.structs import dataclass
 
 TEXT_LIMIT = 20_000
 _CODE = lazy(r"```.*?(?:```|\Z)|`[^`\n]{1,500}`", re.DOTALL)

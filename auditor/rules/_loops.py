@@ -34,12 +34,12 @@ from functools import lru_cache
 import orjson
 
 from auditor.canonical import key
+from auditor.common.patterns import lazy
+from auditor.common.structs import dataclass
 from auditor.findings import Severity, Violation, excerpt, on_call
 from auditor.model import ToolCall
-from auditor.patterns import lazy
 from auditor.replay import Exchange, Replay
 from auditor.rules._toolnames import reads_only, words
-from auditor.structs import dataclass
 
 NEUTRAL_TOOLS = ("think",)
 """Tools that only record the model's thoughts: never a repeat, never a break."""

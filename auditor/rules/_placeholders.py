@@ -41,9 +41,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from auditor.common.patterns import any_of, lazy
 from auditor.languages import LEXICONS
 from auditor.languages.lexicon import table
-from auditor.patterns import any_of, lazy
 
 
 def _words(category: str, english: tuple[str, ...]) -> tuple[str, ...]:

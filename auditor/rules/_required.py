@@ -15,8 +15,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from auditor.common.patterns import lazy
 from auditor.model import Conversation
-from auditor.patterns import lazy
 from auditor.reading.actions import names, words
 from auditor.rules._toolnames import READ_VERBS, reads_only
 

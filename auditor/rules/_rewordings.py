@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from itertools import filterfalse
 
-from auditor.patterns import lazy
+from auditor.common.patterns import lazy
 
 SIMILAR = 0.7
 """Jaccard similarity of content words from which two messages are the same, reworded.

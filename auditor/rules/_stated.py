@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from auditor.patterns import lazy
+from auditor.common.patterns import lazy
 from auditor.reading.values import Argument, Value, in_arguments, in_text, leaves
 
 _BEFORE = lazy(

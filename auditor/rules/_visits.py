@@ -21,8 +21,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from auditor.common.patterns import lazy
 from auditor.findings import Violation, excerpt
-from auditor.patterns import lazy
 from auditor.reading.arguments import strings
 from auditor.replay import Exchange, Replay
 

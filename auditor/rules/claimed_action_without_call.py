@@ -95,6 +95,7 @@ FILE` so the claim is judged against the real ones.
 
 from collections.abc import Iterator
 
+from auditor.common.structs import dataclass
 from auditor.dialects import marked_turns, read_turns
 from auditor.findings import Violation, excerpt
 from auditor.model import Message
@@ -102,7 +103,6 @@ from auditor.reading.actions import tools_for
 from auditor.replay import Exchange, Replay
 from auditor.rules import _visits as visits
 from auditor.rules._claims import Claim, may_claim, own_tools, quoted, requests, said_done
-from auditor.structs import dataclass
 
 REQUIRES = ("lexicon",)
 

@@ -59,6 +59,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from auditor.common.patterns import lazy
 from auditor.dialects import (
     HARMONY_TOOL_AUTHORS,
     Reading,
@@ -69,7 +70,6 @@ from auditor.dialects import (
 )
 from auditor.findings import Violation, excerpt
 from auditor.model import Message
-from auditor.patterns import lazy
 from auditor.replay import Replay
 from auditor.rules.tool_call_in_text import RESULT_OPENINGS
 

@@ -63,9 +63,9 @@ from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterator, Sequence
 
+from auditor.common.patterns import lazy
 from auditor.findings import Violation, excerpt
 from auditor.model import Message
-from auditor.patterns import lazy
 from auditor.replay import Replay
 from auditor.rules._agents import private
 from auditor.rules._loops import Options, breaks, calls, quote, turns

@@ -53,8 +53,8 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator
 from typing import Any
 
+from auditor.common.patterns import lazy
 from auditor.findings import Violation
-from auditor.patterns import lazy
 from auditor.replay import Exchange, Replay
 from auditor.rules._loops import (
     Options,

@@ -61,12 +61,12 @@ import re
 from collections.abc import Callable, Iterator
 from functools import cache
 
+from auditor.common.patterns import Finds, lazy
+from auditor.common.structs import dataclass
 from auditor.findings import Violation, excerpt
 from auditor.languages import lexicon as lexicon_of
-from auditor.patterns import Finds, lazy
 from auditor.replay import Replay
 from auditor.rules._language import languages
-from auditor.structs import dataclass
 
 _MADE_UP = (
     r"mock(?:ed)?|simulated|synthetic|dummy|fake|hypothetical|sample|placeholder|made[- ]up"

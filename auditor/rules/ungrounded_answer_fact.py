@@ -70,10 +70,10 @@ import re
 from collections.abc import Iterator, Sequence
 from decimal import Decimal
 
+from auditor.common.patterns import lazy
 from auditor.dialects import read_turns
 from auditor.findings import Violation, excerpt
 from auditor.model import Message
-from auditor.patterns import lazy
 from auditor.replay import Replay
 from auditor.rules import _facts, _grounding
 from auditor.rules._agents import speaker

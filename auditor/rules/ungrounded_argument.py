@@ -77,9 +77,9 @@ import re
 from collections.abc import Iterator
 from functools import lru_cache
 
+from auditor.common.patterns import lazy
 from auditor.findings import Violation, on_call
 from auditor.model import ToolCall
-from auditor.patterns import lazy
 from auditor.reading import identifiers
 from auditor.reading.arguments import strings
 from auditor.replay import Exchange, Replay

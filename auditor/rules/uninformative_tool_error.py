@@ -41,9 +41,9 @@ says nothing, retry once, then report the failure.
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 
+from auditor.common.patterns import lazy
 from auditor.findings import Violation, excerpt
 from auditor.model import Message
-from auditor.patterns import lazy
 from auditor.replay import Exchange, Replay
 from auditor.rules._loops import QUOTED, Options, calls, quote, turns
 

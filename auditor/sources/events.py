@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from auditor.patterns import lazy
+from auditor.common.patterns import lazy
 
 EVENT_FILE = lazy(r"event-(\d{1,12})-[^/\\]{0,200}\.json")
 

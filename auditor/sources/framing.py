@@ -17,8 +17,9 @@ from typing import IO, cast
 
 import orjson
 
+from auditor.common.patterns import lazy
+from auditor.common.text import cut
 from auditor.model import Location
-from auditor.patterns import lazy
 from auditor.sources.events import grouped
 from auditor.sources.files import read_regular
 from auditor.sources.kinds import (
@@ -35,7 +36,6 @@ from auditor.sources.kinds import (
     os_reason,
     why_not_a_log,
 )
-from auditor.text import cut
 
 GZIP_MAGIC = b"\x1f\x8b"
 _ZIP_MAGIC = b"PK\x03\x04"

@@ -19,9 +19,9 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from auditor.common.structs import dataclass
 from auditor.sources.files import read_regular
 from auditor.sources.kinds import os_reason
-from auditor.structs import dataclass
 
 FILE = ".gitignore"
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from auditor.common.patterns import lazy
+from auditor.common.structs import dataclass
 from auditor.model import Location
-from auditor.patterns import lazy
-from auditor.structs import dataclass
 
 Kind = Literal["jsonl", "document", "text", "sniff", "archive", "events"]
 """`events`: a folder of one event per file, read as one source (`auditor.sources.events`)."""

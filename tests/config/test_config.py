@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from auditor import config, engine
-from auditor.errors import ConfigError
+from auditor.common.errors import ConfigError
 from auditor.findings import Severity
 from auditor.rules import RULES, Rule
 from auditor.sources import Exclude

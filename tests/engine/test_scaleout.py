@@ -20,8 +20,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from auditor import config, engine, sources
+from auditor.common.errors import AuditorError
 from auditor.engine import dask as scaleout
-from auditor.errors import AuditorError
 from auditor.reporters import REPORTERS
 from auditor.sources import remote, spans
 from tests.helpers import (

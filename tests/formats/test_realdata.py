@@ -1,20 +1,31 @@
-"""The real logs in ../shared/realdata (dev machines only; skipped in a user's clone)."""
+"""The real logs beside the checkout (../shared/realdata, realdata-3 and realdata-next; dev
+machines only, each skipped in a user's clone): whole corpora and what several readers make of
+them. A reader's own tests on these logs are in its module."""
 
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
 from auditor import sources
-from auditor.formats import FileReader
-from auditor.model import Conversation
 from auditor.replay import replay
-from tests.helpers import REALDATA, audit, requires_realdata
+from tests.formats.shared import call_names
+from tests.helpers import (
+    REALDATA,
+    REALDATA_3,
+    REALDATA_NEXT,
+    audit,
+    conversations,
+    conversations_below,
+    requires_realdata,
+    requires_realdata_3,
+    requires_realdata_next,
+)
 
-pytestmark = requires_realdata
 
-
+@requires_realdata
 def test_tau_bench_reads_all_200_conversations_with_nothing_unreadable():
     report = audit([REALDATA / "tau-bench" / "gpt-4o-airline.json"])
     assert report.counts.conversations == 200
@@ -26,6 +37,7 @@ def test_tau_bench_reads_all_200_conversations_with_nothing_unreadable():
         assert f.line is not None and f.pointer and f.conversation and f.turn is not None
 
 
+@requires_realdata
 def test_tau2_bench_reads_all_168_simulations():
     report = audit([REALDATA / "tau2-bench-blakeelias"])
     assert report.counts.conversations == 168
@@ -33,6 +45,7 @@ def test_tau2_bench_reads_all_168_simulations():
     assert not [f for f in report.findings if f.code in ("IN001", "IN002")]
 
 
+@requires_realdata
 def test_every_call_in_the_tau_logs_is_answered():
     # The manifest counts as many results as calls, in both benchmarks.
     report = audit(
@@ -48,6 +61,7 @@ def _unreadable(report) -> list:
     return [f for f in report.findings if f.code in ("IN001", "IN002")]
 
 
+@requires_realdata
 @pytest.mark.parametrize(
     ("folder", "files", "conversations", "fmt"),
     [
@@ -63,10 +77,11 @@ def test_benchmarks_are_read_whole(folder, files, conversations, fmt):
     assert _unreadable(report) == []
     assert report.counts.files == files
     assert report.counts.conversations == conversations
-    formats = {c.format for c in _read(REALDATA / folder)}
+    formats = {c.format for c in conversations_below(REALDATA / folder)}
     assert formats == {fmt}
 
 
+@requires_realdata
 def test_every_session_exchange_and_response_body_is_read():
     report = audit([SESSIONS])
     assert report.errors == ()
@@ -74,7 +89,7 @@ def test_every_session_exchange_and_response_body_is_read():
     assert report.counts.files == 22 and report.counts.conversations == 22
     by_folder = Counter(
         (c.location.path.split("sessions-and-apis/")[1].split("/")[0], c.format)
-        for c in _read(SESSIONS)
+        for c in conversations_below(SESSIONS)
     )
     assert by_folder == {
         ("anthropic-messages-api", "exchange"): 4,
@@ -85,6 +100,7 @@ def test_every_session_exchange_and_response_body_is_read():
     }
 
 
+@requires_realdata
 def test_all_real_data_reads_without_unrecognised_records():
     report = audit([REALDATA])
     assert report.errors == ()
@@ -92,6 +108,7 @@ def test_all_real_data_reads_without_unrecognised_records():
     assert report.counts.conversations == 200 + 168 + 184 + 22 + 22 + 22
 
 
+@requires_realdata
 def test_unanswered_and_orphan_results_in_all_real_data():
     # Every call in the sessions has its result (MANIFEST); SWE-agent's last text action
     # (`submit`) has none, and EX001 reads only structured calls. One harmony transcript ends on
@@ -109,8 +126,9 @@ def test_unanswered_and_orphan_results_in_all_real_data():
     ]
 
 
+@requires_realdata
 def test_claude_code_rejections_are_denied_approvals_never_tool_errors():
-    (session,) = _read(
+    (session,) = conversations_below(
         SESSIONS
         / "claude-code"
         / "marot-spotter"
@@ -125,7 +143,7 @@ def test_claude_code_rejections_are_denied_approvals_never_tool_errors():
     assert all(m.result.is_error is False for m in denials)
     # the MANIFEST's other counts of errors hold: rejections are not among them
     errors = Counter()
-    for conversation in _read(SESSIONS / "claude-code"):
+    for conversation in conversations_below(SESSIONS / "claude-code"):
         name = conversation.location.path.rsplit("/", 1)[1]
         errors[name] += sum(1 for m in conversation.messages if m.result and m.result.is_error)
     assert errors == {
@@ -137,9 +155,11 @@ def test_claude_code_rejections_are_denied_approvals_never_tool_errors():
     }
 
 
+@requires_realdata
 def test_session_calls_match_the_manifest_and_are_all_answered():
     calls = Counter()
-    for conversation in _read(SESSIONS / "claude-code") + _read(SESSIONS / "codex-cli"):
+    claude, codex = (conversations_below(SESSIONS / name) for name in ("claude-code", "codex-cli"))
+    for conversation in claude + codex:
         exchanges = replay(conversation).exchanges
         assert all(e.answered for e in exchanges), conversation.location.path
         calls[conversation.id] += len(exchanges)
@@ -154,27 +174,14 @@ def test_session_calls_match_the_manifest_and_are_all_answered():
     }
 
 
-def _read(path) -> list:
-    """Every conversation the formats read below `path`."""
-    out = []
-    for source in sources.discover([str(path)]):
-        if not isinstance(source, sources.Source):
-            continue  # PROVENANCE, README: files of other types
-        reader = FileReader()
-        for record in sources.read(source):
-            if isinstance(record, sources.Record):
-                out.extend(c for c in reader.feed(record) if isinstance(c, Conversation))
-        out.extend(c for c in reader.finish() if isinstance(c, Conversation))
-    return out
-
-
+@requires_realdata
 def test_who_and_when_executor_reports_answer_the_code_they_ran():
     # Every AG2 `exitcode:` report answers the blocks of the message before it, and every
     # Magentic-One terminal report but one the block it ran: in Hand-Crafted/47 the
     # orchestrator's `unzip …` reached the terminal without a fence the log keeps.
     calls = Counter()
     unpaired = []
-    for conversation in _read(REALDATA / "who_and_when"):
+    for conversation in conversations_below(REALDATA / "who_and_when"):
         folder = conversation.location.path.split("/")[-2]
         for e in replay(conversation).exchanges:
             assert e.result is not None and e.call.origin == "text"
@@ -200,3 +207,91 @@ def test_who_and_when_executor_reports_answer_the_code_they_ran():
         ("Hand-Crafted", "visit_url", False): 9,
         ("Hand-Crafted", "history_back", False): 3,
     }
+
+
+@requires_realdata_next
+def test_every_real_sample_is_read_and_these_are_its_findings():
+    report = audit([REALDATA_NEXT])
+    assert not report.errors
+    found = sorted((f.code, f.path.rsplit("/", 1)[-1], f.turn) for f in report.findings)
+    assert found == [("EX002", "log_tool_call_error.json", turn) for turn in range(11)] + [
+        ("LP001", "log_message_deduplication.eval", 1)
+    ]
+    # JSON that is no log (licences and notes are text of no transcript, read 16 KB each)
+    not_logs = [u.path.split("approvals/")[-1] for u in report.unread if u.reason == "no log shape"]
+    assert {u.reason for u in report.unread} <= {"type", "no log shape", "no transcript"}
+    assert [p.split("/")[0] + "/…/" + p.rsplit("/", 1)[-1] for p in sorted(not_logs)] == [
+        "openai-agents-js/…/sources.json",  # the SDKs' provenance lists
+        "openai-agents-python/…/sources.json",
+    ]
+    assert report.counts.conversations == 49
+
+
+@requires_realdata_3
+def test_the_coding_agents_logs_and_these_are_their_findings():
+    folders = ["mini-swe-agent", "litellm-completion-logs", "openhands-v0-events"]
+    folders += [
+        "openhands-v1-sdk-events",
+        "openhands-v1-sdk-events/OpenHands-software-agent-sdk/.pr",
+    ]
+    report = audit([REALDATA_3 / f for f in folders])
+    assert not report.errors
+    # 36 + 4 + 6 files and 7 sources of V1 events (5 folders, events.jsonl, the .pr folder)
+    assert (report.counts.files, report.counts.conversations) == (53, 56)
+    found = Counter((f.code, f.path.split("realdata-3/")[1].split("/")[0]) for f in report.findings)
+    assert found == {
+        ("EX003", "mini-swe-agent"): 31,  # turns of 2 to 5 bash blocks the harness refused
+        ("LP002", "openhands-v0-events"): 2,  # `make` x3, and five refused edits in a row
+        ("EX002", "openhands-v1-sdk-events"): 1,  # the excerpt's observation without its action
+    }
+    # what the walk read by content and found to be no log: the state beside the events, the
+    # run summary; licences and a README are text of no transcript; `.pr` was named as well
+    skipped = sorted(u.path.rsplit("/", 1)[1] for u in report.unread if u.reason != "type")
+    assert [s for s in skipped if s not in ("LICENSE", "README.md")] == [
+        ".pr",
+        "base_state.json",
+        "deepseek__deepseek-chat.deepseek_chat_dev.json",
+    ]
+    not_logs = {u.reason for u in report.unread if u.path.endswith("base_state.json")}
+    assert not_logs == {"not a transcript"}
+
+
+@requires_realdata_3
+@pytest.mark.parametrize(
+    ("folder", "files", "n_conversations", "n_calls", "fmt"),
+    [
+        ("browser-agent-results", 25, 25, 662, "browser-result"),
+        ("browser-use-history", 3, 3, 16, "browser-use"),
+        ("chatdev-warehouse", 5, 5, 39, "chatdev"),
+        ("letta-agent-file", 4, 4, 32, "letta"),
+        ("autogen-agentchat", 2, 2, 0, "autogen"),
+        ("cline-ui-messages", 1, 1, 67, "cline"),
+        ("smolagents-decentralized-example", 3, 3, 0, "smolagents"),
+        ("aider-chat-history", 2, 466, 709, "aider"),
+    ],
+)
+def test_realdata_3_files_are_read(folder, files, n_conversations, n_calls, fmt):
+    root = REALDATA_3 / folder
+    report = audit([root])
+    assert report.counts.files == files and report.counts.conversations == n_conversations
+    walked = [s.path for s in sources.discover([str(root)]) if isinstance(s, sources.Source)]
+    read_here = [c for path in walked for c in conversations(path)]
+    assert {c.format for c in read_here} == {fmt}
+    assert sum(len(call_names(c)) for c in read_here) == n_calls
+    # every skipped file says why, in words
+    assert all(u.reason in ("no transcript", "not a transcript", "hidden") for u in report.unread)
+
+
+@requires_realdata_3
+def test_realdata_3_findings_of_these_readers():
+    report = audit(
+        [REALDATA_3 / "chatdev-warehouse", REALDATA_3 / "smolagents-decentralized-example"]
+    )
+    assert [(f.code, f.line, f.conversation.rsplit("/", 1)[-1]) for f in report.findings] == [
+        ("LP001", 2464, "BackgroundRemoval_THUNLP_20231015220703.log"),
+        ("LP004", 2649, "BackgroundRemoval_THUNLP_20231015220703.log"),
+        ("LP004", 8, "messages.jsonl"),
+    ]
+    skipped = {Path(u.path).name: (u.reason, u.detail) for u in report.unread}
+    assert skipped["run.log"] == ("not a transcript", "run event logs")
+    assert skipped["results_2025-09-01.jsonl"] == ("not a transcript", "results files")

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from auditor import config, entrypoints
-from auditor.errors import ConfigError
+from auditor import config
+from auditor.common import entrypoints
+from auditor.common.errors import ConfigError
 from auditor.policies import plugins
 from tests.helpers import FIXTURES, ROOT
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from auditor import config, engine
-from auditor.errors import ConfigError
+from auditor.common.errors import ConfigError
 from tests.helpers import FIXTURES, brief, check_case, invoke
 
 POLICIES = FIXTURES / "policies"

@@ -13,7 +13,7 @@ import zipfile
 import pytest
 
 from auditor import config, engine, sources
-from auditor.errors import ConfigError
+from auditor.common.errors import ConfigError
 from auditor.replay.approvals.options import ApprovalOptions
 from auditor.sources import archives
 from tests.helpers import audit

@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from auditor import config, engine
-from auditor.errors import ConfigError
+from auditor.common.errors import ConfigError
 from auditor.model import (
     ApprovalDecision,
     ApprovalRequest,

@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
 
+from auditor.common.structs import dataclass
 from auditor.model import ApprovalDecision, ApprovalRequest, Message
 from auditor.reading.values import Value
-from auditor.structs import dataclass
 
 if TYPE_CHECKING:
     from auditor.replay.calls import Exchange

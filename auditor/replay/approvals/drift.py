@@ -14,9 +14,9 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
-from auditor.patterns import lazy
+from auditor.common.patterns import lazy
+from auditor.common.structs import dataclass
 from auditor.reading.values import Argument, Value, in_arguments, same
-from auditor.structs import dataclass
 
 
 @dataclass(frozen=True, slots=True)

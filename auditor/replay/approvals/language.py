@@ -34,11 +34,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import field
 from typing import TYPE_CHECKING
 
+from auditor.common.patterns import lazy
+from auditor.common.structs import dataclass
 from auditor.languages import lexicon
 from auditor.languages.detect import languages_of, sample
 from auditor.languages.lexicon import Lexicon
 from auditor.model import Conversation, Message
-from auditor.patterns import lazy
 from auditor.reading import actions, values
 from auditor.reading.values import Value
 from auditor.replay.approvals import records, replies
@@ -46,7 +47,6 @@ from auditor.replay.approvals.drafts import ApprovalDraft, Calls
 from auditor.replay.approvals.options import ApprovalOptions
 from auditor.replay.approvals.policy import Policy
 from auditor.replay.approvals.policy import read as read_policy
-from auditor.structs import dataclass
 
 if TYPE_CHECKING:
     from auditor.replay.calls import Exchange

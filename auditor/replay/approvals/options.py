@@ -19,9 +19,9 @@ from collections.abc import Callable, Iterable
 from functools import lru_cache
 from typing import Any
 
-from auditor.errors import ConfigError
-from auditor.patterns import lazy
-from auditor.structs import dataclass
+from auditor.common.errors import ConfigError
+from auditor.common.patterns import lazy
+from auditor.common.structs import dataclass
 
 PENDING_SCAN = 300
 """Characters of a tool result read for a request for confirmation: its opening, not deep

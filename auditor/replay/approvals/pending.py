@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from auditor import canonical
-from auditor.patterns import lazy
+from auditor.common.patterns import lazy
 from auditor.replay.approvals.drafts import ApprovalDraft, Calls
 from auditor.replay.approvals.options import PENDING_SCAN, ApprovalOptions, pending_test
 from auditor.replay.approvals.replies import verdict

@@ -16,10 +16,10 @@ import re
 from dataclasses import field
 from functools import lru_cache
 
+from auditor.common.patterns import lazy
+from auditor.common.structs import dataclass
 from auditor.model import Conversation
-from auditor.patterns import lazy
 from auditor.reading import actions
-from auditor.structs import dataclass
 
 _SCAN = 60_000
 """Characters of a system prompt read: policies state the rule near their top."""

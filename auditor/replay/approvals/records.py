@@ -23,7 +23,7 @@ from typing import Any
 
 import orjson
 
-from auditor.patterns import lazy
+from auditor.common.patterns import lazy
 from auditor.reading.values import Value, payment_id
 
 _LIMIT = 100_000

@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from auditor.common.patterns import folded, lazy
 from auditor.languages import replies as foreign
 from auditor.languages.lexicon import Lexicon
-from auditor.patterns import folded, lazy
 from auditor.reading import sentences, values
 from auditor.reading.values import Value
 

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator
 
 import orjson
 
-from auditor.patterns import lazy
+from auditor.common.patterns import lazy
 
 # A string (unrolled loop: linear, no backtracking), a structural character, or a scalar.
 # The document is read as text: `raw_decode` takes a str (ASCII-only classes, as in bytes).

@@ -1,4 +1,4 @@
-"""`auditor.patterns`: patterns compiled on first use, and word lists written as tries."""
+"""`auditor.common.patterns`: patterns compiled on first use, and word lists written as tries."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from auditor.patterns import Folded, any_of, folded, lazy, one_of, started
+from auditor.common.patterns import Folded, any_of, folded, lazy, one_of, started
 from tests.helpers import ROOT, examples
 
 _WORDS = st.lists(st.text(alphabet="abAé -", min_size=1, max_size=5), min_size=1, max_size=8)
@@ -119,7 +119,7 @@ def _declared() -> list[tuple[str, str, int]]:
     import pkgutil
 
     import auditor
-    from auditor.patterns import _Lazy
+    from auditor.common.patterns import _Lazy
 
     found: dict[tuple[str, int], str] = {}
 

@@ -13,7 +13,7 @@ import re
 
 import orjson
 
-from auditor.patterns import lazy
+from auditor.common.patterns import lazy
 
 # C0 controls (tab included: it breaks table cells), DEL, C1 controls, bidi embeddings,
 # overrides and isolates, zero-width and invisible marks, line and paragraph separators.

@@ -13,8 +13,8 @@ as the standard table says.
 A frozen class's `__setattr__` and `__delattr__`, which Python 3.11 and 3.12 compile in
 `dataclasses._frozen_get_del_attr` (a third of a frozen class's cost), are closures too: that
 function is swapped for `_frozen_attributes`, which makes the same two, while this decorator
-runs (3.13 compiles a class's methods at once, and is left alone). `tests/test_structs.py`
-holds every method to the standard library's.
+runs (3.13 compiles a class's methods at once, and is left alone).
+`tests/common/test_structs.py` holds every method to the standard library's.
 """
 
 from __future__ import annotations

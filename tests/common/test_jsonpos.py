@@ -7,7 +7,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from auditor.jsonpos import pointer_lines, split_pointer
+from auditor.common.jsonpos import pointer_lines, split_pointer
 from auditor.model import escape_pointer_token
 from tests.helpers import examples
 

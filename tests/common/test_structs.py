@@ -1,4 +1,4 @@
-"""`auditor.structs.dataclass` makes the class `dataclasses.dataclass` makes: the same repr,
+"""`auditor.common.structs.dataclass` makes the class `dataclasses.dataclass` makes: the same repr,
 equality and hash, for every combination of options the auditor uses and a few it does not."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from auditor import structs
+from auditor.common import structs
 
 OPTIONS = [
     {},
