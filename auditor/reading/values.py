@@ -23,6 +23,7 @@ from typing import Any
 from auditor.common.patterns import folded, lazy
 from auditor.common.structs import dataclass
 from auditor.languages import LEXICONS
+from auditor.reading.written import DATE_MARKS as _DATE_MARKS
 from auditor.reading.written import DATES as _DATES
 from auditor.reading.written import DATES_IN_DIGITS as _DATES_IN_DIGITS
 from auditor.reading.written import ISO_DATE as _ISO_DATE
@@ -208,6 +209,8 @@ def _dates_in(text: str, digits: bool = True) -> Iterator[Value]:
     named = _MONTH_NAMED.search(text) is not None
     patterns = _DATES if named else _DATES_IN_DIGITS
     for pattern in patterns if digits else [p for p in patterns if p not in _DATES_IN_DIGITS]:
+        if _DATE_MARKS.get(pattern, "") not in text:
+            continue
         for m in pattern.finditer(text):
             before = text[max(0, m.start() - 30) : m.start()].lower()
             birth = any(w in before for w in _BIRTH_WORDS)
@@ -262,7 +265,7 @@ def _payments(text: str) -> Iterator[Value]:
         lowered = text.lower()
         if not any(word in lowered for word in _PAYMENT_HINTS):
             return  # every payment pattern names a card, a certificate, a bank, ...
-    for m in _PAYMENT_ID.finditer(text):
+    for m in _PAYMENT_ID.finditer(text) if "_" in text else ():
         yield Value("payment", f"{_payment_kind(m['kind'])}:{int(m['n'])}", m.group())
     for m in _PAYMENT_TEXT.finditer(text):
         said = text[m.start() : m.end()]

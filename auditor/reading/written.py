@@ -70,6 +70,8 @@ DATES: tuple[Finds, ...] = (
     folded(r"\b(?P<day>\d{1,2})\.\s+" + _FOREIGN_MONTH + r"\b" + _YEAR),
 )
 DATES_IN_DIGITS: tuple[Finds, ...] = (ISO_DATE, _SLASHED)
+DATE_MARKS: dict[Finds, str] = {ISO_DATE: "-", _SLASHED: "/", DATES[4]: "."}
+"""A character every date a pattern of `DATES` finds holds: a text without it is not read."""
 MONTH_NAMED = folded(r"\b" + one_of(MONTHS) + r"\b")
 """A month's name as a word: what every pattern of `DATES` but those of digits holds (before
 `.`, white space or a word's end). A text holding none is spared them (the slowest: day
