@@ -184,7 +184,8 @@ def test_every_declared_pattern_started_finds_what_it_finds_as_written() -> None
         if lead == source:
             continue
         led += 1
-        written, fast = re.compile(source, flags), re.compile(lead, flags)
+        written, fast = re.compile(source, flags), lazy(source, flags)
+        assert re.compile(lead, flags).groupindex == written.groupindex, where
         assert fast.groupindex == written.groupindex, where
         for text in texts:
             expected = [(m.span(), m.groups()) for m in written.finditer(text)]
@@ -200,6 +201,18 @@ def test_every_declared_pattern_started_finds_what_it_finds_as_written() -> None
         (r"(?<![\d.,])\b\d{6,16}\b", 0, r"(?=[\d])(?:(?<![\d.,])\b\d{6,16}\b)"),
         (r"[A-Z]\d", 0, r"[A-Z]\d"),  # `re` skips to a capital already
         (r"a?", 0, r"a?"),  # may match nothing
+        (r"^\s*Exit", 0, r"^\s*Exit"),  # anchored: one place is tried
+        (r"\A\s*Exit", 0, r"\A\s*Exit"),
+        (r"^\s*Exit", re.M, r"^\s*Exit"),  # at every line start: `re` checks the line
+        (r"\d{4,}", 0, r"\d{4,}"),  # a class repeated: one step a place already
+        (r"[\d/@]|\.\w", 0, r"[\d/@]|\.\w"),  # each alternative takes a class or literal
+        (r"X{3,}|x{4,}", 0, r"(?=[Xx])(?:X{3,}|x{4,})"),  # two repeats: one step instead
+        (r"\s*+exitcode", 0, r"\s*+exitcode"),  # spaces, then a literal: fast already
+        (
+            r"\s*(?:error|failed|denied|invalid)",
+            0,
+            r"(?=[\sefdi])(?:\s*(?:error|failed|denied|invalid))",
+        ),
         (r"\b\w+", 0, r"\b\w+"),  # a word character starts most places
         (r"\b[^a]x", 0, r"\b[^a]x"),  # a negated class
         (r"\b(?i:x)y", 0, r"\b(?i:x)y"),  # flags of its own
