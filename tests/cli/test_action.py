@@ -26,7 +26,8 @@ import pytest
 import yaml
 
 from auditor import REPOSITORY
-from tests.helpers import LOST, ORPHAN, ROOT, github_sarif_problems
+from tests.helpers import LOST, ORPHAN, ROOT
+from tests.reports import github_sarif_problems
 
 ACTION = ROOT / "action.yml"
 WORKFLOW = ROOT / ".github" / "workflows" / "audit.yml"

@@ -21,18 +21,17 @@ from auditor.report import Context, Report, Unread
 from auditor.reporters import concise, writer
 from tests.helpers import (
     CLEAN,
-    FINDINGS,
     FIXTURES,
     LOST,
     ORPHAN,
     REALDATA,
-    REPORT,
     ROOT,
     audit_main,
     invoke,
     render,
     requires_realdata,
 )
+from tests.reports import FINDINGS, REPORT
 
 DEMO = FIXTURES / "demo"
 

@@ -11,7 +11,8 @@ import pytest
 from typer.testing import CliRunner
 
 from auditor.cli import app, compare_app
-from tests.helpers import FIXTURES, REALDATA, ROOT, Page, audit_process, requires_realdata
+from tests.helpers import FIXTURES, REALDATA, ROOT, audit_process, requires_realdata
+from tests.reports import Page
 
 DEMO = FIXTURES / "demo" / "agent-runs.jsonl"
 

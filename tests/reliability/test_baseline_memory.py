@@ -14,7 +14,7 @@ import tracemalloc
 from auditor.commands import baseline
 from auditor.findings import fingerprint, identity
 from auditor.report import FileSummary
-from tests.helpers import FINDINGS, REPORT
+from tests.reports import FINDINGS, REPORT
 
 
 def written(path, n: int) -> None:

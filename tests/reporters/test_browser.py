@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import CANARY, DEMO, ROOT, html_of
+from tests.helpers import DEMO, ROOT
+from tests.reports import CANARY, html_of
 
 CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 # No network here: without these, Chromium keeps trying to reach Google's hosts.

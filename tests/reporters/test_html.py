@@ -16,7 +16,8 @@ import re
 import pytest
 
 from auditor import config, engine
-from tests.helpers import CANARY, DEMO, FIXTURES, REALDATA, Page, html_of, requires_realdata
+from tests.helpers import DEMO, FIXTURES, REALDATA, requires_realdata
+from tests.reports import CANARY, Page, html_of
 
 # Elements the page itself uses; anything else would have come from a log.
 ALLOWED = {

@@ -10,7 +10,7 @@ import pytest
 from auditor import ruledocs
 from auditor.reporters._markdown import html, inline
 from auditor.rules import RULES
-from tests.helpers import Page
+from tests.reports import Page
 
 
 def test_the_subset_the_docstrings_use():

@@ -17,7 +17,8 @@ from auditor.findings import Severity
 from auditor.report import Context, Counts, Gap, Report
 from auditor.reporters import REPORTERS, writer
 from auditor.rules import RULES
-from tests.helpers import FINDINGS, REPORT, ROOT, SNAPSHOTS, SUPPRESSED, UPDATE, render
+from tests.helpers import ROOT, SNAPSHOTS, UPDATE, render
+from tests.reports import FINDINGS, REPORT, SUPPRESSED
 
 
 def shown(name: str, report: Report = REPORT) -> str:

@@ -15,18 +15,8 @@ from auditor.findings import Severity
 from auditor.report import Context, Gap
 from auditor.reporters import sarif
 from auditor.rules import RULES
-from tests.helpers import (
-    DATA,
-    FIXTURES,
-    LOST,
-    ORPHAN,
-    REPORT,
-    audit,
-    audit_main,
-    github_sarif_problems,
-    invoke,
-    render,
-)
+from tests.helpers import DATA, FIXTURES, LOST, ORPHAN, audit, audit_main, invoke, render
+from tests.reports import REPORT, github_sarif_problems
 
 SCHEMA = json.loads((DATA / "sarif-schema-2.1.0.json").read_text())
 
