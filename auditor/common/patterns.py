@@ -90,14 +90,14 @@ def _compiled(pattern: Any, flags: int) -> re.Pattern[Any]:
         return re.compile(pattern, flags)
     try:
         tree = _parser.parse(pattern, flags)
-    except re.error:
-        return re.compile(pattern, flags)  # raises what `re` says of it
-    first = _lead(tree)
-    if first is not None:
-        ahead = _parser.SubPattern(tree.state, [(_C.IN, first)])
-        tree.data.insert(0, (_C.ASSERT, (1, ahead)))
-        tree.width = None
-    return cast("re.Pattern[Any]", _compiler.compile(tree, flags))
+        first = _lead(tree)
+        if first is not None:
+            ahead = _parser.SubPattern(tree.state, [(_C.IN, first)])
+            tree.data.insert(0, (_C.ASSERT, (1, ahead)))
+            tree.width = None
+        return cast("re.Pattern[Any]", _compiler.compile(tree, flags))
+    except Exception:  # `re` rejects it (and says why below), or its insides moved
+        return re.compile(pattern, flags)
 
 
 def _lead(tree: Any) -> list[tuple[Any, Any]] | None:

@@ -225,3 +225,18 @@ def test_every_declared_pattern_started_finds_what_it_finds_as_written() -> None
 )
 def test_started_leads_a_pattern_only_where_it_saves_steps(pattern, flags, expected) -> None:
     assert started(pattern, flags) == expected
+
+
+def test_a_pattern_compiles_as_written_where_re_s_insides_differ(monkeypatch) -> None:
+    from auditor.common import patterns
+
+    class Moved:
+        """A `re._compiler` whose `compile` is not what it was."""
+
+        @staticmethod
+        def compile(*args: object) -> None:
+            raise AttributeError("compile")
+
+    monkeypatch.setattr(patterns, "_compiler", Moved)
+    amount = lazy(r"\b(?:USD|EUR)\s?\d+|[$€]\d+", re.I)
+    assert [m.group() for m in amount.finditer("paid usd 12 and €5")] == ["usd 12", "€5"]
