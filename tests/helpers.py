@@ -49,6 +49,8 @@ requires_realdata = pytest.mark.skipif(
     not REALDATA.is_dir(),
     reason="../shared/realdata is not present (it exists on dev machines only)",
 )
+SESSIONS = REALDATA / "sessions-and-apis"
+"""Real sessions and API bodies (Claude Code, Codex CLI, exchanges, Responses) in REALDATA."""
 REALDATA_3 = REALDATA.parent / "realdata-3"
 requires_realdata_3 = pytest.mark.skipif(
     not REALDATA_3.is_dir(),

@@ -1,10 +1,14 @@
 """Multi-agent chats (`multiagent.py`): speakers and roles, the code blocks an executor ran,
-WebSurfer's actions and the pages that answer them."""
+WebSurfer's actions and the pages that answer them; and the real Who&When logs in
+../shared/realdata (skipped in a user's clone)."""
 
 from __future__ import annotations
 
+from collections import Counter
+
+from auditor.replay import replay
 from tests.formats.shared import roles_of
-from tests.helpers import FORMAT_DIR, normalised
+from tests.helpers import FORMAT_DIR, REALDATA, conversations_below, normalised, requires_realdata
 
 
 def test_multiagent_speakers_and_roles():
@@ -77,3 +81,38 @@ def test_multiagent_web_surfer_actions_are_calls_and_the_page_their_result():
     assert page["role"] == "tool" and page["result"]["call_id"] == "web-4"
     assert page["text"].startswith("Here is a screenshot of [martial arts schools")
     assert page["location"] == action["location"]  # one history entry, two messages
+
+
+@requires_realdata
+def test_who_and_when_executor_reports_answer_the_code_they_ran():
+    # Every AG2 `exitcode:` report answers the blocks of the message before it, and every
+    # Magentic-One terminal report but one the block it ran: in Hand-Crafted/47 the
+    # orchestrator's `unzip …` reached the terminal without a fence the log keeps.
+    calls = Counter()
+    unpaired = []
+    for conversation in conversations_below(REALDATA / "who_and_when"):
+        folder = conversation.location.path.split("/")[-2]
+        for e in replay(conversation).exchanges:
+            assert e.result is not None and e.call.origin == "text"
+            calls[(folder, e.call.name, e.failed)] += 1
+        unpaired += [
+            (conversation.location.path.rsplit("/", 1)[1], m.location.pointer)
+            for m in conversation.messages
+            if m.role == "user" and m.text.startswith(("exitcode:", "The script ran"))
+        ]
+    assert unpaired == [("47.json", "/history/55")]
+    assert calls == {
+        ("Algorithm-Generated", "python", False): 154,
+        ("Algorithm-Generated", "python", True): 98,
+        ("Algorithm-Generated", "sh", False): 19,
+        ("Algorithm-Generated", "sh", True): 8,
+        ("Hand-Crafted", "python", False): 6,
+        ("Hand-Crafted", "python", True): 1,
+        ("Hand-Crafted", "click", False): 277,
+        ("Hand-Crafted", "input_text", False): 142,
+        ("Hand-Crafted", "web_search", False): 52,
+        ("Hand-Crafted", "page_down", False): 65,
+        ("Hand-Crafted", "page_up", False): 1,
+        ("Hand-Crafted", "visit_url", False): 9,
+        ("Hand-Crafted", "history_back", False): 3,
+    }

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from auditor import sources
-from auditor.replay import replay
 from tests.formats.shared import call_names
 from tests.helpers import (
     REALDATA,
     REALDATA_3,
     REALDATA_NEXT,
+    SESSIONS,
     audit,
     conversations,
     conversations_below,
@@ -23,38 +23,6 @@ from tests.helpers import (
     requires_realdata_3,
     requires_realdata_next,
 )
-
-
-@requires_realdata
-def test_tau_bench_reads_all_200_conversations_with_nothing_unreadable():
-    report = audit([REALDATA / "tau-bench" / "gpt-4o-airline.json"])
-    assert report.counts.conversations == 200
-    assert report.errors == ()
-    codes = Counter(f.code for f in report.findings)
-    assert codes["IN001"] == 0 and codes["IN002"] == 0
-    for f in report.findings:
-        assert f.path.endswith("gpt-4o-airline.json")
-        assert f.line is not None and f.pointer and f.conversation and f.turn is not None
-
-
-@requires_realdata
-def test_tau2_bench_reads_all_168_simulations():
-    report = audit([REALDATA / "tau2-bench-blakeelias"])
-    assert report.counts.conversations == 168
-    assert report.errors == ()
-    assert not [f for f in report.findings if f.code in ("IN001", "IN002")]
-
-
-@requires_realdata
-def test_every_call_in_the_tau_logs_is_answered():
-    # The manifest counts as many results as calls, in both benchmarks.
-    report = audit(
-        [REALDATA / "tau-bench", REALDATA / "tau2-bench-blakeelias"], select=["EX001", "EX002"]
-    )
-    assert report.findings == ()
-
-
-SESSIONS = REALDATA / "sessions-and-apis"
 
 
 def _unreadable(report) -> list:
@@ -124,89 +92,6 @@ def test_unanswered_and_orphan_results_in_all_real_data():
             "the transcript ends on `python` call with no result",
         ),
     ]
-
-
-@requires_realdata
-def test_claude_code_rejections_are_denied_approvals_never_tool_errors():
-    (session,) = conversations_below(
-        SESSIONS
-        / "claude-code"
-        / "marot-spotter"
-        / "test"
-        / "fixtures"
-        / "transcripts"
-        / "short.jsonl"
-    )
-    denials = [m for m in session.messages if m.approval_decision is not None]
-    assert [m.location.line for m in denials] == [11, 12]
-    assert all(not m.approval_decision.approved for m in denials)
-    assert all(m.result.is_error is False for m in denials)
-    # the MANIFEST's other counts of errors hold: rejections are not among them
-    errors = Counter()
-    for conversation in conversations_below(SESSIONS / "claude-code"):
-        name = conversation.location.path.rsplit("/", 1)[1]
-        errors[name] += sum(1 for m in conversation.messages if m.result and m.result.is_error)
-    assert errors == {
-        "agent-a2898e3.jsonl": 8,
-        "8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl": 1,
-        "short.jsonl": 0,
-        "subagent.jsonl": 0,
-        "tool_heavy.jsonl": 0,
-    }
-
-
-@requires_realdata
-def test_session_calls_match_the_manifest_and_are_all_answered():
-    calls = Counter()
-    claude, codex = (conversations_below(SESSIONS / name) for name in ("claude-code", "codex-cli"))
-    for conversation in claude + codex:
-        exchanges = replay(conversation).exchanges
-        assert all(e.answered for e in exchanges), conversation.location.path
-        calls[conversation.id] += len(exchanges)
-    assert calls == {
-        "4d5611e5-241a-462a-8d15-5122611a9569/agent-a2898e3": 33,
-        "8463c716-a2ea-4c14-9efa-87158ebd9f20": 18,
-        "55604662-cf2a-4331-851a-ec234028f8ca": 2,  # short.jsonl
-        "491e126e-1e71-469c-ade2-fcc8af567c74": 16,  # subagent.jsonl
-        "d6e0bada-1959-4eec-a9d2-0bfade768d8f": 6,  # tool_heavy.jsonl
-        "019e1625-789d-76c0-80ab-3724b5ddb799": 105,  # 99 function, 3 custom, 3 web search calls
-        "019e1695-0522-7c83-8b39-0dd379793f80": 38,
-    }
-
-
-@requires_realdata
-def test_who_and_when_executor_reports_answer_the_code_they_ran():
-    # Every AG2 `exitcode:` report answers the blocks of the message before it, and every
-    # Magentic-One terminal report but one the block it ran: in Hand-Crafted/47 the
-    # orchestrator's `unzip …` reached the terminal without a fence the log keeps.
-    calls = Counter()
-    unpaired = []
-    for conversation in conversations_below(REALDATA / "who_and_when"):
-        folder = conversation.location.path.split("/")[-2]
-        for e in replay(conversation).exchanges:
-            assert e.result is not None and e.call.origin == "text"
-            calls[(folder, e.call.name, e.failed)] += 1
-        unpaired += [
-            (conversation.location.path.rsplit("/", 1)[1], m.location.pointer)
-            for m in conversation.messages
-            if m.role == "user" and m.text.startswith(("exitcode:", "The script ran"))
-        ]
-    assert unpaired == [("47.json", "/history/55")]
-    assert calls == {
-        ("Algorithm-Generated", "python", False): 154,
-        ("Algorithm-Generated", "python", True): 98,
-        ("Algorithm-Generated", "sh", False): 19,
-        ("Algorithm-Generated", "sh", True): 8,
-        ("Hand-Crafted", "python", False): 6,
-        ("Hand-Crafted", "python", True): 1,
-        ("Hand-Crafted", "click", False): 277,
-        ("Hand-Crafted", "input_text", False): 142,
-        ("Hand-Crafted", "web_search", False): 52,
-        ("Hand-Crafted", "page_down", False): 65,
-        ("Hand-Crafted", "page_up", False): 1,
-        ("Hand-Crafted", "visit_url", False): 9,
-        ("Hand-Crafted", "history_back", False): 3,
-    }
 
 
 @requires_realdata_next

@@ -1,15 +1,26 @@
 """Session streams (`stream.py`): interleaved sessions, Claude Code, Codex rollouts, Claude
-Managed Agents, and a session without messages."""
+Managed Agents, and a session without messages; and the real Claude Code and Codex sessions in
+../shared/realdata (skipped in a user's clone)."""
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 
 import orjson
 
 from auditor.replay import replay
 from tests.formats.shared import by_id, lines_of, roles_of
-from tests.helpers import FORMAT_DIR, audit, brief, conversations, conversations_below, normalised
+from tests.helpers import (
+    FORMAT_DIR,
+    SESSIONS,
+    audit,
+    brief,
+    conversations,
+    conversations_below,
+    normalised,
+    requires_realdata,
+)
 
 
 def test_stream_groups_interleaved_sessions_each_message_at_its_line():
@@ -146,3 +157,51 @@ def test_claude_code_lines_the_cli_wrote_in_the_users_place_are_system_messages(
     log.write_text("".join(orjson.dumps(line).decode() + "\n" for line in lines))
     (run,) = conversations_below(log)
     assert [m.role for m in run.messages] == ["user", "system", "system", "system", "user"]
+
+
+@requires_realdata
+def test_claude_code_rejections_are_denied_approvals_never_tool_errors():
+    (session,) = conversations_below(
+        SESSIONS
+        / "claude-code"
+        / "marot-spotter"
+        / "test"
+        / "fixtures"
+        / "transcripts"
+        / "short.jsonl"
+    )
+    denials = [m for m in session.messages if m.approval_decision is not None]
+    assert [m.location.line for m in denials] == [11, 12]
+    assert all(not m.approval_decision.approved for m in denials)
+    assert all(m.result.is_error is False for m in denials)
+    # the MANIFEST's other counts of errors hold: rejections are not among them
+    errors = Counter()
+    for conversation in conversations_below(SESSIONS / "claude-code"):
+        name = conversation.location.path.rsplit("/", 1)[1]
+        errors[name] += sum(1 for m in conversation.messages if m.result and m.result.is_error)
+    assert errors == {
+        "agent-a2898e3.jsonl": 8,
+        "8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl": 1,
+        "short.jsonl": 0,
+        "subagent.jsonl": 0,
+        "tool_heavy.jsonl": 0,
+    }
+
+
+@requires_realdata
+def test_session_calls_match_the_manifest_and_are_all_answered():
+    calls = Counter()
+    claude, codex = (conversations_below(SESSIONS / name) for name in ("claude-code", "codex-cli"))
+    for conversation in claude + codex:
+        exchanges = replay(conversation).exchanges
+        assert all(e.answered for e in exchanges), conversation.location.path
+        calls[conversation.id] += len(exchanges)
+    assert calls == {
+        "4d5611e5-241a-462a-8d15-5122611a9569/agent-a2898e3": 33,
+        "8463c716-a2ea-4c14-9efa-87158ebd9f20": 18,
+        "55604662-cf2a-4331-851a-ec234028f8ca": 2,  # short.jsonl
+        "491e126e-1e71-469c-ade2-fcc8af567c74": 16,  # subagent.jsonl
+        "d6e0bada-1959-4eec-a9d2-0bfade768d8f": 6,  # tool_heavy.jsonl
+        "019e1625-789d-76c0-80ab-3724b5ddb799": 105,  # 99 function, 3 custom, 3 web search calls
+        "019e1695-0522-7c83-8b39-0dd379793f80": 38,
+    }

@@ -24,9 +24,7 @@ from auditor.formats import openai
 from auditor.model import Conversation, Location
 from auditor.replay import ApprovalOptions, replay
 from auditor.sources import Record
-from tests.helpers import FIXTURES, REALDATA, examples, render, requires_realdata
-
-REALDATA_NEXT = REALDATA.parent / "realdata-next"
+from tests.helpers import FIXTURES, REALDATA, REALDATA_NEXT, examples, render, requires_realdata
 
 
 def both(paths: list[str], settings: Settings) -> tuple[str, str]:
