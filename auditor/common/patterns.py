@@ -9,6 +9,7 @@ methods on the stand-in, so later calls cost what a compiled pattern's do.
 
 from __future__ import annotations
 
+import _sre  # type: ignore[import-not-found]
 import re
 from collections.abc import Iterable, Iterator
 from re import _compiler, _constants, _parser  # type: ignore[attr-defined]
@@ -76,7 +77,7 @@ def started(pattern: Any, flags: int = 0) -> Any:
     if lead is None:
         return pattern
     first = f"[{''.join(map(_written, lead))}]"
-    head = re.match(r"\(\?[aiLmsux]+\)", pattern)  # global flags stay first
+    head = re.match(r"(?:\(\?[aiLmsux]+\))+", pattern)  # global flags stay first
     at = head.end() if head else 0
     body = pattern[at:] + ("\n" if tree.state.flags & re.X else "")
     return f"{pattern[:at]}(?={first})(?:{body})"
@@ -95,9 +96,24 @@ def _compiled(pattern: Any, flags: int) -> re.Pattern[Any]:
             ahead = _parser.SubPattern(tree.state, [(_C.IN, first)])
             tree.data.insert(0, (_C.ASSERT, (1, ahead)))
             tree.width = None
-        return cast("re.Pattern[Any]", _compiler.compile(tree, flags))
+        return _built(pattern, tree, flags)
     except Exception:  # `re` rejects it (and says why below), or its insides moved
         return re.compile(pattern, flags)
+
+
+def _built(pattern: str, tree: Any, flags: int) -> re.Pattern[Any]:
+    """The compiled pattern of `tree`, as `re._compiler.compile` builds it, but with its
+    source: a pattern without one has no `.pattern`, cannot be pickled, and `re`'s cache of
+    `sub` templates mistakes two such patterns with other group names for one another."""
+    state = tree.state
+    indexgroup: list[str | None] = [None] * state.groups
+    for name, index in state.groupdict.items():
+        indexgroup[index] = name
+    code = _compiler._code(tree, flags)
+    built = _sre.compile(
+        pattern, flags | state.flags, code, state.groups - 1, state.groupdict, tuple(indexgroup)
+    )
+    return cast("re.Pattern[Any]", built)
 
 
 def _lead(tree: Any) -> list[tuple[Any, Any]] | None:
@@ -107,7 +123,9 @@ def _lead(tree: Any) -> list[tuple[Any, Any]] | None:
     if _sequence(tree.data, items) is not False or not items or _skipped(tree):
         return None
     folds = tree.state.flags & re.I
-    ranges = [v if op is _C.RANGE else (v, v) for op, v in items if op is not _C.CATEGORY]
+    if folds and any(v[-1] > 0xFFFF for op, v in _ranges(items)):
+        return None  # `re` folds a character past U+FFFF in a class other than in a literal
+    ranges = [v for _, v in _ranges(items)]
     letters = sum(
         any(lo <= ord(c) <= hi or (folds and lo <= ord(c.upper()) <= hi) for lo, hi in ranges)
         for c in _LOWER
@@ -115,6 +133,11 @@ def _lead(tree: Any) -> list[tuple[Any, Any]] | None:
     if letters > _LETTERS:
         return None  # most places of a text start with one of them: no step saved
     return list(dict.fromkeys(items))
+
+
+def _ranges(items: list[tuple[Any, Any]]) -> list[tuple[Any, tuple[int, int]]]:
+    """The items that are characters, each as a range of code points."""
+    return [(op, v if op is _C.RANGE else (v, v)) for op, v in items if op is not _C.CATEGORY]
 
 
 def _written(item: tuple[Any, Any]) -> str:

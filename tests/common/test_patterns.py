@@ -240,3 +240,28 @@ def test_a_pattern_compiles_as_written_where_re_s_insides_differ(monkeypatch) ->
     monkeypatch.setattr(patterns, "_compiler", Moved)
     amount = lazy(r"\b(?:USD|EUR)\s?\d+|[$€]\d+", re.I)
     assert [m.group() for m in amount.finditer("paid usd 12 and €5")] == ["usd 12", "€5"]
+
+
+def test_a_led_pattern_keeps_its_source_for_what_re_keys_on_it() -> None:
+    import pickle
+
+    first, second = lazy(r"(?P<a>x)(?P<b>y)"), lazy(r"(?P<b>x)(?P<a>y)")
+    # `re` caches `sub` templates by pattern: two without a source were taken for one
+    assert first.sub(r"[\g<a>]", "xy") == "[x]"
+    assert second.sub(r"[\g<a>]", "xy") == "[y]"
+    match = lazy(r"\b(?:USD|EUR)\s?\d+", re.I).search("paid usd 12")
+    assert match is not None and match.re.pattern == r"\b(?:USD|EUR)\s?\d+"
+    assert pickle.loads(pickle.dumps(match.re)).search("eur 5")[0] == "eur 5"  # type: ignore[index]
+
+
+def test_a_character_past_u_ffff_under_re_i_is_not_led() -> None:
+    # `re` folds such a character in a literal, not in a class: a look-ahead would miss it
+    for text in ("\U00010400", "\U00010428"):
+        assert lazy(r"(?i)\b\U00010400").search(text) is not None
+    assert started(r"(?i)\b\U00010400") == r"(?i)\b\U00010400"
+
+
+def test_started_keeps_every_global_flag_first() -> None:
+    lead = started(r"(?x)(?i)\b(?:foo|bar)")
+    assert lead.startswith("(?x)(?i)(?=")
+    assert [m.group() for m in re.finditer(lead, "FOO bar")] == ["FOO", "bar"]
