@@ -61,16 +61,17 @@ _DAY = r"(?P<day>\d{1,2}(?:st|nd|rd|th)?|" + _DAY_WORD + r")"
 _YEAR = r"(?:,?\s+(?:de\s+|del\s+)?(?P<year>\d{4}))?"
 ISO_DATE = lazy(r"\b(?P<year>\d{4})-(?P<month>\d{1,2})-(?P<day>\d{1,2})\b")
 _SLASHED = lazy(r"\b(?P<a>\d{1,2})/(?P<b>\d{1,2})(?:/(?P<year>\d{4}))?\b")
+# German's `3. März 2024`: the day's full stop, before a month no English text names
+_DOTTED = folded(r"\b(?P<day>\d{1,2})\.\s+" + _FOREIGN_MONTH + r"\b" + _YEAR)
 DATES: tuple[Finds, ...] = (
     ISO_DATE,
     folded(r"\b" + _MONTH + r"\s+(?:the\s+)?" + _DAY + r"\b" + _YEAR),
     folded(r"\b(?:the\s+)?" + _DAY + r"\s+(?:of\s+|de\s+|del\s+)?" + _MONTH + r"\b" + _YEAR),
     _SLASHED,
-    # German's `3. März 2024`: the day's full stop, before a month no English text names
-    folded(r"\b(?P<day>\d{1,2})\.\s+" + _FOREIGN_MONTH + r"\b" + _YEAR),
+    _DOTTED,
 )
 DATES_IN_DIGITS: tuple[Finds, ...] = (ISO_DATE, _SLASHED)
-DATE_MARKS: dict[Finds, str] = {ISO_DATE: "-", _SLASHED: "/", DATES[4]: "."}
+DATE_MARKS: dict[Finds, str] = {ISO_DATE: "-", _SLASHED: "/", _DOTTED: "."}
 """A character every date a pattern of `DATES` finds holds: a text without it is not read."""
 MONTH_NAMED = folded(r"\b" + one_of(MONTHS) + r"\b")
 """A month's name as a word: what every pattern of `DATES` but those of digits holds (before
